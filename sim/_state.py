@@ -1,0 +1,462 @@
+"""The game state and its fixed-timestep resolution (spec sections 3-7).
+
+Positions are held as absolute cell indices ``y * width + x``. Controllers speak
+in their own frame; side 1's frame is the absolute one rotated 180 degrees, which
+on cell indices is simply ``index -> cells - 1 - index``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sim._actions import ATTACK, DEPOSIT, MINE, MOVE, SOLDIER, SPAWN, WORKER, Record
+from sim._config import Config
+from sim._maps import GameMap
+
+__all__ = [
+    "RULES_VERSION",
+    "Game",
+    "Observation",
+    "Outcome",
+    "TickEvents",
+    "Unit",
+    "forfeit_outcome",
+]
+
+RULES_VERSION = 1
+"""Bumped whenever a rule changes what a match resolves to."""
+
+# Absolute direction -> (dx, dy); index 0 is HERE.
+_DELTAS = ((0, 0), (0, -1), (1, 0), (0, 1), (-1, 0))
+# A side-1 controller's direction in absolute terms: its NORTH is absolute SOUTH.
+_TURN = ((0, 1, 2, 3, 4), (0, 3, 4, 1, 2))
+
+
+class Unit:
+    """A living unit. ``cell`` is its absolute cell index."""
+
+    __slots__ = ("carry", "cell", "hp", "id", "kind", "side")
+
+    def __init__(self, side: int, uid: int, kind: int, cell: int, hp: int) -> None:
+        self.side = side
+        self.id = uid
+        self.kind = kind
+        self.cell = cell
+        self.hp = hp
+        self.carry = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"Unit(side={self.side}, id={self.id}, kind={self.kind}, cell={self.cell}, "
+            f"hp={self.hp}, carry={self.carry})"
+        )
+
+
+class _Side:
+    __slots__ = ("banked", "colony", "colony_hp", "energy", "next_id", "units")
+
+    def __init__(self, colony: int, config: Config) -> None:
+        self.colony = colony
+        self.colony_hp = config.colony_hp
+        self.banked = 0
+        self.energy = config.start_energy
+        self.next_id = 1
+        self.units: dict[int, Unit] = {}
+
+
+@dataclass(slots=True)
+class Observation:
+    """What one side sees at the start of a tick, in its own frame (spec section 9, OBS)."""
+
+    tick: int
+    banked: int
+    energy: int
+    colony_hp: int
+    enemy_banked: int
+    enemy_colony_hp: int  # -1 when the enemy colony's cell is not visible
+    own: list[tuple[int, int, int, int, int, int]]  # (id, kind, x, y, hp, carry) by id
+    enemy: list[tuple[int, int, int, int, int, int]]  # visible enemy units, by id
+    ore: list[tuple[int, int, int]]  # visible cells holding ore, (x, y, amount) by (y, x)
+
+
+@dataclass(slots=True)
+class TickEvents:
+    """What happened in one tick, in the absolute frame (for replays and viewers)."""
+
+    attacks: list[tuple[int, int, int]] = field(
+        default_factory=list
+    )  # (side, unit id, target cell)
+    deaths: list[tuple[int, int]] = field(default_factory=list)  # (side, unit id)
+    spawns: list[tuple[int, int, int]] = field(default_factory=list)  # (side, unit id, kind)
+    deposits: list[tuple[int, int, int]] = field(default_factory=list)  # (side, unit id, amount)
+    mined: list[tuple[int, int, int]] = field(default_factory=list)  # (side, unit id, cell)
+    ore_changed: set[int] = field(default_factory=set)  # cells whose ore changed
+    colony_damage: list[int] = field(default_factory=lambda: [0, 0])
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a match ended: ``winner`` is 0, 1 or None (a draw)."""
+
+    winner: int | None
+    reason: str  # "forfeit" | "sweep" | "score" | "fuel" | "draw"
+
+
+def forfeit_outcome(forfeited: tuple[bool, bool]) -> Outcome:
+    """Spec 7.1: the side that did not forfeit wins; both in one tick is a draw."""
+    a, b = forfeited
+    if not (a or b):
+        raise ValueError("forfeit_outcome needs at least one forfeit")
+    return Outcome(None if a and b else (1 if a else 0), "forfeit")
+
+
+class Game:
+    """One match's state. Pure: no I/O, no clock; the same inputs give the same states."""
+
+    def __init__(self, game_map: GameMap, config: Config) -> None:
+        self.map = game_map
+        self.config = config
+        w, h = game_map.width, game_map.height
+        self.width, self.height = w, h
+        n = w * h
+        self.cells = n
+        self.tick = 0
+        self.ore: list[int] = list(game_map.ore)
+        self._ore_cells: set[int] = {i for i, a in enumerate(self.ore) if a > 0}
+        colonies = [x + y * w for x, y in game_map.colonies]
+        # Cells no unit may enter: rock and both colonies.
+        self.blocked = bytearray(game_map.rock)
+        for c in colonies:
+            self.blocked[c] = 1
+        # _step[d][i]: neighbour of cell i in absolute direction d, or -1 off the map.
+        self._step: list[list[int]] = []
+        for dx, dy in _DELTAS:
+            self._step.append(
+                [
+                    (x + dx) + (y + dy) * w if 0 <= x + dx < w and 0 <= y + dy < h else -1
+                    for y in range(h)
+                    for x in range(w)
+                ]
+            )
+        self.sides = (_Side(colonies[0], config), _Side(colonies[1], config))
+        self.occ: list[Unit | None] = [None] * n
+        # Each colony's neighbours in the owner's N, E, S, W order (spawn order).
+        self._spawn_cells = tuple(
+            [c for c in (self._step[_TURN[s][d]][colonies[s]] for d in (1, 2, 3, 4)) if c >= 0]
+            for s in (0, 1)
+        )
+        self._colony_adjacent = tuple(frozenset(cells) for cells in self._spawn_cells)
+        for s in (0, 1):
+            for _ in range(config.start_workers):
+                self._spawn(s, WORKER)
+
+    # -- queries -----------------------------------------------------------------
+
+    def xy(self, cell: int) -> tuple[int, int]:
+        return cell % self.width, cell // self.width
+
+    def own_xy(self, side: int, cell: int) -> tuple[int, int]:
+        """A cell's coordinates in ``side``'s frame."""
+        if side:
+            cell = self.cells - 1 - cell
+        return cell % self.width, cell // self.width
+
+    def colony_alive(self, side: int) -> bool:
+        return self.sides[side].colony_hp > 0
+
+    def roster(self, side: int) -> dict[int, Unit]:
+        """The side's living units by id (the ids its controller may address)."""
+        return self.sides[side].units
+
+    def observe(self, side: int) -> Observation:
+        """The observation of ``side`` at the start of the current tick (spec section 9)."""
+        me, foe = self.sides[side], self.sides[1 - side]
+        w, n = self.width, self.cells
+        rows = self._visibility(side)
+        flip = side == 1
+
+        def frame(cell: int) -> tuple[int, int]:
+            if flip:
+                cell = n - 1 - cell
+            return cell % w, cell // w
+
+        def seen(cell: int) -> bool:
+            return (rows[cell // w] >> (cell % w)) & 1 == 1
+
+        own = [(u.id, u.kind, *frame(u.cell), u.hp, u.carry) for u in me.units.values()]
+        enemy = [
+            (u.id, u.kind, *frame(u.cell), u.hp, u.carry)
+            for u in foe.units.values()
+            if seen(u.cell)
+        ]
+        # Units are created in id order and dicts keep it, so both lists are sorted.
+        visible_ore = sorted(
+            (c for c in self._ore_cells if seen(c)), reverse=flip
+        )  # row-major in the receiver's frame
+        ore = [(*frame(c), self.ore[c]) for c in visible_ore]
+        return Observation(
+            tick=self.tick,
+            banked=me.banked,
+            energy=me.energy,
+            colony_hp=me.colony_hp,
+            enemy_banked=foe.banked,
+            enemy_colony_hp=foe.colony_hp if seen(foe.colony) else -1,
+            own=own,
+            enemy=enemy,
+            ore=ore,
+        )
+
+    def _visibility(self, side: int) -> list[int]:
+        """Row bitmasks of the cells ``side`` sees (bit x of row y)."""
+        w, h = self.width, self.height
+        rows = [0] * h
+        me = self.sides[side]
+
+        def light(cell: int, r: int) -> None:
+            x, y = cell % w, cell // w
+            lo, hi = max(0, x - r), min(w - 1, x + r)
+            mask = ((1 << (hi - lo + 1)) - 1) << lo
+            for yy in range(max(0, y - r), min(h - 1, y + r) + 1):
+                rows[yy] |= mask
+
+        light(me.colony, self.config.colony_vision)
+        r = self.config.unit_vision
+        for u in me.units.values():
+            light(u.cell, r)
+        return rows
+
+    def add_unit(
+        self, side: int, kind: int, x: int, y: int, *, hp: int | None = None, carry: int = 0
+    ) -> Unit:
+        """Place a unit at absolute (x, y) with the next id: for scenarios and tests."""
+        cell = x + y * self.width
+        if not (0 <= x < self.width and 0 <= y < self.height) or self.blocked[cell]:
+            raise ValueError(f"cannot place a unit at ({x}, {y}): off the map, rock or a colony")
+        if self.occ[cell] is not None:
+            raise ValueError(f"cannot place a unit at ({x}, {y}): occupied")
+        me = self.sides[side]
+        default_hp = self.config.worker_hp if kind == WORKER else self.config.soldier_hp
+        unit = Unit(side, me.next_id, kind, cell, default_hp if hp is None else hp)
+        unit.carry = carry
+        me.next_id += 1
+        me.units[unit.id] = unit
+        self.occ[cell] = unit
+        return unit
+
+    def set_ore(self, x: int, y: int, amount: int) -> None:
+        """Set the ore on absolute (x, y): for scenarios and tests."""
+        cell = x + y * self.width
+        self._add_ore(cell, amount - self.ore[cell])
+
+    # -- resolution ----------------------------------------------------------------
+
+    def step(self, actions: Sequence[Sequence[Record]]) -> TickEvents:
+        """Resolve one tick from both sides' valid records (each in its own frame).
+
+        Records must already satisfy :func:`sim.validate_actions` against this
+        tick's rosters; the arena forfeits a side whose reply does not.
+        """
+        cfg = self.config
+        ev = TickEvents()
+        step = self._step
+        occ = self.occ
+        # Per unit: (op, absolute arg); plus each colony's spawn kind.
+        orders: list[tuple[Unit, int, int]] = []
+        spawn_kind = [0, 0]
+        for s in (0, 1):
+            units = self.sides[s].units
+            turn = _TURN[s]
+            for uid, op, arg in actions[s]:
+                if uid == 0:
+                    if op == SPAWN:
+                        spawn_kind[s] = arg
+                elif op in (MOVE, ATTACK, MINE):
+                    orders.append((units[uid], op, turn[arg]))
+                elif op == DEPOSIT:
+                    orders.append((units[uid], op, 0))
+
+        # 2. Attack, from start-of-tick positions; damage is summed, applied at once.
+        damage: dict[Unit, int] = {}
+        colony_damage = ev.colony_damage
+        for u, op, d in orders:
+            if op != ATTACK or u.kind != SOLDIER:
+                continue
+            target = step[d][u.cell]
+            if target < 0:
+                continue
+            ev.attacks.append((u.side, u.id, target))
+            victim = occ[target]
+            if victim is not None and victim.side != u.side:
+                damage[victim] = damage.get(victim, 0) + cfg.soldier_attack
+            elif target == self.sides[1 - u.side].colony:
+                colony_damage[1 - u.side] += cfg.soldier_attack
+
+        # 3. Deaths: drop carried ore on the cell; colonies at hp <= 0 are destroyed.
+        dead: set[Unit] = set()
+        for victim, dmg in damage.items():
+            victim.hp -= dmg
+            if victim.hp <= 0:
+                dead.add(victim)
+        for victim in sorted(dead, key=lambda u: (u.side, u.id)):
+            ev.deaths.append((victim.side, victim.id))
+            del self.sides[victim.side].units[victim.id]
+            occ[victim.cell] = None
+            if victim.carry:
+                self._add_ore(victim.cell, victim.carry)
+                ev.ore_changed.add(victim.cell)
+        for s in (0, 1):
+            if colony_damage[s]:
+                side = self.sides[s]
+                side.colony_hp = max(0, side.colony_hp - colony_damage[s])
+        if dead:
+            orders = [o for o in orders if o[0] not in dead]
+
+        # 4. Move.
+        self._move([(u, step[d][u.cell]) for u, op, d in orders if op == MOVE])
+
+        # 5. Mine: a cell serves all its requests or none.
+        requests: dict[int, list[Unit]] = {}
+        for u, op, d in orders:
+            if op == MINE and u.kind == WORKER and u.carry < cfg.carry_cap:
+                target = step[d][u.cell]
+                if target >= 0 and self.ore[target] > 0:
+                    requests.setdefault(target, []).append(u)
+        for cell, miners in requests.items():
+            if self.ore[cell] >= len(miners):
+                self._add_ore(cell, -len(miners))
+                ev.ore_changed.add(cell)
+                for u in miners:
+                    u.carry += 1
+                    ev.mined.append((u.side, u.id, cell))
+
+        # 6. Deposit.
+        for u, op, _ in orders:
+            if op == DEPOSIT and u.kind == WORKER and u.carry:
+                side = self.sides[u.side]
+                if side.colony_hp > 0 and u.cell in self._colony_adjacent[u.side]:
+                    side.banked += u.carry
+                    side.energy += u.carry
+                    ev.deposits.append((u.side, u.id, u.carry))
+                    u.carry = 0
+
+        # 7. Spawn.
+        for s in (0, 1):
+            if spawn_kind[s]:
+                uid = self._spawn(s, spawn_kind[s], pay=True)
+                if uid:
+                    ev.spawns.append((s, uid, spawn_kind[s]))
+
+        self.tick += 1
+        return ev
+
+    def _add_ore(self, cell: int, amount: int) -> None:
+        self.ore[cell] += amount
+        if self.ore[cell] > 0:
+            self._ore_cells.add(cell)
+        else:
+            self._ore_cells.discard(cell)
+
+    def _spawn(self, s: int, kind: int, *, pay: bool = False) -> int:
+        """Place a new unit on the first free colony neighbour; return its id or 0."""
+        cfg = self.config
+        side = self.sides[s]
+        cost = cfg.worker_cost if kind == WORKER else cfg.soldier_cost
+        if pay and (side.colony_hp <= 0 or side.energy < cost or len(side.units) >= cfg.max_units):
+            return 0
+        for cell in self._spawn_cells[s]:
+            if not self.blocked[cell] and self.occ[cell] is None:
+                break
+        else:
+            return 0
+        if pay:
+            side.energy -= cost
+        uid = side.next_id
+        side.next_id += 1
+        hp = cfg.worker_hp if kind == WORKER else cfg.soldier_hp
+        unit = Unit(s, uid, kind, cell, hp)
+        side.units[uid] = unit
+        self.occ[cell] = unit
+        return uid
+
+    def _move(self, wishes: list[tuple[Unit, int]]) -> None:
+        """Spec 6.4, simultaneous moves resolved to the greatest fixed point.
+
+        A move fails if its target is off the map, blocked or contested, if it is
+        one half of a swap, or if its target holds a unit that stays; failures
+        cascade backwards along chains. What is left (chains into free cells and
+        uncontested cycles of four or more) all moves. Failure only ever spreads,
+        so the result cannot depend on the order units are listed in.
+        """
+        if not wishes:
+            return
+        occ, blocked = self.occ, self.blocked
+        claims: dict[int, int] = {}
+        for _, t in wishes:
+            if t >= 0:
+                claims[t] = claims.get(t, 0) + 1
+        target: dict[Unit, int] = {}
+        failed: list[Unit] = []
+        for u, t in wishes:
+            if t < 0 or blocked[t] or claims[t] > 1:
+                failed.append(u)
+            else:
+                target[u] = t
+        # The (unique) mover aiming at each cell.
+        aimed_at = {t: u for u, t in target.items()}
+        for u, t in target.items():
+            v = occ[t]
+            if v is None:
+                continue
+            vt = target.get(v)
+            if vt is None or vt == u.cell:  # a stayer, or a swap
+                failed.append(u)
+        while failed:
+            u = failed.pop()
+            target.pop(u, None)
+            w = aimed_at.get(u.cell)
+            if w is not None and w in target:
+                failed.append(w)
+        for u in target:
+            occ[u.cell] = None
+        for u, t in target.items():
+            u.cell = t
+            occ[t] = u
+
+    # -- end of match ----------------------------------------------------------------
+
+    def outcome(self, fuel_totals: tuple[int, int]) -> Outcome | None:
+        """Spec 7.2-7.3, checked after a tick has been stepped; None while play goes on."""
+        alive = (self.sides[0].colony_hp > 0, self.sides[1].colony_hp > 0)
+        if alive[0] != alive[1]:
+            return Outcome(0 if alive[0] else 1, "sweep")
+        if alive[0] and self.tick < self.config.max_ticks:
+            return None
+        a, b = self.sides[0].banked, self.sides[1].banked
+        if a != b:
+            return Outcome(0 if a > b else 1, "score")
+        fa, fb = fuel_totals
+        if fa != fb:
+            return Outcome(0 if fa < fb else 1, "fuel")
+        return Outcome(None, "draw")
+
+    # -- canonical state ---------------------------------------------------------------
+
+    def checksum(self) -> int:
+        """A 64-bit digest of the whole resolved state, the same on every machine."""
+        words = [self.tick]
+        for side in self.sides:
+            words += (side.banked, side.energy, side.colony_hp, side.next_id, len(side.units))
+            for u in side.units.values():
+                words += (u.id, u.kind, u.cell, u.hp, u.carry)
+        head = array("q", words)
+        ore = array("q", self.ore)
+        if sys.byteorder != "little":
+            head.byteswap()
+            ore.byteswap()
+        digest = hashlib.blake2b(head.tobytes(), digest_size=8)
+        digest.update(ore.tobytes())
+        return int.from_bytes(digest.digest(), "little")

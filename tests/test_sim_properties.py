@@ -1,0 +1,114 @@
+"""Hypothesis properties of the rules: order independence, mirror symmetry, determinism."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sim
+from sim import ATTACK, DEPOSIT, MINE, MOVE, NOOP, SOLDIER, SPAWN, WORKER
+
+OPEN_10 = "A" + "." * 9 + "\n" + ("." * 10 + "\n") * 8 + "." * 9 + "B\n"
+
+
+def policy(obs: sim.Observation, max_units: int) -> list[sim.Record]:
+    """A deterministic, busy policy of the observation alone (so mirrored sides agree)."""
+    out: list[sim.Record] = []
+    ore_at = {(x, y): a for x, y, a in obs.ore}
+    enemies = {(x, y) for _, _, x, y, _, _ in obs.enemy}
+    deltas = ((0, -1), (1, 0), (0, 1), (-1, 0))
+    for uid, kind, x, y, _hp, carry in obs.own:
+        h = (uid * 2654435761 + obs.tick * 40503 + x * 31 + y * 17) & 0xFFFF
+        near = [d + 1 for d, (dx, dy) in enumerate(deltas) if (x + dx, y + dy) in enemies]
+        if kind == SOLDIER and near:
+            out.append((uid, ATTACK, near[0]))
+        elif kind == WORKER and carry and h % 3 == 0:
+            out.append((uid, DEPOSIT, 0))
+        elif kind == WORKER and (x, y) in ore_at and carry < 4:
+            out.append((uid, MINE, 0))
+        elif h % 5:
+            out.append((uid, MOVE, 1 + h % 4))
+        else:
+            out.append((uid, NOOP, 0))
+    if obs.tick % 3 == 0:
+        out.append((0, SPAWN, 1 + (obs.tick // 3) % 2))
+    return out[: max_units + 1]
+
+
+def mirrored(g: sim.Game) -> bool:
+    """Whether side 1's state is side 0's turned 180 degrees."""
+    a, b = g.sides
+    if (a.banked, a.energy, a.colony_hp, a.next_id) != (b.banked, b.energy, b.colony_hp, b.next_id):
+        return False
+    last = g.cells - 1
+    ua = [(u.id, u.kind, u.cell, u.hp, u.carry) for u in a.units.values()]
+    ub = [(u.id, u.kind, last - u.cell, u.hp, u.carry) for u in b.units.values()]
+    return ua == ub and g.ore == g.ore[::-1]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([(8, 8), (16, 12), (32, 32)]))
+def test_a_policy_playing_itself_stays_mirrored_and_draws(seed: int, size: tuple[int, int]) -> None:
+    w, h = size
+    cfg = sim.Config(width=w, height=h, max_ticks=60, start_energy=40)
+    g = sim.Game(sim.generate_map(seed, w, h), cfg)
+    outcome = None
+    while outcome is None:
+        a = policy(g.observe(0), cfg.max_units)
+        b = policy(g.observe(1), cfg.max_units)
+        assert a == b
+        assert sim.validate_actions(len(a), a, g.roster(0), cfg.max_units) is None
+        g.step([a, b])
+        assert mirrored(g), f"asymmetric after tick {g.tick - 1}"
+        outcome = g.outcome((1000, 1000))
+    assert outcome == sim.Outcome(None, "draw")
+
+
+def _scatter(draw: st.DrawFn) -> tuple[sim.Game, list[list[sim.Record]]]:
+    g = sim.Game(sim.parse_map(OPEN_10), sim.Config(width=10, height=10, start_workers=0))
+    cells = draw(st.lists(st.integers(1, 98), min_size=2, max_size=40, unique=True))
+    records: list[list[sim.Record]] = [[], []]
+    for cell in cells:
+        side = draw(st.integers(0, 1))
+        u = g.add_unit(side, draw(st.sampled_from([WORKER, SOLDIER])), cell % 10, cell // 10)
+        records[side].append((u.id, MOVE, draw(st.integers(1, 4))))
+    return g, records
+
+
+def _positions(g: sim.Game) -> list[tuple[int, int, int]]:
+    return sorted((u.side, u.id, u.cell) for s in g.sides for u in s.units.values())
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_moves_do_not_depend_on_listing_order(data: st.DataObject) -> None:
+    g1, records = data.draw(st.builds(lambda: None).flatmap(lambda _: st.composite(_scatter)()))
+    g2 = sim.Game(g1.map, g1.config)
+    for s in (0, 1):
+        for u in g1.roster(s).values():
+            g2.add_unit(s, u.kind, *g1.xy(u.cell))
+    shuffled = [data.draw(st.permutations(r)) for r in records]
+    g1.step(records)
+    g2.step(shuffled)
+    assert _positions(g1) == _positions(g2)
+    # No two units ever share a cell, and nobody stands on rock or a colony.
+    cells = [c for _, _, c in _positions(g1)]
+    assert len(cells) == len(set(cells))
+    assert not any(g1.blocked[c] for c in cells)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_same_inputs_give_the_same_checksums(seed: int) -> None:
+    def run() -> list[int]:
+        cfg = sim.Config(max_ticks=40, start_energy=30)
+        g = sim.Game(sim.generate_map(seed), cfg)
+        sums = []
+        for _ in range(cfg.max_ticks):
+            g.step([policy(g.observe(s), cfg.max_units) for s in (0, 1)])
+            sums.append(g.checksum())
+        return sums
+
+    first = run()
+    assert first == run()
+    assert len(set(first)) > 1
