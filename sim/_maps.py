@@ -1,0 +1,701 @@
+"""Maps (spec section 2): the text format, the rule checker and the seeded generator.
+
+Pure: the parser takes text, the generator draws from its own PRNG, nothing here
+reads files, clocks or global random state.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+
+__all__ = [
+    "DEFAULT_ORE_SCALE",
+    "GENERATOR_VERSION",
+    "MAX_ORE_SCALE",
+    "MAX_SIDE",
+    "MIN_COLONY_DISTANCE",
+    "MIN_SIDE",
+    "GameMap",
+    "MapError",
+    "check_map",
+    "format_map",
+    "generate_map",
+    "parse_map",
+]
+
+# Bump whenever generate_map's output for some (seed, width, height) changes:
+# replays record it, so old seeds must keep meaning the same map.
+GENERATOR_VERSION: int = 1
+
+MIN_SIDE = 8
+MAX_SIDE = 64
+MIN_COLONY_DISTANCE = 3
+DEFAULT_ORE_SCALE = 10
+# The spec only says "positive"; a bound keeps untrusted files from asking for
+# absurd integers.
+MAX_ORE_SCALE = 1_000_000
+
+_ROW_CHARS = frozenset(".#AB123456789")
+_DIGITS = frozenset("0123456789")
+_SIDE_LETTERS = ("A", "B")
+
+
+class MapError(ValueError):
+    """A map is malformed or breaks a rule.
+
+    The message names the source, the line (1-based, for text maps) and the
+    cell where relevant; the same facts are kept in ``line`` and ``cell``.
+    """
+
+    line: int | None
+    cell: tuple[int, int] | None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        cell: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.line = line
+        self.cell = cell
+
+
+def _fail(
+    where: str,
+    detail: str,
+    *,
+    line: int | None = None,
+    cell: tuple[int, int] | None = None,
+) -> MapError:
+    """Build a MapError whose message starts ``where:line:`` like a compiler's."""
+    prefix = f"{where}:{line}: " if line is not None else f"{where}: "
+    return MapError(prefix + detail, line=line, cell=cell)
+
+
+@dataclass(frozen=True, slots=True)
+class GameMap:
+    """An immutable map: terrain, ore and the two colonies.
+
+    ``rock`` and ``ore`` are row-major (index ``y * width + x``). Construction
+    checks only the shape; ``check_map`` checks the rules of spec section 2.
+    """
+
+    width: int
+    height: int
+    rock: bytes
+    ore: tuple[int, ...]
+    colonies: tuple[tuple[int, int], tuple[int, int]]
+
+    def __post_init__(self) -> None:
+        # Shape errors here would otherwise surface as IndexErrors deep in the sim.
+        if type(self.width) is not int or type(self.height) is not int:
+            raise MapError("map width and height must be integers")
+        if self.width < 1 or self.height < 1:
+            raise MapError(f"map size {self.width}x{self.height} is empty")
+        area = self.width * self.height
+        if type(self.rock) is not bytes or len(self.rock) != area:
+            raise MapError(f"rock must be {area} bytes")
+        if any(b > 1 for b in self.rock):
+            raise MapError("rock bytes must be 0 (open) or 1 (rock)")
+        if type(self.ore) is not tuple or len(self.ore) != area:
+            raise MapError(f"ore must be a tuple of {area} integers")
+        if any(type(a) is not int or a < 0 for a in self.ore):
+            raise MapError("ore amounts must be integers >= 0")
+        if type(self.colonies) is not tuple or len(self.colonies) != 2:
+            raise MapError("colonies must be a pair of (x, y) cells")
+        for side, cell in enumerate(self.colonies):
+            if (
+                type(cell) is not tuple
+                or len(cell) != 2
+                or any(type(c) is not int for c in cell)
+                or not self.in_bounds(cell[0], cell[1])
+            ):
+                raise MapError(f"colony {_SIDE_LETTERS[side]} {cell!r} is not a cell of the map")
+
+    def in_bounds(self, x: int, y: int) -> bool:
+        """Whether (x, y) lies on the map."""
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def index(self, x: int, y: int) -> int:
+        """Row-major index of (x, y) into ``rock`` and ``ore``."""
+        return y * self.width + x
+
+    def is_rock(self, x: int, y: int) -> bool:
+        """Whether (x, y) is rock; (x, y) must be on the map."""
+        return self.rock[y * self.width + x] == 1
+
+    def is_open(self, x: int, y: int) -> bool:
+        """Whether (x, y) is on the map and open (colony cells are open)."""
+        return self.in_bounds(x, y) and self.rock[y * self.width + x] == 0
+
+    def ore_at(self, x: int, y: int) -> int:
+        """Ore amount on (x, y)."""
+        return self.ore[y * self.width + x]
+
+    def mirror(self, x: int, y: int) -> tuple[int, int]:
+        """The point-symmetric partner of (x, y)."""
+        return (self.width - 1 - x, self.height - 1 - y)
+
+    def colony_side(self, x: int, y: int) -> int | None:
+        """0 or 1 if (x, y) is that side's colony, else None."""
+        for side, cell in enumerate(self.colonies):
+            if cell == (x, y):
+                return side
+        return None
+
+    def neighbours(self, x: int, y: int) -> list[tuple[int, int]]:
+        """The on-map 4-neighbours of (x, y), in N, E, S, W order."""
+        out = []
+        for nx_, ny in ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)):
+            if self.in_bounds(nx_, ny):
+                out.append((nx_, ny))
+        return out
+
+
+# --------------------------------------------------------------------------- checker
+
+
+def _line_of(row_lines: Sequence[int] | None, y: int) -> int | None:
+    return None if row_lines is None else row_lines[y]
+
+
+def _check(game_map: GameMap, where: str, row_lines: Sequence[int] | None) -> None:
+    """Every rule of section 2; ``row_lines[y]`` is the text line of row y, if any."""
+    w, h = game_map.width, game_map.height
+    rock, ore = game_map.rock, game_map.ore
+    if not (MIN_SIDE <= w <= MAX_SIDE and MIN_SIDE <= h <= MAX_SIDE):
+        raise _fail(
+            where,
+            f"map is {w}x{h}; width and height must each be {MIN_SIDE}..{MAX_SIDE}",
+            line=_line_of(row_lines, 0),
+        )
+
+    colonies = game_map.colonies
+    for side, (cx, cy) in enumerate(colonies):
+        letter = _SIDE_LETTERS[side]
+        i = cy * w + cx
+        if rock[i]:
+            raise _fail(
+                where,
+                f"colony {letter} at cell ({cx}, {cy}) is on rock",
+                line=_line_of(row_lines, cy),
+                cell=(cx, cy),
+            )
+        if ore[i]:
+            raise _fail(
+                where,
+                f"colony {letter} at cell ({cx}, {cy}) holds ore {ore[i]}; colony cells hold none",
+                line=_line_of(row_lines, cy),
+                cell=(cx, cy),
+            )
+    for i, amount in enumerate(ore):
+        if amount and rock[i]:
+            x, y = i % w, i // w
+            raise _fail(
+                where,
+                f"cell ({x}, {y}) is rock but holds ore {amount}",
+                line=_line_of(row_lines, y),
+                cell=(x, y),
+            )
+
+    (ax, ay), (bx, by) = colonies
+    distance = abs(ax - bx) + abs(ay - by)
+    if distance < MIN_COLONY_DISTANCE:
+        raise _fail(
+            where,
+            f"colonies A ({ax}, {ay}) and B ({bx}, {by}) are {distance} apart (Manhattan); "
+            f"they must be at least {MIN_COLONY_DISTANCE} apart",
+            line=_line_of(row_lines, by),
+            cell=(bx, by),
+        )
+
+    _check_symmetry(game_map, where, row_lines)
+
+    # Open non-colony cells, 4-connected: the graph units move on. Nodes are
+    # row-major indices; edges are built in bulk because networkx is slow per call.
+    colony_idx = {cy * w + cx for cx, cy in colonies}
+    walkable = [not rock[i] and i not in colony_idx for i in range(w * h)]
+    edges = [(i, i + 1) for i in range(w * h) if walkable[i] and i % w < w - 1 and walkable[i + 1]]
+    edges += [(i, i + w) for i in range(w * h - w) if walkable[i] and walkable[i + w]]
+    graph: nx.Graph = nx.Graph()
+    graph.add_nodes_from(i for i in range(w * h) if walkable[i])
+    graph.add_edges_from(edges)
+    component: dict[int, int] = {}
+    for number, members in enumerate(nx.connected_components(graph)):
+        for i in members:
+            component[i] = number
+
+    first_bad: tuple[int, int] | None = None  # (row-major index, side) for the report
+    for side, (cx, cy) in enumerate(colonies):
+        touched = {
+            component[ny * w + nx_]
+            for nx_, ny in game_map.neighbours(cx, cy)
+            if walkable[ny * w + nx_]
+        }
+        if not touched:
+            raise _fail(
+                where,
+                f"colony {_SIDE_LETTERS[side]} at cell ({cx}, {cy}) has no open neighbour",
+                line=_line_of(row_lines, cy),
+                cell=(cx, cy),
+            )
+        # Nodes are added in row-major order, so the first miss is the first cell.
+        missing = next((i for i in graph.nodes if component[i] not in touched), None)
+        if missing is not None and (first_bad is None or missing < first_bad[0]):
+            first_bad = (missing, side)
+    if first_bad is not None:
+        i, side = first_bad
+        x, y = i % w, i // w
+        cx, cy = colonies[side]
+        raise _fail(
+            where,
+            f"cell ({x}, {y}) is open but unreachable from colony {_SIDE_LETTERS[side]} "
+            f"at ({cx}, {cy})",
+            line=_line_of(row_lines, y),
+            cell=(x, y),
+        )
+
+
+def _describe(game_map: GameMap, x: int, y: int) -> str:
+    side = game_map.colony_side(x, y)
+    if side is not None:
+        return f"colony {_SIDE_LETTERS[side]}"
+    if game_map.is_rock(x, y):
+        return "rock"
+    amount = game_map.ore_at(x, y)
+    return f"open with ore {amount}" if amount else "open without ore"
+
+
+def _check_symmetry(game_map: GameMap, where: str, row_lines: Sequence[int] | None) -> None:
+    w, h = game_map.width, game_map.height
+    rock, ore = game_map.rock, game_map.ore
+    a, b = game_map.colonies
+    # A cell's "kind" must equal its mirror's, except that A's mirror must be B.
+    swap = {a: b, b: a}
+    for y in range(h):
+        for x in range(w):
+            mx, my = w - 1 - x, h - 1 - y
+            i, j = y * w + x, my * w + mx
+            here = (x, y)
+            if here in swap:
+                ok = swap[here] == (mx, my)
+            else:
+                ok = rock[i] == rock[j] and ore[i] == ore[j] and (mx, my) not in swap
+            if not ok:
+                raise _fail(
+                    where,
+                    f"not point-symmetric: cell ({x}, {y}) is {_describe(game_map, x, y)} "
+                    f"but its mirror ({mx}, {my}) is {_describe(game_map, mx, my)}",
+                    line=_line_of(row_lines, y),
+                    cell=here,
+                )
+
+
+def check_map(game_map: GameMap, *, where: str = "<map>") -> None:
+    """Raise MapError unless ``game_map`` obeys every rule of spec section 2.
+
+    Checks, in order: size 8..64 each way; colonies on open cells without ore;
+    no ore on rock; colonies >= 3 apart (Manhattan); point symmetry (first
+    offending cell in row-major order and its mirror); each colony has an open
+    neighbour; every open non-colony cell is reachable (4-connected through open
+    non-colony cells) from a neighbour of each colony.
+    """
+    _check(game_map, where, None)
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _parse_ore_scale(value: str, source: str, line: int) -> int:
+    if not value or any(ch not in _DIGITS for ch in value) or len(value) > 7:
+        raise _fail(
+            source,
+            f"ore_scale must be a positive integer up to {MAX_ORE_SCALE}, got {value!r}",
+            line=line,
+        )
+    scale = int(value)
+    if not 1 <= scale <= MAX_ORE_SCALE:
+        raise _fail(
+            source,
+            f"ore_scale must be a positive integer up to {MAX_ORE_SCALE}, got {value!r}",
+            line=line,
+        )
+    return scale
+
+
+def parse_map(text: str, source: str = "<map>") -> GameMap:
+    """Parse the text map format of spec section 2 and check every rule.
+
+    Lines are split on ``\\n``; trailing whitespace (so ``\\r\\n`` too) is
+    ignored. Errors are MapErrors whose message starts ``source:line:``.
+    """
+    lines = text.split("\n")
+    ore_scale = DEFAULT_ORE_SCALE
+    seen_scale = False
+    rows: list[str] = []
+    row_lines: list[int] = []
+    width = 0
+    state = "header"  # header -> rows -> after
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip()
+        stripped = line.lstrip()
+        if state == "header":
+            if not stripped or stripped.startswith(";"):
+                continue
+            if "=" in stripped:
+                key, _, value = stripped.partition("=")
+                key, value = key.strip(), value.strip()
+                if key != "ore_scale":
+                    raise _fail(
+                        source, f"unknown key {key!r} (only 'ore_scale' is known)", line=number
+                    )
+                if seen_scale:
+                    raise _fail(source, "ore_scale is given twice", line=number)
+                ore_scale = _parse_ore_scale(value, source, number)
+                seen_scale = True
+                continue
+            state = "rows"
+        if state == "rows":
+            if not stripped:
+                state = "after"
+                continue
+            if stripped.startswith(";") or "=" in stripped:
+                raise _fail(
+                    source,
+                    "comments and key lines must come before the rows",
+                    line=number,
+                )
+            y = len(rows)
+            for x, ch in enumerate(line):
+                if ch not in _ROW_CHARS:
+                    raise _fail(
+                        source,
+                        f"unknown character {ch!r} at cell ({x}, {y}); rows use only .#AB1-9",
+                        line=number,
+                        cell=(x, y),
+                    )
+            if not rows:
+                width = len(line)
+                if not MIN_SIDE <= width <= MAX_SIDE:
+                    raise _fail(
+                        source,
+                        f"row is {width} cells wide; width must be {MIN_SIDE}..{MAX_SIDE}",
+                        line=number,
+                    )
+            elif len(line) != width:
+                raise _fail(
+                    source,
+                    f"row is {len(line)} cells wide but the first row is {width}",
+                    line=number,
+                )
+            if y >= MAX_SIDE:
+                raise _fail(
+                    source,
+                    f"more than {MAX_SIDE} rows; height must be {MIN_SIDE}..{MAX_SIDE}",
+                    line=number,
+                )
+            rows.append(line)
+            row_lines.append(number)
+            continue
+        # state == "after"
+        if stripped:
+            raise _fail(source, "only blank lines may follow the rows", line=number)
+
+    if not rows:
+        raise _fail(source, "no map rows")
+    height = len(rows)
+    if height < MIN_SIDE:
+        raise _fail(
+            source,
+            f"map has {height} rows; height must be {MIN_SIDE}..{MAX_SIDE}",
+            line=row_lines[0],
+        )
+
+    rock = bytearray(width * height)
+    ore = [0] * (width * height)
+    found: list[tuple[int, int] | None] = [None, None]
+    for y, row in enumerate(rows):
+        for x, ch in enumerate(row):
+            i = y * width + x
+            if ch == "#":
+                rock[i] = 1
+            elif ch in "AB":
+                side = 0 if ch == "A" else 1
+                earlier = found[side]
+                if earlier is not None:
+                    fx, fy = earlier
+                    raise _fail(
+                        source,
+                        f"a second colony {ch} at cell ({x}, {y}); the first is at ({fx}, {fy})",
+                        line=row_lines[y],
+                        cell=(x, y),
+                    )
+                found[side] = (x, y)
+            elif ch != ".":
+                ore[i] = int(ch) * ore_scale
+    first, last = row_lines[0], row_lines[-1]
+    for side in (0, 1):
+        if found[side] is None:
+            raise _fail(
+                source,
+                f"no colony {_SIDE_LETTERS[side]} in the rows (lines {first}-{last})",
+                line=first,
+            )
+    a, b = found
+    assert a is not None and b is not None
+    game_map = GameMap(width, height, bytes(rock), tuple(ore), (a, b))
+    _check(game_map, source, row_lines)
+    return game_map
+
+
+def format_map(game_map: GameMap, *, ore_scale: int = DEFAULT_ORE_SCALE) -> str:
+    """Write ``game_map`` in the text format; ``parse_map`` reads it back equal.
+
+    The ``ore_scale = N`` line is written only when N is not the default 10.
+    Raises MapError if some ore amount is not digit x ore_scale (digit 1..9),
+    or if rock or a colony holds ore. Does not run ``check_map``.
+    """
+    if type(ore_scale) is not int or not 1 <= ore_scale <= MAX_ORE_SCALE:
+        raise MapError(f"ore_scale must be an integer 1..{MAX_ORE_SCALE}, got {ore_scale!r}")
+    w = game_map.width
+    out: list[str] = []
+    if ore_scale != DEFAULT_ORE_SCALE:
+        out.append(f"ore_scale = {ore_scale}")
+    for y in range(game_map.height):
+        chars: list[str] = []
+        for x in range(w):
+            i = y * w + x
+            amount = game_map.ore[i]
+            side = game_map.colony_side(x, y)
+            if side is not None or game_map.rock[i]:
+                if amount:
+                    raise MapError(
+                        f"cell ({x}, {y}) holds ore {amount} on a colony or rock", cell=(x, y)
+                    )
+                chars.append(_SIDE_LETTERS[side] if side is not None else "#")
+            elif amount == 0:
+                chars.append(".")
+            elif amount % ore_scale == 0 and 1 <= amount // ore_scale <= 9:
+                chars.append(str(amount // ore_scale))
+            else:
+                raise MapError(
+                    f"cell ({x}, {y}) holds ore {amount}, not a digit 1-9 times "
+                    f"ore_scale {ore_scale}",
+                    cell=(x, y),
+                )
+        out.append("".join(chars))
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- generator
+
+_MASK64 = (1 << 64) - 1
+
+
+class _SplitMix64:
+    """SplitMix64 on Python ints: tiny, fast and byte-identical everywhere."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & _MASK64
+
+    def next_u64(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """Uniform integer in [0, n); rejection keeps it exactly unbiased."""
+        limit = (1 << 64) - (1 << 64) % n
+        while True:
+            r = self.next_u64()
+            if r < limit:
+                return r % n
+
+
+def _generator_rng(seed: int, width: int, height: int) -> _SplitMix64:
+    # Fold every input (and the version) into the start state, then stir once so
+    # neighbouring seeds do not start from neighbouring states.
+    mixer = _SplitMix64(
+        seed | (width << 32) | (height << 40) | ((GENERATOR_VERSION & 0xFFFF) << 48)
+    )
+    return _SplitMix64(mixer.next_u64())
+
+
+def _colony_a(width: int, height: int) -> tuple[int, int]:
+    # (3, 3) unless the map is so small that A and its mirror B would be too close;
+    # 2 keeps every colony neighbour on the map and at least 3 cells apart.
+    return (min(3, (width - 1) // 2 - 1), min(3, (height - 1) // 2 - 1))
+
+
+def _region_from(
+    rock: bytearray, width: int, height: int, start: int, colonies: set[int]
+) -> set[int]:
+    """Indices reachable 4-connected from ``start`` through open non-colony cells."""
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        i = queue.popleft()
+        x, y = i % width, i // width
+        for j, ok in (
+            (i - 1, x > 0),
+            (i + 1, x < width - 1),
+            (i - width, y > 0),
+            (i + width, y < height - 1),
+        ):
+            if ok and j not in seen and not rock[j] and j not in colonies:
+                seen.add(j)
+                queue.append(j)
+    return seen
+
+
+def _place_rock(
+    rng: _SplitMix64, width: int, height: int, protected: set[int], colonies: set[int]
+) -> bytearray | None:
+    """One attempt at symmetric rock clumps; None if it cut the map apart."""
+    area = width * height
+    rock = bytearray(area)
+    target = area * (10 + rng.below(4)) // 100  # 10-13% before pockets are filled
+    count = 0
+    steps = 0
+    while count < target and steps < area * 8:
+        steps += 1
+        i = rng.below(area)
+        for _ in range(2 + rng.below(5)):  # a clump of a random walk, 2-6 steps
+            m = area - 1 - i  # row-major index of the point mirror
+            if i not in protected and not rock[i]:
+                rock[i] = 1
+                count += 1
+                if m != i:
+                    rock[m] = 1
+                    count += 1
+            x, y = i % width, i // width
+            d = rng.below(4)
+            if d == 0 and x > 0:
+                i -= 1
+            elif d == 1 and x < width - 1:
+                i += 1
+            elif d == 2 and y > 0:
+                i -= width
+            elif d == 3 and y < height - 1:
+                i += width
+    a, b = sorted(colonies)
+    region = _region_from(rock, width, height, a + width, colonies)
+    if b - width not in region:
+        return None
+    # Fill enclosed pockets: the region is symmetric (the colonies are), so its
+    # complement is too.
+    for i in range(area):
+        if not rock[i] and i not in region and i not in colonies:
+            rock[i] = 1
+            count += 1
+    if count > area * 15 // 100:
+        return None
+    return rock
+
+
+def _place_ore(
+    rng: _SplitMix64,
+    width: int,
+    height: int,
+    rock: bytearray,
+    protected: set[int],
+    a: tuple[int, int],
+) -> list[int]:
+    area = width * height
+    digits = [0] * area
+    # Doubled Manhattan distance from the centre, so odd and even sizes stay integral.
+    span = (width - 1) + (height - 1)
+
+    def deposit(cx: int, cy: int, peak: int, radius: int) -> None:
+        for dy in range(-radius, radius + 1):
+            for dx in range(-radius, radius + 1):
+                d = abs(dx) + abs(dy)
+                x, y = cx + dx, cy + dy
+                if d > radius or not (0 <= x < width and 0 <= y < height):
+                    continue
+                if d and rng.below(4) == 0:  # ragged edges
+                    continue
+                i = y * width + x
+                if rock[i] or i in protected:
+                    continue
+                value = max(1, peak - 2 * d)
+                m = area - 1 - i
+                if value > digits[i]:
+                    digits[i] = value
+                    digits[m] = value
+
+    pairs = max(3, area // 96)
+    for _ in range(pairs):
+        # Best of two draws pulls deposits toward the centre.
+        best: tuple[int, int, int] | None = None
+        for _ in range(2):
+            x, y = rng.below(width), rng.below(height)
+            dist = abs(2 * x - (width - 1)) + abs(2 * y - (height - 1))
+            if best is None or dist < best[0]:
+                best = (dist, x, y)
+        assert best is not None
+        dist, x, y = best
+        peak = min(9, max(2, 9 - (7 * dist) // span + rng.below(2) - rng.below(2)))
+        deposit(x, y, peak, 1 + rng.below(2))
+    # A small, poor starter deposit just outside each colony's cleared ring.
+    ax, ay = a
+    offsets = ((2, 0), (0, 2), (2, 1), (1, 2), (2, 2))
+    ox, oy = offsets[rng.below(len(offsets))]
+    deposit(ax + ox, ay + oy, 2, 1)
+    return digits
+
+
+def generate_map(seed: int, width: int = 32, height: int = 32) -> GameMap:
+    """The map of generator version ``GENERATOR_VERSION`` for (seed, width, height).
+
+    ``seed`` is an unsigned 32-bit integer; width and height are 8..64. Colony A
+    sits near (3, 3) and B at its mirror; about 10-15% of cells are rock in
+    point-symmetric clumps; ore deposits (multiples of 10 in 10..90) are
+    symmetric and richer toward the centre. The result always passes
+    ``check_map``; the same arguments always give the same map.
+    """
+    if type(seed) is not int or not 0 <= seed < 1 << 32:
+        raise MapError(f"seed must be an unsigned 32-bit integer, got {seed!r}")
+    for name, value in (("width", width), ("height", height)):
+        if type(value) is not int or not MIN_SIDE <= value <= MAX_SIDE:
+            raise MapError(f"{name} must be an integer {MIN_SIDE}..{MAX_SIDE}, got {value!r}")
+    rng = _generator_rng(seed, width, height)
+    area = width * height
+    ax, ay = _colony_a(width, height)
+    bx, by = width - 1 - ax, height - 1 - ay
+    colonies = {ay * width + ax, by * width + bx}
+    # Colonies and the 8 cells around each stay open and ore-free: spawn room.
+    protected: set[int] = set()
+    for cx, cy in ((ax, ay), (bx, by)):
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                protected.add((cy + dy) * width + cx + dx)
+
+    rock: bytearray | None = None
+    for _ in range(64):
+        rock = _place_rock(rng, width, height, protected, colonies)
+        if rock is not None:
+            break
+    if rock is None:  # never seen in practice; an open map is always legal
+        rock = bytearray(area)
+    digits = _place_ore(rng, width, height, rock, protected, (ax, ay))
+    game_map = GameMap(
+        width,
+        height,
+        bytes(rock),
+        tuple(10 * d for d in digits),
+        ((ax, ay), (bx, by)),
+    )
+    # Legal by construction (symmetric placement, cleared rings, pockets filled);
+    # the full networkx check would triple the cost, so the tests run it instead.
+    return game_map
