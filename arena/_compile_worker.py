@@ -1,0 +1,95 @@
+"""Out-of-process compiler for untrusted wasm modules.
+
+Compiling is done apart from the host process because a small module can take
+minutes and gigabytes to compile (spec section 8). The host runs this file as a
+script (``python -I path/to/_compile_worker.py MEMORY_BYTES``), so the child
+imports only the standard library and wasmtime, never the ``arena`` package.
+
+Protocol: the module's bytes arrive on stdin. Exit status:
+``0``: stdout holds ``Module.serialize()`` of the compiled module;
+``3``: the module is invalid, stdout holds the reason (UTF-8);
+``4``: compiling ran out of the address-space bound (a Python ``MemoryError``).
+A compiler abort on allocation failure shows up as a signal; the host decides.
+
+The engine configuration lives here so the host and the child build their
+engines from the same function: ``Module.deserialize`` requires it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import wasmtime
+
+__all__ = ["CONFIG_DESCRIPTION", "CONFIG_HASH", "EXIT_INVALID", "EXIT_MEMORY", "make_config"]
+
+EXIT_INVALID = 3
+EXIT_MEMORY = 4
+
+# Everything that shapes the generated code; hashed into the disk-cache key.
+CONFIG_DESCRIPTION: dict[str, object] = {
+    "consume_fuel": True,
+    "epoch_interruption": True,
+    "cranelift_nan_canonicalization": True,
+    "wasm_threads": False,
+    "shared_memory": False,
+    "wasm_memory64": False,
+    "wasm_multi_memory": False,
+    "wasm_relaxed_simd": False,
+    "wasm_component_model": False,
+    "wasm_gc": False,
+    "wasm_function_references": False,
+    "wasm_exceptions": False,
+    "wasm_stack_switching": False,
+    "wasm_custom_page_sizes": False,
+    "wasm_wide_arithmetic": False,
+    "gc_support": False,
+    "max_wasm_stack": 512 * 1024,
+    # A 32-bit memory never moves (the default 4 GiB reservation covers it), so
+    # the host may cache the memory's base address across calls.
+    "memory_may_move": False,
+}
+CONFIG_HASH: str = hashlib.sha256(
+    json.dumps(CONFIG_DESCRIPTION, sort_keys=True).encode()
+).hexdigest()[:16]
+
+
+def make_config(*, parallel_compilation: bool = True) -> wasmtime.Config:
+    """Return a fresh ``Config`` built from ``CONFIG_DESCRIPTION``."""
+    config = wasmtime.Config()
+    for name, value in CONFIG_DESCRIPTION.items():
+        setattr(config, name, value)
+    # Not part of the artifact's compatibility check; off in the child so the
+    # memory bound covers one compiling thread.
+    config.parallel_compilation = parallel_compilation
+    return config
+
+
+def _main(argv: list[str]) -> int:
+    import resource
+
+    memory_bytes = int(argv[1])
+    blob = sys.stdin.buffer.read()
+    engine = wasmtime.Engine(make_config(parallel_compilation=False))
+    # Bound the address space only now: the interpreter and wasmtime are loaded.
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    if not blob.startswith(b"\0asm"):
+        # Module() would parse text; the host refuses it before getting here.
+        sys.stdout.write("not a binary wasm module")
+        return EXIT_INVALID
+    try:
+        module = wasmtime.Module(engine, blob)
+        artifact = module.serialize()
+    except MemoryError:
+        return EXIT_MEMORY
+    except wasmtime.WasmtimeError as exc:
+        sys.stdout.write(str(exc))
+        return EXIT_INVALID
+    sys.stdout.buffer.write(bytes(artifact))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv))

@@ -1,0 +1,397 @@
+"""The wasm sandbox against a zoo of hostile modules (spec section 8).
+
+Every module is built from source in tests/zoo: C through ziglang, WAT through
+``wasmtime.wat2wasm`` (the sandbox itself refuses text), and the compile bomb
+by a generator below. After each hostile case the host must keep working.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import wasmtime
+
+from arena._build import compile_c
+from arena._sandbox import (
+    BUFFER_BYTES,
+    WASMTIME_VERSION,
+    Admission,
+    Controller,
+    Fault,
+    Limits,
+    check_module,
+)
+
+ZOO = Path(__file__).parent / "zoo"
+C_MODULES = ("good", "spin", "divzero", "grow")
+INIT_MESSAGE = struct.pack("<4i", 1, 32, 32, 100)
+MiB = 1024 * 1024
+
+
+def _leb(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _section(ident: int, body: bytes) -> bytes:
+    return bytes([ident]) + _leb(len(body)) + body
+
+
+def compile_bomb(n_locals: int = 5000, n_blocks: int = 5000) -> bytes:
+    """A ~90 KB module whose one function takes seconds and GBs to compile.
+
+    ``n_locals`` values stay live across ``n_blocks`` nested blocks with a
+    ``br_if`` each: register allocation is superlinear in live values x edges.
+    """
+    body = b"".join(b"\x41" + _leb(i) + b"\x21" + _leb(i) for i in range(n_locals))
+    body += b"\x02\x40" * n_blocks
+    for j in range(n_blocks):
+        depth = min(j % 7, n_blocks - j - 1)
+        body += b"\x20" + _leb(j % n_locals) + b"\x0d" + _leb(depth) + b"\x0b"
+    body += b"\x41\x00" + b"".join(b"\x20" + _leb(i) + b"\x6a" for i in range(n_locals))
+    func = b"\x01" + _leb(n_locals) + b"\x7f" + body + b"\x0b"
+    return (
+        b"\0asm\x01\0\0\0"
+        + _section(1, b"\x01\x60\x00\x01\x7f")  # type () -> i32
+        + _section(3, b"\x01\x00")
+        + _section(10, b"\x01" + _leb(len(func)) + func)
+    )
+
+
+@pytest.fixture(scope="session")
+def zoo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """Every zoo module, by name, built from source."""
+    out = tmp_path_factory.mktemp("zoo")
+
+    def build(name: str) -> bytes:
+        return compile_c([ZOO / f"{name}.c"], out / f"{name}.wasm", include=[ZOO])
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        built = dict(zip(C_MODULES, pool.map(build, C_MODULES), strict=True))
+    for wat in sorted(ZOO.glob("*.wat")):
+        built[wat.stem] = bytes(wasmtime.wat2wasm(wat.read_text()))
+    return built
+
+
+def started(blob: bytes, limits: Limits | None = None) -> Controller:
+    controller = Controller(blob, limits or Limits())
+    assert controller.init(INIT_MESSAGE) is None
+    return controller
+
+
+@pytest.fixture
+def healthy(zoo: dict[str, bytes]) -> Iterator[None]:
+    """After the test, a good controller must still work in this process."""
+    yield
+    controller = started(zoo["good"])
+    assert controller.tick(struct.pack("<4i", 0, 0, 0, 0), 10) == (
+        1,
+        struct.pack("<3i", 7, 1, 2),
+    )
+
+
+def fault_of(blob: bytes, limits: Limits | None = None, word0: int = 0) -> Fault:
+    controller = started(blob, limits)
+    result = controller.tick(struct.pack("<4i", word0, 0, 0, 0), 10)
+    assert isinstance(result, Fault), result
+    if result.detail.startswith("tick ") or "the call ended with" in result.detail:
+        # Traps and fuel exhaustion are charged the whole tick budget.
+        assert controller.last_fuel == controller.limits.fuel_per_tick
+    with pytest.raises(RuntimeError):
+        controller.tick(b"", 10)
+    return result
+
+
+# ---- limits ---------------------------------------------------------------
+
+
+def test_limits_defaults_follow_the_spec() -> None:
+    limits = Limits()
+    assert (limits.fuel_per_tick, limits.init_fuel) == (5_000_000, 50_000_000)
+    assert limits.max_memory_bytes == 64 * MiB
+    assert (limits.tick_timeout, limits.init_timeout) == (2.0, 10.0)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("fuel_per_tick", 0),
+        ("fuel_per_tick", True),
+        ("init_fuel", -1),
+        ("max_memory_bytes", 1000),
+        ("tick_timeout", 0.0),
+        ("init_timeout", float("nan")),
+        ("compile_timeout", -2.0),
+        ("compile_memory_bytes", 1),
+    ],
+)
+def test_limits_reject_out_of_bounds(field: str, value: object) -> None:
+    with pytest.raises(ValueError, match=field):
+        Limits(**{field: value})  # type: ignore[arg-type]
+
+
+def test_wasmtime_version_is_pinned() -> None:
+    assert WASMTIME_VERSION == "50.0.1"
+
+
+# ---- admissibility ----------------------------------------------------------
+
+
+def test_good_module_is_admissible(zoo: dict[str, bytes]) -> None:
+    admission = check_module(zoo["good"])
+    assert admission == Admission(True, admission.sha256, None)
+    assert len(admission.sha256) == 64
+
+
+def test_start_function_is_not_run_by_check(zoo: dict[str, bytes]) -> None:
+    # Admissibility does not run guest code; the spin is an init fault later.
+    assert check_module(zoo["start_spin"]).admissible
+
+
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("imports", "import env.foo is not allowed"),
+        ("missing_tick", "missing export foray_tick"),
+        ("mistyped_tick", "export foray_tick has type (i32) -> i64, expected (i32) -> i32"),
+        ("memory_not_memory", "export memory is not a memory"),
+        ("two_memories", "invalid module"),
+        ("big_initial_memory", "initial memory 67174400 bytes is over max_memory_bytes"),
+    ],
+)
+def test_inadmissible_modules(zoo: dict[str, bytes], name: str, reason: str) -> None:
+    admission = check_module(zoo[name])
+    assert not admission.admissible
+    assert admission.reason is not None and reason in admission.reason
+
+
+def test_text_format_garbage_and_oversize_are_refused() -> None:
+    wat = (ZOO / "idle.wat").read_bytes()
+    assert wasmtime.wat2wasm(wat.decode())  # valid text, still refused
+    reason = check_module(wat).reason
+    assert reason is not None and "text format is refused" in reason
+    reason = check_module(b"\x7fELF\x02\x01\x01" + bytes(100)).reason
+    assert reason is not None and "bad magic" in reason
+    reason = check_module(b"\0asm\x01\0\0\0\x99garbage").reason
+    assert reason is not None and reason.startswith("invalid module")
+    reason = check_module(b"\0asm\x0d\0\x01\0").reason
+    assert reason is not None and "not a core" in reason
+    reason = check_module(b"\0asm\x01\0\0\0" + bytes(8 * MiB)).reason
+    assert reason is not None and "8 MiB" in reason
+
+
+def test_compile_bomb_exceeds_the_time_bound(healthy: None) -> None:
+    start = time.monotonic()
+    admission = check_module(compile_bomb(), Limits(compile_timeout=1.0))
+    assert admission == Admission(False, admission.sha256, "compile exceeded 1 s")
+    assert time.monotonic() - start < 5.0
+    # And as a controller: an init fault, not a hang or a crash.
+    fault = Controller(compile_bomb(), Limits(compile_timeout=1.0)).init(INIT_MESSAGE)
+    assert fault == Fault("init", "module not admissible: compile exceeded 1 s")
+
+
+def test_compile_bomb_exceeds_the_memory_bound(healthy: None) -> None:
+    limits = Limits(compile_timeout=60.0, compile_memory_bytes=256 * MiB)
+    reason = check_module(compile_bomb(), limits).reason
+    assert reason is not None and reason.startswith("compile exceeded memory bound")
+
+
+def test_disk_cache(zoo: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena._sandbox as sandbox
+
+    monkeypatch.setenv("FORAY_CACHE_DIR", str(tmp_path))
+    blob = zoo["idle"] + b"\0\x02\x01x"  # a fresh sha: a custom section
+    assert check_module(blob).admissible
+    (artifact,) = tmp_path.glob("*.cwasm")
+    assert WASMTIME_VERSION in artifact.name
+    sandbox._engine_state().modules.clear()  # force a load from disk
+    assert started(blob).tick(b"", 0) == (0, b"")
+
+
+# ---- init faults ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, detail",
+    [
+        ("start_spin", "the start function ran out of init_fuel"),
+        ("start_trap", "the start function trapped: wasm trap: wasm `unreachable`"),
+        ("init_spin", "foray_init ran out of init_fuel"),
+        ("init_nonzero", "foray_init returned 3, expected 0"),
+        ("init_grow", "memory is 72155136 bytes after foray_init, over max_memory_bytes"),
+        ("buffer_outside", "foray_buffer returned 0x64: the 65536-byte buffer does not lie"),
+        ("buffer_negative", "foray_buffer returned 0xfffffff0"),
+        ("big_initial_memory", "initial memory 67174400 bytes is over max_memory_bytes"),
+        ("missing_tick", "missing export foray_tick"),
+        ("imports", "import env.foo is not allowed"),
+    ],
+)
+def test_init_faults(zoo: dict[str, bytes], healthy: None, name: str, detail: str) -> None:
+    limits = Limits(init_fuel=20_000_000)
+    controller = Controller(zoo[name], limits)
+    fault = controller.init(INIT_MESSAGE)
+    assert fault is not None and fault.kind == "init"
+    assert detail in fault.detail
+    assert controller.fuel_total == limits.init_fuel  # charged the whole budget
+    with pytest.raises(RuntimeError):
+        controller.tick(b"", 10)
+
+
+def test_init_garbage_is_an_init_fault() -> None:
+    fault = Controller(b"not wasm", Limits()).init(INIT_MESSAGE)
+    assert fault is not None and fault.kind == "init" and "bad magic" in fault.detail
+
+
+def test_init_backstop(zoo: dict[str, bytes], healthy: None) -> None:
+    limits = Limits(init_fuel=10**13, init_timeout=0.05)
+    start = time.monotonic()
+    fault = Controller(zoo["init_spin"], limits).init(INIT_MESSAGE)
+    assert time.monotonic() - start < 2.0
+    assert fault == Fault("timeout", "init exceeded the 0.05 s wall-clock backstop")
+
+
+# ---- tick faults ------------------------------------------------------------
+
+
+def test_fuel_loop(zoo: dict[str, bytes], healthy: None) -> None:
+    assert fault_of(zoo["spin"]) == Fault("fuel", "tick ran out of fuel_per_tick (5000000)")
+
+
+def test_bulk_memory_loop_costs_fuel(zoo: dict[str, bytes], healthy: None) -> None:
+    assert fault_of(zoo["bulk_loop"]).kind == "fuel"
+
+
+@pytest.mark.parametrize(
+    "name, detail",
+    [
+        ("unreachable", "wasm `unreachable` instruction executed"),
+        ("recurse", "call stack exhausted"),
+        ("oob", "out of bounds memory access"),
+        ("divzero", "integer divide by zero"),
+    ],
+)
+def test_traps(zoo: dict[str, bytes], healthy: None, name: str, detail: str) -> None:
+    fault = fault_of(zoo[name])
+    assert fault.kind == "trap"
+    assert detail in fault.detail
+
+
+def test_trap_is_charged_the_whole_tick(zoo: dict[str, bytes]) -> None:
+    controller = started(zoo["unreachable"])
+    init_fuel = controller.fuel_total
+    assert isinstance(controller.tick(b"", 10), Fault)
+    assert controller.last_fuel == controller.fuel_peak == 5_000_000
+    assert controller.fuel_total == init_fuel + 5_000_000
+
+
+def test_memory_growth_past_the_cap(zoo: dict[str, bytes], healthy: None) -> None:
+    fault = fault_of(zoo["grow"], word0=1024)
+    assert fault.kind == "memory"
+    assert "over max_memory_bytes 67108864" in fault.detail
+
+
+@pytest.mark.parametrize("name", ["grow_then_trap", "grow_then_spin"])
+def test_memory_takes_precedence(zoo: dict[str, bytes], healthy: None, name: str) -> None:
+    fault = fault_of(zoo[name], word0=1024)
+    assert fault.kind == "memory"
+
+
+def test_grow_past_the_hard_limit_returns_minus_one(zoo: dict[str, bytes]) -> None:
+    controller = started(zoo["grow"])
+    # The hard limit is 2 x 64 MiB = 2048 pages: a single grow past it fails.
+    result = controller.tick(struct.pack("<i", 2048), 10)
+    assert result == (1, struct.pack("<3i", -1, 0, 0))
+    # A grow within the cap is fine and reports the old size in pages.
+    n, raw = controller.tick(struct.pack("<i", 1), 10)  # type: ignore[misc]
+    assert n == 1 and struct.unpack("<3i", raw)[0] > 0
+
+
+def test_table_growth_is_capped_without_forfeit(zoo: dict[str, bytes]) -> None:
+    controller = started(zoo["table_grow"])
+    grow = [struct.pack("<3i", k, 0, 0) for k in (20_000, 9_999, 1)]
+    assert controller.tick(grow[0], 10) == (1, struct.pack("<3i", -1, 1, 0))
+    assert controller.tick(grow[1], 10) == (1, struct.pack("<3i", 1, 10_000, 0))
+    assert controller.tick(grow[2], 10) == (1, struct.pack("<3i", -1, 10_000, 0))
+
+
+def test_tick_backstop(zoo: dict[str, bytes], healthy: None) -> None:
+    limits = Limits(tick_timeout=0.05, fuel_per_tick=10**12)
+    controller = started(zoo["spin_forever"], limits)
+    start = time.monotonic()
+    fault = controller.tick(b"", 10)
+    elapsed = time.monotonic() - start
+    assert fault == Fault("timeout", "tick exceeded the 0.05 s wall-clock backstop")
+    assert 0.04 <= elapsed < 2.0
+
+
+# ---- well-behaved modules ----------------------------------------------------
+
+
+def test_good_tick_and_bad_n(zoo: dict[str, bytes]) -> None:
+    controller = started(zoo["good"])
+    assert controller.tick(struct.pack("<3i", 0, 0, 0), 1) == (1, struct.pack("<3i", 7, 1, 2))
+    # The buffer is not cleared: the records past the message are old bytes.
+    expected = struct.pack("<9i", 1, 3, 2, 100, 0, 0, 0, 0, 0)
+    assert controller.tick(struct.pack("<2i", 1, 3), 3) == (3, expected)
+    assert controller.tick(struct.pack("<2i", 1, 4), 3) == (4, b"")
+    assert controller.tick(struct.pack("<2i", 1, -1), 3) == (-1, b"")
+    assert controller.tick(struct.pack("<2i", 1, 6000), 10_000) == (6000, b"")  # past the buffer
+    assert controller.tick(struct.pack("<2i", 1, 0), 3) == (0, b"")
+
+
+def test_message_is_written_without_clearing(zoo: dict[str, bytes]) -> None:
+    controller = started(zoo["good"])
+    controller.tick(struct.pack("<2i", 1, 2) + bytes(16), 5)
+    # A 4-byte message: the bytes after it keep what the last tick left.
+    n, raw = controller.tick(struct.pack("<i", 1), 5)  # type: ignore[misc]
+    assert n == 2 and raw == struct.pack("<6i", 1, 2, 0, 0, 0, 0)
+    with pytest.raises(ValueError):
+        controller.tick(bytes(BUFFER_BYTES + 1), 5)
+
+
+def test_fuel_accounting(zoo: dict[str, bytes]) -> None:
+    controller = started(zoo["good"])
+    init_fuel = controller.fuel_total
+    assert 0 < init_fuel < controller.limits.init_fuel
+    assert (controller.last_fuel, controller.fuel_peak) == (0, 0)
+    short = controller.tick(bytes(16), 5)
+    assert short == (1, struct.pack("<3i", 7, 1, 2))
+    short_fuel = controller.last_fuel
+    controller.tick(bytes(4000), 5)
+    long_fuel = controller.last_fuel
+    controller.tick(bytes(16), 5)
+    assert controller.last_fuel == short_fuel  # same message, same fuel
+    assert 0 < short_fuel < long_fuel
+    assert controller.fuel_peak == long_fuel
+    assert controller.fuel_total == init_fuel + 2 * short_fuel + long_fuel
+
+
+def test_fuel_is_deterministic_across_instances(zoo: dict[str, bytes]) -> None:
+    def run() -> list[int]:
+        controller = started(zoo["good"])
+        fuels = [controller.fuel_total]
+        for size in (16, 400, 4000, 16):
+            controller.tick(bytes(size), 5)
+            fuels.append(controller.last_fuel)
+        return fuels
+
+    assert run() == run()
+
+
+def test_init_is_called_once(zoo: dict[str, bytes]) -> None:
+    controller = started(zoo["idle"])
+    with pytest.raises(RuntimeError):
+        controller.init(INIT_MESSAGE)
+    with pytest.raises(RuntimeError):
+        Controller(zoo["idle"], Limits()).tick(b"", 1)

@@ -1,0 +1,7 @@
+;; Tick grows memory above the cap (under the hard limit), then traps: memory wins.
+(module (memory (export "memory") 1)
+  (func (export "foray_buffer") (result i32) i32.const 0)
+  (func (export "foray_init") (param i32) (result i32) i32.const 0)
+  (func (export "foray_tick") (param i32) (result i32)
+    (drop (memory.grow (i32.load (i32.const 0))))
+    unreachable))

@@ -1,0 +1,6 @@
+;; Imports a host function: not admissible.
+(module (import "env" "foo" (func))
+  (memory (export "memory") 1)
+  (func (export "foray_buffer") (result i32) i32.const 0)
+  (func (export "foray_init") (param i32) (result i32) i32.const 0)
+  (func (export "foray_tick") (param i32) (result i32) i32.const 0))

@@ -1,0 +1,5 @@
+;; Tick executes unreachable.
+(module (memory (export "memory") 1)
+  (func (export "foray_buffer") (result i32) i32.const 0)
+  (func (export "foray_init") (param i32) (result i32) i32.const 0)
+  (func (export "foray_tick") (param i32) (result i32) unreachable))
