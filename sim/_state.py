@@ -125,8 +125,14 @@ class Game:
         n = w * h
         self.cells = n
         self.tick = 0
-        self.ore: list[int] = list(game_map.ore)
-        self._ore_cells: set[int] = {i for i, a in enumerate(self.ore) if a > 0}
+        # An array, so the checksum can hash it without conversion.
+        self.ore = array("q", game_map.ore)
+        # Row bitmasks of the cells holding ore: vision is row bitmasks too, so
+        # the visible ore of a row is one AND.
+        self._ore_rows = [0] * h
+        for i, a in enumerate(self.ore):
+            if a > 0:
+                self._ore_rows[i // w] |= 1 << (i % w)
         colonies = [x + y * w for x, y in game_map.colonies]
         # Cells no unit may enter: rock and both colonies.
         self.blocked = bytearray(game_map.rock)
@@ -194,10 +200,17 @@ class Game:
             if seen(u.cell)
         ]
         # Units are created in id order and dicts keep it, so both lists are sorted.
-        visible_ore = sorted(
-            (c for c in self._ore_cells if seen(c)), reverse=flip
-        )  # row-major in the receiver's frame
-        ore = [(*frame(c), self.ore[c]) for c in visible_ore]
+        ore: list[tuple[int, int, int]] = []
+        amounts = self.ore
+        for y, bits in enumerate(self._ore_rows):
+            bits &= rows[y]
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                c = y * w + low.bit_length() - 1
+                ore.append((*frame(c), amounts[c]))
+        if flip:  # row-major in the receiver's frame is the reverse of ours
+            ore.reverse()
         return Observation(
             tick=self.tick,
             banked=me.banked,
@@ -355,10 +368,11 @@ class Game:
 
     def _add_ore(self, cell: int, amount: int) -> None:
         self.ore[cell] += amount
+        y, bit = divmod(cell, self.width)
         if self.ore[cell] > 0:
-            self._ore_cells.add(cell)
+            self._ore_rows[y] |= 1 << bit
         else:
-            self._ore_cells.discard(cell)
+            self._ore_rows[y] &= ~(1 << bit)
 
     def _spawn(self, s: int, kind: int, *, pay: bool = False) -> int:
         """Place a new unit on the first free colony neighbour; return its id or 0."""
@@ -453,9 +467,10 @@ class Game:
             for u in side.units.values():
                 words += (u.id, u.kind, u.cell, u.hp, u.carry)
         head = array("q", words)
-        ore = array("q", self.ore)
+        ore = self.ore
         if sys.byteorder != "little":
             head.byteswap()
+            ore = array("q", ore)
             ore.byteswap()
         digest = hashlib.blake2b(head.tobytes(), digest_size=8)
         digest.update(ore.tobytes())

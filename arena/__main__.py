@@ -1,0 +1,5 @@
+import sys
+
+from arena._cli import main
+
+sys.exit(main())

@@ -1,0 +1,48 @@
+/* A controller that misbehaves on purpose, chosen at build time with -DFAULT=n,
+ * from tick FAULT_TICK on. Written against the raw ABI (no foray.h) so it can
+ * break the contract in ways the SDK's emitters refuse to. */
+#include <stdint.h>
+
+#define FAULT_NONE 0
+#define FAULT_TRAP 1         /* unreachable */
+#define FAULT_BAD_ID 2       /* an action for a unit it does not have */
+#define FAULT_BAD_COUNT 3    /* n = -1 */
+#define FAULT_INIT_NONZERO 4 /* foray_init returns 1 */
+#define FAULT_SPIN 5         /* burns all its fuel */
+#define FAULT_REPEAT 6       /* two actions for one unit */
+
+#ifndef FAULT
+#define FAULT FAULT_NONE
+#endif
+#ifndef FAULT_TICK
+#define FAULT_TICK 3
+#endif
+
+static int32_t io[65536 / 4];
+
+__attribute__((export_name("foray_buffer"))) int32_t foray_buffer(void) {
+    return (int32_t)(uintptr_t)io;
+}
+
+__attribute__((export_name("foray_init"))) int32_t foray_init(int32_t len) {
+    (void)len;
+    return FAULT == FAULT_INIT_NONZERO ? 1 : 0;
+}
+
+__attribute__((export_name("foray_tick"))) int32_t foray_tick(int32_t len) {
+    (void)len;
+    int32_t tick = io[0], n_own = io[6];
+    int32_t first_id = n_own > 0 ? io[16] : 0;
+    if (tick < FAULT_TICK) return 0;
+    switch (FAULT) {
+    case FAULT_TRAP: __builtin_trap();
+    case FAULT_BAD_ID: io[0] = 999; io[1] = 0; io[2] = 0; return 1;
+    case FAULT_BAD_COUNT: return -1;
+    case FAULT_SPIN: { volatile uint32_t x = 1; for (;;) x = x * 3 + 1; }
+    case FAULT_REPEAT:
+        io[0] = first_id; io[1] = 0; io[2] = 0;
+        io[3] = first_id; io[4] = 0; io[5] = 0;
+        return 2;
+    default: return 0;
+    }
+}

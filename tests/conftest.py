@@ -1,0 +1,42 @@
+"""Shared fixtures: real wasm modules built from C source with ziglang."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena._build import compile_c
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "bots"
+EXTRA = ROOT / "baselines" / "extra"
+
+Builder = Callable[..., bytes]
+
+
+@pytest.fixture(scope="session")
+def build_c(tmp_path_factory: pytest.TempPathFactory) -> Builder:
+    """Compile a C file (with -D defines) once per session and return the module bytes."""
+    out_dir = tmp_path_factory.mktemp("wasm")
+    cache: dict[tuple[Path, tuple[str, ...]], bytes] = {}
+
+    def build(source: Path, *defines: str) -> bytes:
+        key = (source, defines)
+        if key not in cache:
+            out = out_dir / f"{source.stem}-{len(cache)}.wasm"
+            cache[key] = compile_c([source], out, extra_flags=[f"-D{d}" for d in defines])
+        return cache[key]
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def idle(build_c: Builder) -> bytes:
+    return build_c(EXTRA / "idle.c")
+
+
+@pytest.fixture(scope="session")
+def busy(build_c: Builder) -> bytes:
+    return build_c(EXTRA / "busy.c")

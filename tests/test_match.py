@@ -1,0 +1,138 @@
+"""Whole matches between real wasm controllers: outcomes, forfeits, JSON and determinism."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import msgpack
+import pytest
+
+import arena
+import sim
+from tests.conftest import BOTS, Builder
+
+FAULTY = BOTS / "faulty.c"
+RICH = sim.Config(start_energy=100)
+
+
+def play(a: bytes, b: bytes, **kw: object) -> arena.MatchResult:
+    return arena.run_match(arena.Contestant("a", a), arena.Contestant("b", b), **kw)  # type: ignore[arg-type]
+
+
+def test_a_deterministic_controller_against_itself_is_a_draw(busy: bytes) -> None:
+    r = play(busy, busy, config=RICH, seed=11)
+    assert (r.winner, r.reason, r.ticks) == (None, "draw", 400)
+    a, b = r.sides
+    assert a.banked == b.banked > 0
+    assert a.fuel_total == b.fuel_total and a.fuel_peak == b.fuel_peak
+
+
+def test_match_json_has_exactly_the_designed_keys(busy: bytes, idle: bytes) -> None:
+    out = play(busy, idle, seed=2).to_json("some/path.replay")
+    assert set(out) == {"winner", "reason", "ticks", "seed", "replay", "replay_sha256", "sides"}
+    for side in out["sides"]:
+        assert set(side) == {"name", "sha256", "banked", "fuel_total", "fuel_peak", "forfeit"}
+    assert out["replay"] == "some/path.replay" and out["seed"] == 2
+
+
+def test_less_fuel_wins_a_level_score(busy: bytes, idle: bytes) -> None:
+    # Neither banks in 3 ticks; the idle controller burns less fuel.
+    r = play(busy, idle, config=sim.Config(max_ticks=3))
+    assert (r.winner, r.reason) == (1, "fuel")
+    assert r.sides[1].fuel_total < r.sides[0].fuel_total
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind", "detail"),
+    [
+        (1, "trap", "unreachable"),
+        (2, "invalid_action", "unit id 999"),
+        (3, "invalid_action", "n = -1"),
+        (5, "fuel", ""),
+        (6, "invalid_action", "repeats record 0"),
+    ],
+)
+def test_a_fault_in_a_tick_forfeits_there(
+    build_c: Builder, idle: bytes, fault: int, kind: str, detail: str
+) -> None:
+    bad = build_c(FAULTY, f"FAULT={fault}", "FAULT_TICK=3")
+    r = play(idle, bad)
+    assert (r.winner, r.reason, r.ticks) == (0, "forfeit", 4)
+    f = r.sides[1].forfeit
+    assert f is not None and (f.tick, f.kind) == (3, kind) and detail in f.detail
+    assert r.sides[0].forfeit is None
+
+
+def test_both_forfeiting_in_one_tick_is_a_draw(build_c: Builder) -> None:
+    bad = build_c(FAULTY, "FAULT=1", "FAULT_TICK=2")
+    r = play(bad, bad)
+    assert (r.winner, r.reason, r.ticks) == (None, "forfeit", 3)
+    assert all(s.forfeit and s.forfeit.kind == "trap" for s in r.sides)
+
+
+def test_a_failed_init_forfeits_before_tick_zero(build_c: Builder, idle: bytes) -> None:
+    bad = build_c(FAULTY, "FAULT=4")
+    r = play(bad, idle)
+    assert (r.winner, r.reason, r.ticks) == (1, "forfeit", 0)
+    f = r.sides[0].forfeit
+    assert f is not None and (f.tick, f.kind) == (0, "init")
+    assert r.sides[0].fuel_total == arena.Limits().init_fuel  # charged its whole budget
+
+
+def test_garbage_module_forfeits_init(idle: bytes) -> None:
+    r = play(b"\0asm garbage", idle)
+    f = r.sides[0].forfeit
+    assert r.ticks == 0 and f is not None and f.kind == "init"
+
+
+def test_the_replay_records_every_tick(busy: bytes, idle: bytes) -> None:
+    r = play(busy, idle, config=sim.Config(max_ticks=20), seed=9)
+    objs = list(msgpack.Unpacker(__import__("io").BytesIO(r.replay), raw=False))
+    header, frames, result = objs[0], objs[1:-1], objs[-1]
+    assert header["type"] == "header" and header["seed"] == 9
+    assert header["wasmtime"] == arena.WASMTIME_VERSION
+    assert [f["t"] for f in frames] == list(range(20))
+    assert result["type"] == "result" and result["ticks"] == 20
+
+
+def _cli_match(tmp: Path, name: str, a: Path, b: Path) -> dict[str, object]:
+    replay = tmp / name
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "match",
+            str(a),
+            str(b),
+            "--seed",
+            "5",
+            "--replay",
+            str(replay),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def test_two_processes_write_the_same_replay_bytes(
+    tmp_path: Path, busy: bytes, idle: bytes
+) -> None:
+    a, b = tmp_path / "busy.wasm", tmp_path / "idle.wasm"
+    a.write_bytes(busy)
+    b.write_bytes(idle)
+    first = _cli_match(tmp_path, "one.replay", a, b)
+    second = _cli_match(tmp_path, "two.replay", a, b)
+    one, two = (tmp_path / "one.replay").read_bytes(), (tmp_path / "two.replay").read_bytes()
+    assert one == two
+    assert first["replay_sha256"] == second["replay_sha256"]
+    # And the same bytes as an in-process run.
+    assert play(busy, idle, seed=5).replay != b""
+    r = arena.run_match(arena.Contestant("busy", busy), arena.Contestant("idle", idle), seed=5)
+    assert r.replay == one
