@@ -102,7 +102,8 @@ class Limits:
         _check_seconds("tick_timeout", self.tick_timeout, 0.0, 3600.0)
         _check_seconds("init_timeout", self.init_timeout, 0.0, 3600.0)
         _check_seconds("compile_timeout", self.compile_timeout, 0.0, 3600.0)
-        _check_int("compile_memory_bytes", self.compile_memory_bytes, 2**26, 2**40)
+        # The compiling child alone (interpreter + wasmtime) maps about 70 MB.
+        _check_int("compile_memory_bytes", self.compile_memory_bytes, 2**28, 2**40)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +235,14 @@ def _load_module(blob: bytes, sha: str, limits: Limits) -> wasmtime.Module | str
             with os.fdopen(fd, "wb") as f:
                 f.write(artifact)
             os.replace(tmp, cache_path)
-    module = wasmtime.Module.deserialize(state.engine, artifact)
+    try:
+        module = wasmtime.Module.deserialize(state.engine, artifact)
+    except wasmtime.WasmtimeError:
+        if cache_path is None or not cache_path.is_file():
+            raise  # our own fresh artifact failed: a host bug
+        # A stale or damaged cache entry: drop it and compile afresh.
+        cache_path.unlink(missing_ok=True)
+        return _load_module(blob, sha, limits)
     state.modules[sha] = module
     return module
 

@@ -217,6 +217,11 @@ def test_disk_cache(zoo: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.M
     assert WASMTIME_VERSION in artifact.name
     sandbox._engine_state().modules.clear()  # force a load from disk
     assert started(blob).tick(b"", 0) == (0, b"")
+    # A damaged entry is dropped and recompiled, not trusted or fatal.
+    artifact.write_bytes(b"junk")
+    sandbox._engine_state().modules.clear()
+    assert started(blob).tick(b"", 0) == (0, b"")
+    assert artifact.read_bytes() != b"junk"
 
 
 # ---- init faults ------------------------------------------------------------
