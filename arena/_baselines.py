@@ -1,0 +1,120 @@
+"""The committed baseline controllers: their names, sources, modules and rebuild.
+
+The four baselines are C files under ``baselines/`` (next to the ``arena``
+package) built against ``baselines/foray.h``; the built modules are committed
+beside them, and a rebuild from source must reproduce them byte for byte.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena._build import compile_c
+
+__all__ = [
+    "BASELINES",
+    "BASELINES_DIR",
+    "Baseline",
+    "baseline_path",
+    "build_baselines",
+    "check_baselines",
+    "load_baseline",
+]
+
+BASELINES_DIR: Path = Path(__file__).resolve().parent.parent / "baselines"
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """One committed opponent: ``source`` and ``wasm`` are paths under BASELINES_DIR."""
+
+    name: str
+    source: Path
+    wasm: Path
+    hidden: bool
+    role: str
+
+
+def _baseline(name: str, stem: str, *, hidden: bool, role: str) -> Baseline:
+    return Baseline(
+        name=name,
+        source=BASELINES_DIR / f"{stem}.c",
+        wasm=BASELINES_DIR / f"{stem}.wasm",
+        hidden=hidden,
+        role=role,
+    )
+
+
+BASELINES: dict[str, Baseline] = {
+    b.name: b
+    for b in (
+        _baseline(
+            "random",
+            "random",
+            hidden=False,
+            role="seeded random legal actions; an exhibition opponent",
+        ),
+        _baseline(
+            "border-soldier",
+            "border_soldier",
+            hidden=False,
+            role="mines its own half and holds soldiers on a line at the map's middle; "
+            "the canonical opponent",
+        ),
+        _baseline(
+            "greedy-raider",
+            "greedy_raider",
+            hidden=False,
+            role="mines the nearest ore anywhere and sends soldiers at the nearest visible "
+            "enemy worker, then at the enemy colony",
+        ),
+        _baseline(
+            "fuel-probe",
+            "fuel_probe",
+            hidden=True,
+            role="the hidden, stronger reference: sound economy, defence, focus fire and a "
+            "timed attack, on little fuel",
+        ),
+    )
+}
+
+
+def _get(name: str) -> Baseline:
+    try:
+        return BASELINES[name]
+    except KeyError:
+        known = ", ".join(sorted(BASELINES))
+        raise KeyError(f"unknown baseline {name!r}; known baselines: {known}") from None
+
+
+def baseline_path(name: str) -> Path:
+    """The committed module of baseline ``name`` (KeyError naming the known ones)."""
+    return _get(name).wasm
+
+
+def load_baseline(name: str) -> bytes:
+    """The bytes of baseline ``name``'s committed module."""
+    return baseline_path(name).read_bytes()
+
+
+def build_baselines(out_dir: Path) -> dict[str, bytes]:
+    """Compile every baseline from source into ``out_dir``; return name -> module bytes."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    built: dict[str, bytes] = {}
+    for name, b in BASELINES.items():
+        built[name] = compile_c([b.source], out_dir / b.wasm.name, include=[BASELINES_DIR])
+    return built
+
+
+def check_baselines() -> list[str]:
+    """Rebuild into a temporary directory; the names whose committed module differs."""
+    with tempfile.TemporaryDirectory(prefix="foray-baselines-") as tmp:
+        built = build_baselines(Path(tmp))
+    stale = []
+    for name, data in built.items():
+        wasm = BASELINES[name].wasm
+        if not wasm.is_file() or wasm.read_bytes() != data:
+            stale.append(name)
+    return stale
