@@ -130,7 +130,8 @@ def run_match(
         )
         fault = ctrl.init(message)
         if fault is not None:
-            forfeits[s] = Forfeit(0, "init", fault.detail)
+            # "init", or "timeout" when the wall-clock backstop fired during init.
+            forfeits[s] = Forfeit(0, fault.kind, fault.detail)
 
     outcome: sim.Outcome | None = None
     ticks = 0

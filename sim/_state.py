@@ -149,6 +149,7 @@ class Game:
                 ]
             )
         self.sides = (_Side(colonies[0], config), _Side(colonies[1], config))
+        self._span_cache: dict[int, list[int]] = {}
         self.occ: list[Unit | None] = [None] * n
         # Each colony's neighbours in the owner's N, E, S, W order (spawn order).
         self._spawn_cells = tuple(
@@ -226,21 +227,37 @@ class Game:
     def _visibility(self, side: int) -> list[int]:
         """Row bitmasks of the cells ``side`` sees (bit x of row y)."""
         w, h = self.width, self.height
-        rows = [0] * h
         me = self.sides[side]
-
-        def light(cell: int, r: int) -> None:
-            x, y = cell % w, cell // w
-            lo, hi = max(0, x - r), min(w - 1, x + r)
-            mask = ((1 << (hi - lo + 1)) - 1) << lo
+        # Chebyshev squares: first OR each unit's horizontal span into its own
+        # row, then spread every such row vertically once.
+        spans = self._spans(self.config.unit_vision)
+        own_rows: dict[int, int] = {}
+        for u in me.units.values():
+            y = u.cell // w
+            own_rows[y] = own_rows.get(y, 0) | spans[u.cell - y * w]
+        rows = [0] * h
+        r = self.config.unit_vision
+        for y, mask in own_rows.items():
             for yy in range(max(0, y - r), min(h - 1, y + r) + 1):
                 rows[yy] |= mask
-
-        light(me.colony, self.config.colony_vision)
-        r = self.config.unit_vision
-        for u in me.units.values():
-            light(u.cell, r)
+        r = self.config.colony_vision
+        cy = me.colony // w
+        mask = self._spans(r)[me.colony - cy * w]
+        for yy in range(max(0, cy - r), min(h - 1, cy + r) + 1):
+            rows[yy] |= mask
         return rows
+
+    def _spans(self, r: int) -> list[int]:
+        """For each x, the row bitmask of the columns within ``r`` of it (cached)."""
+        spans = self._span_cache.get(r)
+        if spans is None:
+            w = self.width
+            spans = [
+                ((1 << (min(w - 1, x + r) - max(0, x - r) + 1)) - 1) << max(0, x - r)
+                for x in range(w)
+            ]
+            self._span_cache[r] = spans
+        return spans
 
     def add_unit(
         self, side: int, kind: int, x: int, y: int, *, hp: int | None = None, carry: int = 0

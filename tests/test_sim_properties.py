@@ -112,3 +112,50 @@ def test_the_same_inputs_give_the_same_checksums(seed: int) -> None:
     first = run()
     assert first == run()
     assert len(set(first)) > 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    data=st.data(),
+    unit_vision=st.integers(0, 6),
+    colony_vision=st.integers(0, 6),
+)
+def test_observations_match_a_brute_force_reading_of_the_spec(
+    data: st.DataObject, unit_vision: int, colony_vision: int
+) -> None:
+    cfg = sim.Config(
+        width=10, height=10, start_workers=0, unit_vision=unit_vision, colony_vision=colony_vision
+    )
+    g = sim.Game(sim.parse_map(OPEN_10), cfg)
+    for cell in data.draw(st.lists(st.integers(1, 98), max_size=30, unique=True)):
+        g.add_unit(data.draw(st.integers(0, 1)), WORKER, cell % 10, cell // 10)
+    for cell in data.draw(st.lists(st.integers(1, 98), max_size=30, unique=True)):
+        g.set_ore(cell % 10, cell // 10, data.draw(st.integers(1, 50)))
+    for side in (0, 1):
+        me, foe = g.sides[side], g.sides[1 - side]
+
+        def visible(cell: int, me: object = me) -> bool:
+            x, y = g.xy(cell)
+            eyes = [(u.cell, unit_vision) for u in g.roster(side).values()]
+            eyes.append((g.sides[side].colony, colony_vision))
+            return any(
+                max(abs(x - ex), abs(y - ey)) <= r
+                for (ex, ey), r in ((g.xy(c), r) for c, r in eyes)
+            )
+
+        def own(cell: int) -> tuple[int, int]:
+            return g.own_xy(side, cell)
+
+        obs = g.observe(side)
+        assert obs.own == [(u.id, u.kind, *own(u.cell), u.hp, u.carry) for u in me.units.values()]
+        assert obs.enemy == [
+            (u.id, u.kind, *own(u.cell), u.hp, u.carry)
+            for u in foe.units.values()
+            if visible(u.cell)
+        ]
+        expected_ore = sorted(
+            ((*own(c), g.ore[c]) for c in range(g.cells) if g.ore[c] > 0 and visible(c)),
+            key=lambda o: (o[1], o[0]),
+        )
+        assert obs.ore == expected_ore
+        assert obs.enemy_colony_hp == (foe.colony_hp if visible(foe.colony) else -1)
