@@ -134,7 +134,7 @@ def test_observations_match_a_brute_force_reading_of_the_spec(
     for side in (0, 1):
         me, foe = g.sides[side], g.sides[1 - side]
 
-        def visible(cell: int, me: object = me) -> bool:
+        def visible(cell: int, side: int = side) -> bool:
             x, y = g.xy(cell)
             eyes = [(u.cell, unit_vision) for u in g.roster(side).values()]
             eyes.append((g.sides[side].colony, colony_vision))
@@ -143,7 +143,7 @@ def test_observations_match_a_brute_force_reading_of_the_spec(
                 for (ex, ey), r in ((g.xy(c), r) for c, r in eyes)
             )
 
-        def own(cell: int) -> tuple[int, int]:
+        def own(cell: int, side: int = side) -> tuple[int, int]:
             return g.own_xy(side, cell)
 
         obs = g.observe(side)
