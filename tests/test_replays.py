@@ -1,0 +1,685 @@
+"""The replay reader, stream and re-simulation check, on real replays of the real rules.
+
+Replays are written here the way ``arena._match.run_match`` writes them (same
+header, frame and result shapes), with a scripted policy and made-up fuel in
+place of wasm controllers, so no wasm is needed.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sim
+from replays import (
+    FORMAT,
+    VERSION,
+    Replay,
+    ReplayError,
+    ReplayLimits,
+    ReplayWriter,
+    frame_chunks,
+    is_forfeit_frame,
+    iter_replay,
+    read_replay,
+    verify_replay,
+)
+
+# The shape of arena._sandbox.Limits (the header's "limits" is {name: number}).
+LIMITS: dict[str, Any] = {
+    "fuel_per_tick": 5_000_000,
+    "init_fuel": 50_000_000,
+    "max_memory_bytes": 64 * 1024 * 1024,
+    "tick_timeout": 2.0,
+    "init_timeout": 10.0,
+    "compile_timeout": 20.0,
+    "compile_memory_bytes": 2 * 1024**3,
+}
+INIT_FUEL_USED = (12_345, 23_456)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+@dataclass
+class Played:
+    data: bytes
+    header: dict[str, Any]
+    frames: list[dict[str, Any]]
+    result: dict[str, Any]
+
+
+def policy(game: sim.Game, side: int, rng: random.Random) -> list[sim.Record]:
+    """Random legal actions in the side's own frame: busy enough to move, mine, fight, spawn."""
+    obs = game.observe(side)
+    out: list[sim.Record] = []
+    for uid, kind, _x, _y, _hp, carry in obs.own:
+        r = rng.random()
+        if kind == sim.SOLDIER and r < 0.5:
+            out.append((uid, sim.ATTACK, rng.randint(1, 4)))
+        elif kind == sim.WORKER and carry and r < 0.3:
+            out.append((uid, sim.DEPOSIT, 0))
+        elif kind == sim.WORKER and r < 0.6:
+            out.append((uid, sim.MINE, rng.randint(0, 4)))
+        elif r < 0.95:
+            out.append((uid, sim.MOVE, rng.randint(1, 4)))
+    if rng.random() < 0.6:
+        out.append((0, sim.SPAWN, rng.choice((sim.WORKER, sim.SOLDIER))))
+    rng.shuffle(out)
+    return out
+
+
+def _flat(records: list[sim.Record]) -> list[int]:
+    return [v for record in records for v in record]
+
+
+def _frame(
+    game: sim.Game,
+    tick: int,
+    submitted: list[list[sim.Record]],
+    fuel: list[int],
+    ev: sim.TickEvents,
+) -> dict[str, Any]:
+    """As arena._match._frame."""
+    w = game.width
+    units = []
+    for side in game.sides:
+        flat: list[int] = []
+        for u in side.units.values():
+            flat += (u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
+        units.append(flat)
+    ore: list[int] = []
+    for cell in sorted(ev.ore_changed):
+        ore += (cell, game.ore[cell])
+    s0, s1 = game.sides
+    return {
+        "t": tick,
+        "a": [_flat(r) for r in submitted],
+        "f": fuel,
+        "u": units,
+        "k": [s0.colony_hp, s1.colony_hp],
+        "b": [s0.banked, s1.banked],
+        "e": [s0.energy, s1.energy],
+        "o": ore,
+        "v": [
+            [v for e in ev.attacks for v in e],
+            [v for e in ev.deaths for v in e],
+            [v for e in ev.spawns for v in e],
+            [v for e in ev.deposits for v in e],
+        ],
+        "x": game.checksum(),
+    }
+
+
+def play(
+    seed: int,
+    max_ticks: int = 8,
+    size: int = 16,
+    forfeit: tuple[int, int, str] | None = None,
+    init_forfeit: tuple[bool, bool] = (False, False),
+) -> Played:
+    """Play a scripted match and write it as run_match does; ``forfeit`` is (tick, side, kind)."""
+    config = sim.Config(width=size, height=size, max_ticks=max_ticks, start_energy=40)
+    game_map = sim.generate_map(seed, size, size)
+    game = sim.Game(game_map, config)
+    header = {
+        "rules_version": sim.RULES_VERSION,
+        "generator_version": sim.GENERATOR_VERSION,
+        "wasmtime": "test",
+        "case": {"slug": "foray", "version": 1},
+        "seed": seed,
+        "config": config.to_dict(),
+        "limits": LIMITS,
+        "map": {
+            "width": game_map.width,
+            "height": game_map.height,
+            "rock": bytes(game_map.rock),
+            "ore": list(game_map.ore),
+            "colonies": [list(c) for c in game_map.colonies],
+        },
+        "sides": [
+            {"name": "alpha", "sha256": "a" * 64},
+            {"name": "beta", "sha256": "0123456789abcdef" * 4},
+        ],
+    }
+    out = io.BytesIO()
+    writer = ReplayWriter(out)
+    writer.header(header)
+    frames: list[dict[str, Any]] = []
+    rngs = [random.Random(seed * 2), random.Random(seed * 2 + 1)]
+    forfeits: list[dict[str, Any] | None] = [None, None]
+    fuel_total = list(INIT_FUEL_USED)
+    fuel_peak = [0, 0]
+    for s in (0, 1):
+        if init_forfeit[s]:
+            forfeits[s] = {"tick": 0, "kind": "init", "detail": "foray_init returned 1"}
+            fuel_total[s] = LIMITS["init_fuel"]
+    outcome = sim.forfeit_outcome(init_forfeit) if any(init_forfeit) else None
+    ticks = 0
+    while outcome is None:
+        tick = game.tick
+        submitted: list[list[sim.Record]] = [[], []]
+        fuel = [0, 0]
+        for s in (0, 1):
+            records = policy(game, s, rngs[s])
+            fuel[s] = 1_000 + 37 * len(records) + 5 * tick + s
+            if forfeit is not None and forfeit[:2] == (tick, s) and forfeit[2] != "invalid_action":
+                fuel[s] = LIMITS["fuel_per_tick"]  # a fault is charged its whole budget
+                forfeits[s] = {"tick": tick, "kind": forfeit[2], "detail": "scripted fault"}
+                continue
+            if forfeit is not None and forfeit == (tick, s, "invalid_action"):
+                records = [*records, (999, sim.NOOP, 0)]
+            submitted[s] = records
+            broken = sim.validate_actions(len(records), records, game.roster(s), config.max_units)
+            if broken is not None:
+                forfeits[s] = {"tick": tick, "kind": "invalid_action", "detail": broken}
+        for s in (0, 1):
+            fuel_total[s] += fuel[s]
+            fuel_peak[s] = max(fuel_peak[s], fuel[s])
+        ticks = tick + 1
+        if any(forfeits):
+            frame = {"t": tick, "a": [_flat(r) for r in submitted], "f": fuel, "x": game.checksum()}
+            writer.frame(frame)
+            frames.append(frame)
+            outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
+            break
+        events = game.step(submitted)
+        frame = _frame(game, tick, submitted, fuel, events)
+        writer.frame(frame)
+        frames.append(frame)
+        outcome = game.outcome((fuel_total[0], fuel_total[1]))
+    result = {
+        "winner": outcome.winner,
+        "reason": outcome.reason,
+        "ticks": ticks,
+        "sides": [
+            {
+                "banked": game.sides[s].banked,
+                "fuel_total": fuel_total[s],
+                "fuel_peak": fuel_peak[s],
+                "forfeit": forfeits[s],
+            }
+            for s in (0, 1)
+        ],
+    }
+    writer.result(result)
+    return Played(
+        out.getvalue(),
+        {"type": "header", "format": FORMAT, "version": VERSION, **header},
+        frames,
+        {"type": "result", **result},
+    )
+
+
+def pack(header: dict[str, Any], frames: list[dict[str, Any]], result: dict[str, Any]) -> bytes:
+    """Re-encode (possibly tampered) objects as a replay file."""
+    packer = msgpack.Packer(use_bin_type=True)
+    return b"".join(packer.pack(o) for o in (header, *frames, result))
+
+
+def tampered(played: Played, edit: Any) -> bytes:
+    """Deep-copy the objects, let ``edit(header, frames, result)`` change them, re-encode."""
+    header, frames, result = copy.deepcopy((played.header, played.frames, played.result))
+    edit(header, frames, result)
+    return pack(header, frames, result)
+
+
+FORFEITS = st.one_of(
+    st.none(),
+    st.tuples(
+        st.integers(0, 6),
+        st.integers(0, 1),
+        st.sampled_from(["invalid_action", "trap", "fuel", "memory", "timeout"]),
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def full() -> Played:
+    return play(7, max_ticks=12)
+
+
+@pytest.fixture(scope="module")
+def small() -> Played:
+    return play(3, max_ticks=5, size=8)
+
+
+# --------------------------------------------------------------------------- round trip
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    max_ticks=st.integers(1, 10),
+    forfeit=FORFEITS,
+    init_forfeit=st.sampled_from([(False, False), (True, False), (False, True), (True, True)]),
+)
+def test_written_replays_read_back_and_verify(
+    seed: int,
+    max_ticks: int,
+    forfeit: tuple[int, int, str] | None,
+    init_forfeit: tuple[bool, bool],
+) -> None:
+    played = play(seed, max_ticks, forfeit=forfeit, init_forfeit=init_forfeit)
+    replay = read_replay(played.data)
+    assert replay == Replay(played.header, played.frames, played.result)
+    assert replay.ticks == played.result["ticks"] == len(replay.frames)
+    assert replay.config == sim.Config.from_mapping(played.header["config"])
+    assert replay.game_map == sim.generate_map(seed, 16, 16)
+    report = verify_replay(played.data)
+    assert report.ok, report.detail
+    assert (report.ticks, report.mismatch_tick, report.detail) == (replay.ticks, None, None)
+    assert report.to_json() == {"ok": True, "ticks": replay.ticks, "mismatch_tick": None}
+
+
+def test_the_scenarios_cover_every_ending() -> None:
+    assert play(1, 4).result["reason"] in ("score", "fuel", "draw")
+    forfeited = play(1, 9, forfeit=(3, 1, "invalid_action"))
+    assert forfeited.result["winner"] == 0 and forfeited.result["ticks"] == 4
+    assert is_forfeit_frame(forfeited.frames[-1]) and forfeited.frames[-1]["a"][1]
+    assert not any(is_forfeit_frame(f) for f in forfeited.frames[:-1])
+    at_init = play(1, 9, init_forfeit=(True, True))
+    assert at_init.frames == [] and at_init.result["winner"] is None
+    assert verify_replay(at_init.data).ok
+
+
+def test_iter_replay_yields_objects_in_order(small: Played) -> None:
+    kinds = [kind for kind, _ in iter_replay(small.data)]
+    assert kinds == ["header"] + ["frame"] * len(small.frames) + ["result"]
+
+
+class Trickle(io.BytesIO):
+    """A stream that returns at most 3 bytes per read, as a slow socket might."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        return super().read(3 if size is None or size < 0 else min(size, 3))
+
+
+def test_streams_read_like_bytes(full: Played) -> None:
+    assert read_replay(Trickle(full.data)) == read_replay(full.data)
+    assert read_replay(io.BytesIO(full.data)) == read_replay(full.data)
+    assert verify_replay(Trickle(full.data)).ok
+
+
+def test_frame_chunks_are_the_objects_raw_bytes(full: Played) -> None:
+    chunks = list(frame_chunks(full.data))
+    assert b"".join(chunks) == full.data
+    assert len(chunks) == 2 + len(full.frames)
+    assert [msgpack.unpackb(c, raw=False) for c in chunks[1:-1]] == full.frames
+    assert list(frame_chunks(Trickle(full.data))) == chunks
+
+
+def test_frame_chunks_stop_at_the_first_bad_object(full: Played) -> None:
+    data = tampered(full, lambda h, f, r: f[3].update(t=9))
+    got: list[bytes] = []
+    with pytest.raises(ReplayError, match="frame of tick 3") as err:
+        got.extend(frame_chunks(data))
+    assert err.value.tick == 3
+    assert len(got) == 4  # the header and the frames of ticks 0..2
+
+
+def test_the_same_scripted_game_writes_the_same_bytes() -> None:
+    assert play(11, 10).data == play(11, 10).data
+    assert play(11, 10).data != play(12, 10).data
+
+
+# --------------------------------------------------------------------------- verify
+
+
+@pytest.mark.parametrize("k", [0, 5, 11])
+def test_verify_finds_a_corrupted_checksum(full: Played, k: int) -> None:
+    data = tampered(full, lambda h, f, r: f[k].update(x=f[k]["x"] ^ 1))
+    report = verify_replay(data)
+    assert (report.ok, report.mismatch_tick, report.ticks) == (False, k, k)
+    assert report.detail is not None and f"tick {k}" in report.detail
+    assert "checksum" in report.detail
+
+
+def test_verify_finds_a_tampered_action(full: Played) -> None:
+    found = 0
+    for k, frame in enumerate(full.frames):
+        for s in (0, 1):
+            flat = frame["a"][s]
+            for i in range(0, len(flat), 3):
+                if flat[i + 1] not in (sim.MOVE, sim.SPAWN):
+                    continue
+
+                def edit(h: Any, f: Any, r: Any, k: int = k, s: int = s, i: int = i) -> None:
+                    f[k]["a"][s][i + 1 : i + 3] = [sim.NOOP, 0]
+
+                report = verify_replay(tampered(full, edit))
+                # A NOOP in place of a move that was blocked changes nothing; any
+                # other change shows at that very tick.
+                assert report.mismatch_tick in (None, k)
+                assert report.ok == (report.mismatch_tick is None)
+                found += not report.ok
+    assert found > 5
+
+
+def test_verify_finds_an_invalid_action_in_an_applied_tick(full: Played) -> None:
+    data = tampered(full, lambda h, f, r: f[4]["a"][1].extend([999, sim.NOOP, 0]))
+    report = verify_replay(data)
+    assert (report.ok, report.mismatch_tick) == (False, 4)
+    assert report.detail is not None and "invalid" in report.detail
+
+
+def test_verify_finds_tampered_drawn_state(full: Played) -> None:
+    def edit(h: Any, f: Any, r: Any) -> None:
+        f[6]["u"][0][4] += 1  # the first unit's hp: not in the checksum, but drawn
+
+    report = verify_replay(tampered(full, edit))
+    assert (report.ok, report.mismatch_tick) == (False, 6)
+    assert report.detail is not None and "'u'" in report.detail
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda r: r.update(winner=None if r["winner"] is not None else 0), "winner"),
+        (lambda r: r.update(reason="sweep"), "reason"),
+        (lambda r: r["sides"][1].update(banked=r["sides"][1]["banked"] + 1), "banked"),
+        (lambda r: r["sides"][0].update(fuel_peak=r["sides"][0]["fuel_peak"] + 1), "fuel_peak"),
+        (lambda r: r["sides"][0].update(fuel_total=0), "fuel_total"),
+        (
+            lambda r: r["sides"][0].update(forfeit={"tick": 11, "kind": "trap", "detail": ""}),
+            "forfeit",
+        ),
+    ],
+)
+def test_verify_finds_a_tampered_result(full: Played, edit: Any, field: str) -> None:
+    report = verify_replay(tampered(full, lambda h, f, r: edit(r)))
+    assert not report.ok and report.mismatch_tick is None
+    assert report.detail is not None and report.detail.startswith("result")
+    assert field in report.detail
+
+
+def test_verify_checks_forfeits_against_the_actions() -> None:
+    played = play(5, 9, forfeit=(2, 0, "invalid_action"))
+    assert verify_replay(played.data).ok
+    # The invalid record removed: the forfeit is no longer one the contract calls.
+    fixed = tampered(played, lambda h, f, r: f[2]["a"][0].__delitem__(slice(-3, None)))
+    report = verify_replay(fixed)
+    assert (report.ok, report.mismatch_tick) == (False, 2)
+    # A fault that returned nothing cannot have recorded actions.
+    trapped = play(5, 9, forfeit=(2, 1, "trap"))
+    bad = tampered(trapped, lambda h, f, r: f[2]["a"][1].extend([0, sim.NOOP, 0]))
+    assert verify_replay(bad).mismatch_tick == 2
+    # A forfeit frame with no forfeit in the result.
+    gone = tampered(trapped, lambda h, f, r: r["sides"][1].update(forfeit=None))
+    assert verify_replay(gone).mismatch_tick == 2
+
+
+def test_verify_checks_fuel_against_the_budget(full: Played) -> None:
+    over = tampered(full, lambda h, f, r: f[3]["f"].__setitem__(1, LIMITS["fuel_per_tick"] + 1))
+    report = verify_replay(over)
+    assert report.mismatch_tick == 3 and report.detail is not None
+    assert "fuel_per_tick" in report.detail
+    trapped = play(5, 9, forfeit=(2, 1, "trap"))
+    cheap = tampered(trapped, lambda h, f, r: f[2]["f"].__setitem__(1, 5))
+    assert verify_replay(cheap).mismatch_tick == 2
+
+
+def test_verify_finds_a_match_cut_short(full: Played) -> None:
+    def edit(h: Any, f: Any, r: Any) -> None:
+        del f[-1]
+        r["ticks"] -= 1
+
+    report = verify_replay(tampered(full, edit))
+    assert not report.ok and report.detail is not None and "goes on" in report.detail
+    assert report.ticks == len(full.frames) - 1
+
+
+@pytest.mark.parametrize("key", ["rules_version", "generator_version"])
+def test_verify_refuses_other_versions(small: Played, key: str) -> None:
+    data = tampered(small, lambda h, f, r: h.update({key: h[key] + 1}))
+    read_replay(data)  # well formed: a viewer may still show it
+    report = verify_replay(data)
+    assert not report.ok and report.detail is not None and key in report.detail
+
+
+def test_verify_refuses_a_map_that_breaks_the_rules(small: Played) -> None:
+    def edit(h: Any, f: Any, r: Any) -> None:
+        h["map"]["ore"][0] += 1  # breaks point symmetry
+
+    report = verify_replay(tampered(small, edit))
+    assert not report.ok and report.detail is not None and "'map'" in report.detail
+
+
+def test_verify_reports_a_malformed_file_with_its_tick(full: Played) -> None:
+    data = tampered(full, lambda h, f, r: f[7].update(k="x"))
+    report = verify_replay(data)
+    assert not report.ok and report.ticks == 7 and report.mismatch_tick is None
+    assert report.detail is not None and "frame of tick 7" in report.detail
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def test_a_bad_config_is_refused_by_name(small: Played) -> None:
+    data = tampered(small, lambda h, f, r: h["config"].update(max_units=999))
+    with pytest.raises(ReplayError, match="header: field 'config': max_units = 999"):
+        read_replay(data)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda h, f, r: h.update(version=2), "format version 2 is not supported"),
+        (lambda h, f, r: h.update(format="other"), "field 'format'"),
+        (lambda h, f, r: h.update(extra=1), "unknown key.*extra"),
+        (lambda h, f, r: h.pop("seed"), "missing key.*seed"),
+        (lambda h, f, r: h["map"].update(rock=b"\x02" * 64), "map.rock"),
+        (lambda h, f, r: h["map"].update(width=9), "map"),
+        (lambda h, f, r: h["sides"][1].update(sha256="A" * 64), r"sides\[1\].sha256"),
+        (lambda h, f, r: f[2].update(t=3), "frame of tick 2: field 't'"),
+        (lambda h, f, r: f[1]["u"][0].__setitem__(0, 99), r"u\[0\]"),
+        (lambda h, f, r: f[1]["u"][0].__setitem__(2, 8), r"not a cell"),
+        (lambda h, f, r: f[1]["a"][0].append(1), r"a\[0\]"),
+        (lambda h, f, r: f[1]["a"][0].extend([0, 0, 0] * 66), r"a\[0\]"),
+        (lambda h, f, r: f[1].pop("u"), "frame of tick 1: field '': unknown key"),
+        (lambda h, f, r: f[1].update(x=-1), "field 'x'"),
+        (lambda h, f, r: f[1].update(x=True), "field 'x'"),
+        (lambda h, f, r: r.update(ticks=3), "result: field 'ticks'"),
+        (lambda h, f, r: r.update(reason="luck"), "result: field 'reason'"),
+        (lambda h, f, r: r.update(type="other"), "result: field 'type'"),
+        (
+            lambda h, f, r: r["sides"][0].update(forfeit={"tick": 1, "kind": "x", "detail": ""}),
+            r"sides\[0\].forfeit.kind",
+        ),
+        (lambda h, f, r: f.append(f[-1]), "frame of tick 5: more frames than max_ticks"),
+    ],
+)
+def test_schema_faults_name_the_object_and_field(small: Played, edit: Any, message: str) -> None:
+    with pytest.raises(ReplayError, match=message):
+        read_replay(tampered(small, edit))
+
+
+def test_a_forfeit_frame_must_be_the_last() -> None:
+    played = play(5, 9, forfeit=(2, 0, "trap"))
+    extra = {**played.frames[0], "t": 3}
+    data = tampered(played, lambda h, f, r: (f.append(extra), r.update(ticks=4)))
+    with pytest.raises(ReplayError, match="frame of tick 3: the frame of a forfeit tick"):
+        read_replay(data)
+
+
+def test_stream_faults_name_where(small: Played) -> None:
+    with pytest.raises(ReplayError, match="empty"):
+        read_replay(b"")
+    with pytest.raises(ReplayError, match="trailing data after the result"):
+        read_replay(small.data + b"\x00")
+    with pytest.raises(ReplayError, match="trailing data after the result"):
+        read_replay(small.data + b"\xdd")
+    cut = len(small.data) - len(list(frame_chunks(small.data))[-1])
+    with pytest.raises(ReplayError, match="no result object after the frame of tick 4"):
+        read_replay(small.data[:cut])
+    with pytest.raises(ReplayError, match="ends inside the object after the frame of tick 4"):
+        read_replay(small.data[: cut + 3])
+    with pytest.raises(ReplayError, match="ends inside the header"):
+        read_replay(small.data[:10])
+
+
+def test_limits_bound_the_file(full: Played) -> None:
+    with pytest.raises(ReplayError, match="max_bytes"):
+        read_replay(full.data, ReplayLimits(max_bytes=len(full.data) - 1))
+    with pytest.raises(ReplayError, match="max_bytes"):
+        read_replay(io.BytesIO(full.data), ReplayLimits(max_bytes=len(full.data) - 1))
+    assert read_replay(full.data, ReplayLimits(max_bytes=len(full.data))).ticks == 12
+    with pytest.raises(ReplayError, match="frame of tick 5: more frames") as err:
+        read_replay(full.data, ReplayLimits(max_frames=5))
+    assert err.value.tick == 5
+    with pytest.raises(ReplayError, match="max_object_bytes"):
+        read_replay(full.data, ReplayLimits(max_object_bytes=256))
+    with pytest.raises(ValueError, match="max_str"):
+        ReplayLimits(max_str=0)
+
+
+# --------------------------------------------------------------------------- hostile bytes
+
+
+def read_or_refuse(data: bytes, limits: ReplayLimits | None = None) -> Replay | None:
+    """The reader's whole contract on untrusted bytes: a valid replay or a ReplayError."""
+    started = time.monotonic()
+    try:
+        replay = read_replay(data, limits or ReplayLimits())
+    except ReplayError as exc:
+        assert str(exc)
+        replay = None
+    report = verify_replay(data)
+    assert report.ok is False or replay is not None
+    assert time.monotonic() - started < 5
+    return replay
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=2048))
+def test_random_bytes_are_refused(data: bytes) -> None:
+    read_or_refuse(data)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_random_bytes_after_a_good_header_are_refused(data: st.DataObject) -> None:
+    head = next(frame_chunks(play(2, 3, size=8).data))
+    read_or_refuse(head + data.draw(st.binary(max_size=512)))
+
+
+def test_every_truncation_is_refused(small: Played) -> None:
+    for end in range(len(small.data)):
+        with pytest.raises(ReplayError):
+            read_replay(small.data[:end])
+        assert not verify_replay(small.data[:end]).ok
+
+
+@settings(max_examples=300, deadline=None)
+@given(position=st.integers(0, 10**9), flip=st.integers(1, 255))
+def test_byte_flips_are_refused_or_read(small: Played, position: int, flip: int) -> None:
+    data = bytearray(small.data)
+    data[position % len(data)] ^= flip
+    read_or_refuse(bytes(data))
+
+
+HUGE = [
+    b"\xdd\x80\x00\x00\x00",  # array32 of 2**31
+    b"\xdd\xff\xff\xff\xff",  # array32 of 2**32 - 1
+    b"\xdf\x80\x00\x00\x00",  # map32
+    b"\xc6\x80\x00\x00\x00",  # bin32
+    b"\xdb\x80\x00\x00\x00",  # str32
+    b"\xc9\x80\x00\x00\x00\x01",  # ext32
+    b"\xdc\xff\xff",  # array16 of 65535
+    b"\xde\xff\xff",  # map16 of 65535
+    b"\xc6\x00\x00\x0f\xa0",  # bin32 of 4000 (within bounds) and then nothing
+]
+
+
+@pytest.mark.parametrize("declared", HUGE)
+def test_huge_declared_lengths_are_refused(small: Played, declared: bytes) -> None:
+    head = next(frame_chunks(small.data))
+    for data in (
+        declared,
+        b"\x81\xa4type" + declared,  # inside the header
+        head + b"\x81\xa1t" + declared,  # inside a frame
+        head + b"\x81\xa1a\x92" + declared,  # deeper in a frame
+        small.data + declared,  # after the result
+    ):
+        with pytest.raises(ReplayError):
+            read_replay(data)
+        with pytest.raises(ReplayError):
+            read_replay(Trickle(data))
+        assert not verify_replay(data).ok
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        b"\x91" * 200_000 + b"\x00",
+        b"\x81\xa1a" * 100_000 + b"\xc0",
+        b"\xdd\x00\x00\x00\x01" * 50_000,
+    ],
+)
+def test_deep_nesting_is_refused(small: Played, nested: bytes) -> None:
+    head = next(frame_chunks(small.data))
+    for data in (nested, head + nested):
+        with pytest.raises(ReplayError):
+            read_replay(data)
+
+
+def leaves(obj: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Every (path, value) in an object: dict entries, the first element of lists, the lists."""
+    if path:
+        yield path, obj
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from leaves(value, (*path, key))
+    elif isinstance(obj, list) and obj:
+        yield from leaves(obj[0], (*path, 0))
+
+
+def wrong(path: tuple[Any, ...], value: Any) -> Any:
+    if path == ("case", "version"):
+        return None  # a case version may be a string or an integer
+    return 7 if isinstance(value, str) else "x"
+
+
+def named(path: tuple[Any, ...]) -> str:
+    """The last map key on the path: the field the message must name."""
+    return str([p for p in path if isinstance(p, str)][-1])
+
+
+def test_wrong_types_in_every_field_are_refused_by_name() -> None:
+    played = play(4, 6, size=8, forfeit=(3, 1, "invalid_action"))
+    forfeited = copy.deepcopy(played.result)
+    forfeited["sides"][0]["forfeit"] = {"tick": 3, "kind": "trap", "detail": "d"}
+    targets: list[tuple[str, int, dict[str, Any]]] = [
+        ("header", 0, played.header),
+        ("frame", 0, played.frames[0]),
+        ("frame", 3, played.frames[3]),
+        ("result", 0, forfeited),
+    ]
+    count = 0
+    for kind, index, obj in targets:
+        for path, value in list(leaves(obj)):
+            header, frames, result = copy.deepcopy((played.header, played.frames, forfeited))
+            target = {"header": header, "frame": frames[index], "result": result}[kind]
+            *parents, last = path
+            holder = target
+            for p in parents:
+                holder = holder[p]
+            holder[last] = wrong(path, value)
+            with pytest.raises(ReplayError) as err:
+                read_replay(pack(header, frames, result))
+                pytest.fail(f"{kind} {path}: {wrong(path, value)!r} was accepted")
+            assert named(path) in str(err.value), (path, str(err.value))
+            if kind == "frame":
+                assert err.value.tick == index
+            count += 1
+    assert count > 60
