@@ -11,7 +11,7 @@ from typing import Any
 import sim
 from arena._contract import decode_actions, encode_init, encode_obs
 from arena._sandbox import WASMTIME_VERSION, Controller, Fault, Limits
-from replays._format import ReplayWriter
+from replays._format import FrameEncoder, ReplayWriter
 
 __all__ = ["Contestant", "Forfeit", "MatchResult", "SideResult", "run_match"]
 
@@ -138,6 +138,7 @@ def run_match(
     if any(forfeits):
         outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
     max_records = config.max_units + 1
+    frames = FrameEncoder(game)
     while outcome is None:
         tick = game.tick
         submitted: list[list[sim.Record]] = [[], []]
@@ -155,13 +156,11 @@ def run_match(
         fuel = [ctrl.last_fuel for ctrl in ctrls]
         ticks = tick + 1
         if any(forfeits):
-            writer.frame(
-                {"t": tick, "a": [_flat(r) for r in submitted], "f": fuel, "x": game.checksum()}
-            )
+            writer.frame(frames.forfeit(game, tick, submitted, fuel))
             outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
             break
         events = game.step(submitted)
-        writer.frame(_frame(game, tick, submitted, fuel, events))
+        writer.frame(frames.applied(game, tick, submitted, fuel, events))
         outcome = game.outcome((ctrls[0].fuel_total, ctrls[1].fuel_total))
 
     sides = tuple(
@@ -220,45 +219,4 @@ def _header(
             "colonies": [list(c) for c in m.colonies],
         },
         "sides": [{"name": c.name, "sha256": c.sha256} for c in contestants],
-    }
-
-
-def _flat(records: list[sim.Record]) -> list[int]:
-    return [v for record in records for v in record]
-
-
-def _frame(
-    game: sim.Game,
-    tick: int,
-    submitted: list[list[sim.Record]],
-    fuel: list[int],
-    ev: sim.TickEvents,
-) -> dict[str, Any]:
-    w = game.width
-    units = []
-    for side in game.sides:
-        flat: list[int] = []
-        for u in side.units.values():
-            flat += (u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
-        units.append(flat)
-    ore: list[int] = []
-    for cell in sorted(ev.ore_changed):
-        ore += (cell, game.ore[cell])
-    s0, s1 = game.sides
-    return {
-        "t": tick,
-        "a": [_flat(r) for r in submitted],
-        "f": fuel,
-        "u": units,
-        "k": [s0.colony_hp, s1.colony_hp],
-        "b": [s0.banked, s1.banked],
-        "e": [s0.energy, s1.energy],
-        "o": ore,
-        "v": [
-            [v for e in ev.attacks for v in e],
-            [v for e in ev.deaths for v in e],
-            [v for e in ev.spawns for v in e],
-            [v for e in ev.deposits for v in e],
-        ],
-        "x": game.checksum(),
     }

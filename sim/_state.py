@@ -91,7 +91,7 @@ class TickEvents:
         default_factory=list
     )  # (side, unit id, target cell)
     deaths: list[tuple[int, int]] = field(default_factory=list)  # (side, unit id)
-    spawns: list[tuple[int, int, int]] = field(default_factory=list)  # (side, unit id, kind)
+    spawns: list[tuple[int, int, int, int]] = field(default_factory=list)  # (side, id, kind, cell)
     deposits: list[tuple[int, int, int]] = field(default_factory=list)  # (side, unit id, amount)
     mined: list[tuple[int, int, int]] = field(default_factory=list)  # (side, unit id, cell)
     ore_changed: set[int] = field(default_factory=set)  # cells whose ore changed
@@ -378,7 +378,7 @@ class Game:
             if spawn_kind[s]:
                 uid = self._spawn(s, spawn_kind[s], pay=True)
                 if uid:
-                    ev.spawns.append((s, uid, spawn_kind[s]))
+                    ev.spawns.append((s, uid, spawn_kind[s], self.sides[s].units[uid].cell))
 
         self.tick += 1
         return ev

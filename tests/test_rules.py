@@ -389,7 +389,7 @@ def test_spawn_skips_an_occupied_neighbour() -> None:
     g = game(CENTRED, start_energy=100)
     g.add_unit(0, WORKER, 3, 2)
     ev = step(g, [(0, SPAWN, WORKER)])
-    assert ev.spawns == [(0, 2, WORKER)]
+    assert ev.spawns == [(0, 2, WORKER, 3 * 10 + 4)]
     assert pos(g.roster(0)[2], g) == (4, 3)  # east
 
 
