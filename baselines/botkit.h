@@ -83,17 +83,28 @@ BK_API int32_t bk_jiggle(foray_actions_t *a, const foray_unit_t *u) {
     return 0;
 }
 
-/* Step down the field: the lowest free neighbour below the current value.
- * When every way down is blocked by our own units, a unit that yields steps
- * aside (to a level cell if it can, else anywhere free) so the other stream
- * gets through; one that does not yield waits, and only now and then jiggles.
- * Process right-of-way units first: they see the cells others will free.
- * Returns 1 if a move was emitted. */
-BK_API int32_t bk_follow_yield(foray_actions_t *a, const foray_unit_t *u, const uint16_t *field,
-                               int32_t yield) {
+/* How a unit behaves when its way down a field is blocked by our own units. */
+enum {
+    BK_WAIT = 0,  /* wait; only now and then jiggle */
+    BK_YIELD = 1, /* step aside, so the other stream gets through */
+    BK_PUSH = 2   /* right of way: shove aside a unit that has not acted yet */
+};
+
+/* Shove own unit b one step anywhere free (it gives up its action). */
+BK_API int32_t bk_shove(foray_actions_t *a, const foray_unit_t *b) {
+    if (foray_acted(a, b) || (b->kind == FORAY_WORKER && b->carry >= foray_game.carry_cap)) return 0;
+    return bk_jiggle(a, b);
+}
+
+/* Step down the field: the lowest free neighbour below the current value;
+ * when every way down is blocked by our own units, behave as `mode` says.
+ * Move right-of-way units first: they see the cells the others will free,
+ * and may shove the others before those have acted. Returns 1 if u moved. */
+BK_API int32_t bk_follow_mode(foray_actions_t *a, const foray_unit_t *u, const uint16_t *field,
+                              int32_t mode) {
     uint32_t here = field[foray_cell(u->x, u->y)];
-    int32_t d0 = foray_rng_below(&foray_rng, 4), blocked = 0, level = 0;
-    uint32_t best = here;
+    int32_t d0 = foray_rng_below(&foray_rng, 4), blocked = 0, level = 0, push_dir = 0;
+    uint32_t best = here, push_v = here;
     int32_t best_dir = 0;
     for (int32_t k = 0; k < 4; k++) {
         int32_t d = 1 + (d0 + k) % 4;
@@ -101,21 +112,33 @@ BK_API int32_t bk_follow_yield(foray_actions_t *a, const foray_unit_t *u, const 
         if (!foray_passable(nx, ny)) continue;
         uint32_t v = field[foray_cell(nx, ny)];
         if (!bk_free(nx, ny)) {
-            if (v < here) blocked = 1;
+            if (v < here) {
+                blocked = 1;
+                if (v < push_v && bk_own_on(nx, ny) >= 0) push_v = v, push_dir = d;
+            }
             continue;
         }
         if (v < best) best = v, best_dir = d;
         else if (v == here && !level) level = d;
     }
     if (best_dir) return bk_move(a, u, best_dir);
+    if (mode == BK_PUSH && push_dir) {
+        int32_t b = bk_own_on(u->x + FORAY_DX[push_dir], u->y + FORAY_DY[push_dir]);
+        if (bk_shove(a, &bk_obs->own[b])) return bk_move(a, u, push_dir);
+    }
     if (!blocked) return 0; /* at a minimum, or walled in by rock */
     int32_t roll = foray_rng_below(&foray_rng, 8);
-    if (yield ? roll < 6 : roll == 0) return level ? bk_move(a, u, level) : bk_jiggle(a, u);
+    if (mode == BK_YIELD ? roll < 6 : roll == 0) return level ? bk_move(a, u, level) : bk_jiggle(a, u);
     return 0;
 }
 
+BK_API int32_t bk_follow_yield(foray_actions_t *a, const foray_unit_t *u, const uint16_t *field,
+                               int32_t yield) {
+    return bk_follow_mode(a, u, field, yield ? BK_YIELD : BK_WAIT);
+}
+
 BK_API int32_t bk_follow(foray_actions_t *a, const foray_unit_t *u, const uint16_t *field) {
-    return bk_follow_yield(a, u, field, 0);
+    return bk_follow_mode(a, u, field, BK_WAIT);
 }
 
 /* Sort n indices by key ascending (insertion sort: n <= 64). */
@@ -220,16 +243,17 @@ BK_API int32_t bk_mine_near(foray_actions_t *a, const foray_unit_t *u) {
     return 1;
 }
 
-/* Walk home and deposit. */
+/* Walk home (with right of way) and deposit. */
 BK_API int32_t bk_go_home(foray_actions_t *a, const foray_unit_t *u) {
     if (bk_is_home(u->x, u->y)) return foray_deposit(a, u);
-    return bk_follow(a, u, bk_home);
+    return bk_follow_mode(a, u, bk_home, BK_PUSH);
 }
 
 /* The worker of the simple baselines: full, it walks home and deposits;
  * else it mines next to it, or walks down ore_field (steps to the ore it
  * wants), giving way to loaded workers. */
 BK_API void bk_simple_worker(foray_actions_t *a, const foray_unit_t *u, const uint16_t *ore_field) {
+    if (foray_acted(a, u)) return; /* shoved aside by a loaded worker */
     if (u->carry >= foray_game.carry_cap) {
         bk_go_home(a, u);
     } else if (bk_mine_near(a, u)) {

@@ -18,19 +18,52 @@
 #include "botkit.h"
 
 #define MAX_ID 4096      /* per-unit memory for ids below this */
+#ifndef CROWD_COST
 #define CROWD_COST 4     /* extra steps charged per worker already on a target */
+#endif
+#ifndef SPOKEN_COST
+#define SPOKEN_COST 20   /* extra steps for ore the workers sent there will take */
+#endif
+#ifndef ENEMY_HALF_COST
 #define ENEMY_HALF_COST 8 /* extra steps charged for ore nearer the enemy */
+#endif
+#ifndef FLEE_RANGE
 #define FLEE_RANGE 2     /* a worker runs home from enemy soldiers this close */
+#endif
+#ifndef RALLY_STEPS
 #define RALLY_STEPS 5    /* the rally point is this far from home towards them */
+#endif
+#ifndef RAID_SIZE
 #define RAID_SIZE 6      /* idle soldiers that set off an attack */
+#endif
+#ifndef FOE_MEMORY
+#define FOE_MEMORY 40    /* ticks an enemy soldier sighting counts */
+#endif
+#ifndef CHASE_STEPS
+#define CHASE_STEPS 12   /* defenders go for intruders this many steps away */
+#endif
+#ifndef RAID_SLACK
 #define RAID_SLACK 3     /* the front waits while further ahead than this */
+#endif
+#ifndef GUARD_RATIO
+#define GUARD_RATIO 3
+#endif
+#ifndef WORKER_MAX
+#define WORKER_MAX 14
+#endif
+#ifndef OUTBOUND_MODE
+#define OUTBOUND_MODE BK_YIELD
+#endif
 
 static int32_t target_of[MAX_ID]; /* worker id -> ore cell + 1 (0: none) */
 static uint8_t raider[MAX_ID];    /* soldier id -> marching on the enemy */
 static int32_t ore_cells[FORAY_MAX_CELLS], n_ore_cells;
 static uint8_t listed[FORAY_MAX_CELLS]; /* in ore_cells */
 static int32_t crowd[FORAY_MAX_CELLS], crowd_stamp[FORAY_MAX_CELLS];
-static int32_t rally;       /* cell where idle soldiers wait */
+static int32_t rally;       /* cell where the attack gathers */
+static uint16_t threat_field[FORAY_MAX_CELLS]; /* steps to the nearest intruder */
+static int32_t intruders[FORAY_MAX_UNITS], n_intruders;
+static int32_t guard_post;  /* cell where idle defenders wait: by the workers, facing the enemy */
 static int32_t raid_on;     /* an attack is under way */
 static int32_t worker_goal; /* workers to build before soldiers only */
 
@@ -49,7 +82,7 @@ void bot_init(const foray_init_t *g) {
         int32_t score = foray_abs((int32_t)bk_home[c] - RALLY_STEPS) * 64 + bk_away[c];
         if (score < best) best = score, rally = c;
     }
-    worker_goal = foray_max(6, foray_min(14, 6 + area / 160));
+    worker_goal = foray_max(6, foray_min(WORKER_MAX, 6 + area / 160));
 }
 
 static int32_t crowd_at(int32_t c) { return crowd_stamp[c] == bk_stamp ? crowd[c] : 0; }
@@ -58,14 +91,18 @@ static void crowd_add(int32_t c) {
     crowd[c]++;
 }
 
-/* The best ore cell for a worker at c0: a short trip home, not crowded. */
-static int32_t pick_target(int32_t c0) {
+/* The best ore cell for a worker at c0 (other than `skip`): a short trip
+ * home, not crowded, and not already spoken for by the loads of the workers
+ * sent there. */
+static int32_t pick_target(int32_t c0, int32_t skip) {
     int32_t best = -1, best_cost = 1 << 30, w = foray_game.width;
+    int32_t load = foray_max(1, foray_game.carry_cap);
     for (int32_t k = 0; k < n_ore_cells; k++) {
         int32_t c = ore_cells[k];
-        if (bk_ore[c] <= 0 || bk_home[c] == FORAY_FAR) continue;
-        int32_t cost = 2 * bk_home[c] + CROWD_COST * crowd_at(c) +
-                       foray_manhattan(c % w, c / w, c0 % w, c0 / w) / 2;
+        if (c == skip || bk_ore[c] <= 0 || bk_home[c] == FORAY_FAR) continue;
+        int32_t crowd = crowd_at(c);
+        int32_t cost = 2 * bk_home[c] + CROWD_COST * crowd + foray_manhattan(c % w, c / w, c0 % w, c0 / w) / 2;
+        if (crowd * load >= bk_ore[c]) cost += SPOKEN_COST;
         if (bk_away[c] < bk_home[c]) cost += ENEMY_HALF_COST;
         if (cost < best_cost) best_cost = cost, best = c;
     }
@@ -80,58 +117,66 @@ static int32_t soldier_near(const foray_obs_t *obs, int32_t x, int32_t y, int32_
     return 0;
 }
 
+/* Step u away from enemy soldiers: to the free neighbour farthest from the
+ * nearest of them, nearer home on ties. Returns 1 if it moved. */
+static int32_t evade(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit_t *u) {
+    int32_t best_dir = 0, best_score = -(1 << 30);
+    for (int32_t d = 0; d <= 4; d++) {
+        int32_t nx = u->x + FORAY_DX[d], ny = u->y + FORAY_DY[d];
+        if (d && !bk_free(nx, ny)) continue;
+        int32_t gap = 1 << 20;
+        for (int32_t e = 0; e < obs->n_enemy; e++)
+            if (obs->enemy[e].kind == FORAY_SOLDIER)
+                gap = foray_min(gap, foray_manhattan(nx, ny, obs->enemy[e].x, obs->enemy[e].y));
+        int32_t score = foray_min(gap, 4) * 4096 - bk_home[foray_cell(nx, ny)];
+        if (score > best_score) best_score = score, best_dir = d;
+    }
+    return best_dir && bk_move(acts, u, best_dir);
+}
+
 static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit_t *u) {
     int32_t c = foray_cell(u->x, u->y);
-    if (u->carry > 0 && bk_is_home(u->x, u->y) &&
-        (u->carry >= foray_game.carry_cap || soldier_near(obs, u->x, u->y, FLEE_RANGE))) {
+    int32_t danger = soldier_near(obs, u->x, u->y, FLEE_RANGE);
+    if (u->carry > 0 && bk_is_home(u->x, u->y) && (u->carry >= foray_game.carry_cap || danger)) {
         foray_deposit(acts, u);
         return;
     }
-    if (u->carry >= foray_game.carry_cap || soldier_near(obs, u->x, u->y, FLEE_RANGE)) {
-        bk_follow(acts, u, bk_home);
+    if (danger) {
+        evade(obs, acts, u);
+        return;
+    }
+    if (u->carry >= foray_game.carry_cap) {
+        bk_follow_mode(acts, u, bk_home, BK_PUSH);
         return;
     }
     if (bk_mine_near(acts, u)) return;
     int32_t id = u->id < MAX_ID ? u->id : 0, t = target_of[id] - 1;
-    if (t < 0 || bk_ore[t] <= 0) {
-        t = pick_target(c);
+    if (t >= 0 && bk_ore[t] > 0 && bk_field(t)[c] <= 1) t = pick_target(c, t); /* it gave nothing */
+    else if (t < 0 || bk_ore[t] <= 0) t = pick_target(c, -1);
+    else t = -2; /* keep it */
+    if (t != -2) {
         target_of[id] = t + 1;
         if (t >= 0) crowd_add(t);
     }
+    t = target_of[id] - 1;
     if (t < 0) {
         if (u->carry > 0) bk_go_home(acts, u); /* no ore left anywhere we know */
         return;
     }
-    const uint16_t *f = bk_field(t);
-    if (f[c] <= 1) {
-        /* Next to the target but it gave nothing (taken, or just emptied):
-         * choose again next tick. */
-        target_of[id] = 0;
-        bk_jiggle(acts, u);
-        return;
-    }
-    bk_follow_yield(acts, u, f, 1);
-}
-
-/* The enemy unit nearest to (x, y) among those inside our half, -1 if none;
- * soldiers count double (they are the danger). */
-static int32_t nearest_intruder(const foray_obs_t *obs, int32_t x, int32_t y) {
-    int32_t best = -1, best_d = 1 << 30;
-    for (int32_t e = 0; e < obs->n_enemy; e++) {
-        const foray_unit_t *f = &obs->enemy[e];
-        int32_t fc = foray_cell(f->x, f->y);
-        if (bk_home[fc] > bk_away[fc] + 1) continue;
-        int32_t d = foray_manhattan(x, y, f->x, f->y) * (f->kind == FORAY_SOLDIER ? 1 : 2);
-        if (d < best_d) best_d = d, best = e;
-    }
-    return best;
+    bk_follow_mode(acts, u, bk_field(t), OUTBOUND_MODE);
 }
 
 static void defend(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit_t *u) {
+    (void)obs;
     if (bk_strike(acts, u, 0)) return;
-    int32_t e = nearest_intruder(obs, u->x, u->y);
-    if (e >= 0) bk_toward(acts, u, obs->enemy[e].x, obs->enemy[e].y);
-    else if (rally >= 0 && bk_field(rally)[foray_cell(u->x, u->y)] > 1) bk_follow(acts, u, bk_field(rally));
+    int32_t c = foray_cell(u->x, u->y);
+    if (u->hp <= foray_game.soldier_attack) {
+        /* One hit from death: guard the colony, where fights come to us. */
+        if (bk_home[c] > 2) bk_follow(acts, u, bk_home);
+        return;
+    }
+    if (n_intruders && threat_field[c] <= CHASE_STEPS) bk_follow_mode(acts, u, threat_field, BK_PUSH);
+    else if (guard_post >= 0 && bk_field(guard_post)[c] > 1) bk_follow(acts, u, bk_field(guard_post));
 }
 
 static void raid(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit_t *u, int32_t rear) {
@@ -145,13 +190,29 @@ static void raid(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
     bk_follow(acts, u, bk_away);
 }
 
-static void spawn(const foray_obs_t *obs, foray_actions_t *acts, int32_t workers, int32_t soldiers,
-                  int32_t threats) {
+/* Enemy soldiers we have seen lately, wherever: they will come. */
+static int32_t foe_seen[MAX_ID], foe_ids[MAX_ID], n_foe_ids;
+
+static int32_t recent_foes(const foray_obs_t *obs) {
+    for (int32_t e = 0; e < obs->n_enemy; e++) {
+        const foray_unit_t *f = &obs->enemy[e];
+        if (f->kind != FORAY_SOLDIER || f->id <= 0 || f->id >= MAX_ID) continue;
+        if (!foe_seen[f->id]) foe_ids[n_foe_ids++] = f->id;
+        foe_seen[f->id] = obs->tick + 1;
+    }
+    int32_t n = 0;
+    for (int32_t k = 0; k < n_foe_ids; k++) n += foe_seen[foe_ids[k]] + FOE_MEMORY > obs->tick;
+    return n;
+}
+
+static void spawn(const foray_obs_t *obs, foray_actions_t *acts, int32_t workers, int32_t guards,
+                  int32_t foes) {
     int32_t kind;
-    if (workers < 4) kind = FORAY_WORKER;
-    else if (threats >= soldiers) kind = FORAY_SOLDIER;
-    else if (soldiers < 1 && obs->tick > 20) kind = FORAY_SOLDIER;
-    else if (workers < worker_goal && n_ore_cells) kind = FORAY_WORKER;
+    if (soldier_near(obs, foray_game.colony_x, foray_game.colony_y, 3)) kind = FORAY_SOLDIER;
+    else if (workers < 4) kind = FORAY_WORKER;
+    else if (guards < foes + 1 && obs->tick > 15) kind = FORAY_SOLDIER;
+    else if (workers < worker_goal && n_ore_cells)
+        kind = guards * GUARD_RATIO < workers - 3 ? FORAY_SOLDIER : FORAY_WORKER;
     else kind = FORAY_SOLDIER;
     foray_spawn(acts, kind);
 }
@@ -162,6 +223,15 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
     bk_ore_observe(obs);
 
     int32_t workers = 0, soldiers = 0, idle = 0, raiders = 0, rear = 0, threats = 0;
+    int32_t foes = recent_foes(obs);
+    /* Guard the worked ore nearest the enemy, else the rally point. */
+    guard_post = rally;
+    for (int32_t i = 0, best = 1 << 30; i < obs->n_own; i++) {
+        int32_t id = obs->own[i].id < MAX_ID ? obs->own[i].id : 0, t = target_of[id] - 1;
+        if (obs->own[i].kind != FORAY_WORKER || t < 0 || bk_away[t] >= best) continue;
+        best = bk_away[t];
+        guard_post = t;
+    }
     for (int32_t i = 0; i < obs->n_own; i++) {
         const foray_unit_t *u = &obs->own[i];
         int32_t id = u->id < MAX_ID ? u->id : 0;
@@ -174,14 +244,20 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
         if (raider[id]) {
             raiders++;
             rear = foray_max(rear, bk_away[foray_cell(u->x, u->y)]);
-        } else if (rally >= 0 && bk_field(rally)[foray_cell(u->x, u->y)] <= 3) {
+        } else if (guard_post >= 0 && bk_field(guard_post)[foray_cell(u->x, u->y)] <= 3) {
             idle++;
         }
     }
+    /* Intruders: enemy units on our side of the middle. One BFS from all of
+     * them serves every defender (and costs nothing while there are none). */
+    n_intruders = 0;
     for (int32_t e = 0; e < obs->n_enemy; e++) {
         int32_t fc = foray_cell(obs->enemy[e].x, obs->enemy[e].y);
-        if (obs->enemy[e].kind == FORAY_SOLDIER && bk_home[fc] <= bk_away[fc] + 2) threats++;
+        if (bk_home[fc] > bk_away[fc] + 1) continue;
+        intruders[n_intruders++] = fc;
+        threats += obs->enemy[e].kind == FORAY_SOLDIER;
     }
+    if (n_intruders) foray_bfs(threat_field, intruders, n_intruders);
 
     /* Launch an attack with the idle soldiers when there are enough, or
      * when half the match is gone; keep one back if enemies are about. */
@@ -207,14 +283,17 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
         order[i] = i;
         key[i] = u->kind == FORAY_SOLDIER ? 0x20000
                : u->carry >= foray_game.carry_cap ? bk_home[foray_cell(u->x, u->y)]
-               : 0x40000 + u->id;
+               : 0x40000 + (target_of[u->id < MAX_ID ? u->id : 0]
+                                ? bk_field(target_of[u->id < MAX_ID ? u->id : 0] - 1)[foray_cell(u->x, u->y)]
+                                : 0);
     }
     bk_sort(order, key, obs->n_own);
     for (int32_t j = 0; j < obs->n_own; j++) {
         const foray_unit_t *u = &obs->own[order[j]];
+        if (foray_acted(acts, u)) continue; /* shoved aside by a loaded worker */
         if (u->kind == FORAY_WORKER) work(obs, acts, u);
         else if (u->id < MAX_ID && raider[u->id]) raid(obs, acts, u, rear);
         else defend(obs, acts, u);
     }
-    spawn(obs, acts, workers, soldiers - raiders, threats);
+    spawn(obs, acts, workers, soldiers - raiders, foes);
 }

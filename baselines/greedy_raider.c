@@ -48,6 +48,7 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
     for (int32_t j = 0; j < obs->n_own; j++) {
         const foray_unit_t *u = &obs->own[order[j]];
         int32_t c = foray_cell(u->x, u->y);
+        if (foray_acted(acts, u)) continue; /* shoved aside by a loaded worker */
         if (u->kind == FORAY_WORKER) {
             bk_simple_worker(acts, u, ore_field);
         } else {
