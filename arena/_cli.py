@@ -12,7 +12,7 @@ from typing import Any
 import sim
 from arena._errors import ArenaError
 from arena._files import atomic_write, data_dir
-from arena._resolve import load_contestant
+from arena._resolve import load_contestant, load_map
 
 __all__ = ["main"]
 
@@ -30,12 +30,8 @@ def cmd_map_generate(args: argparse.Namespace) -> int:
 def cmd_map_check(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ArenaError(f"{path}: cannot read the map: {exc}") from None
-    try:
-        m = sim.parse_map(text, source=str(path))
-    except sim.MapError as exc:
+        m = load_map(path)
+    except ArenaError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"{path}: ok, {m.width}x{m.height}")
@@ -69,15 +65,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     config = sim.Config()
     if args.max_ticks is not None:
         config = config.replace(max_ticks=args.max_ticks)
-    game_map = None
-    if args.map:
-        path = Path(args.map)
-        try:
-            game_map = sim.parse_map(path.read_text(encoding="utf-8"), source=str(path))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ArenaError(f"{path}: cannot read the map: {exc}") from None
-        except sim.MapError as exc:
-            raise ArenaError(str(exc)) from None
+    game_map = load_map(Path(args.map)) if args.map else None
     result = run_match(a, b, seed=args.seed, config=config, game_map=game_map)
     replay_path = (
         Path(args.replay)

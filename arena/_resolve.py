@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena._errors import UnknownControllerError
+import sim
+from arena._errors import ArenaError, UnknownControllerError
 from arena._match import Contestant
 from arena._sandbox import MAX_MODULE_BYTES
 
-__all__ = ["load_contestant"]
+__all__ = ["MAX_MAP_BYTES", "load_contestant", "load_map"]
+
+MAX_MAP_BYTES = 64 * 1024
+"""A 64x64 map with comments fits many times over; more is not a map."""
 
 
 def load_contestant(spec: str) -> Contestant:
@@ -34,3 +38,22 @@ def load_contestant(spec: str) -> Contestant:
             f"{spec!r} is neither a .wasm file nor a baseline (baselines: {known})"
         )
     return Contestant(spec, load_baseline(spec))
+
+
+def load_map(path: Path) -> sim.GameMap:
+    """Read and check a map file; errors name the file (and the line and cell)."""
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_MAP_BYTES + 1)
+    except OSError as exc:
+        raise ArenaError(f"{path}: cannot read the map: {exc.strerror or exc}") from None
+    if len(data) > MAX_MAP_BYTES:
+        raise ArenaError(f"{path}: larger than {MAX_MAP_BYTES} bytes: not a map file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArenaError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        return sim.parse_map(text, source=str(path))
+    except sim.MapError as exc:
+        raise ArenaError(str(exc)) from None
