@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, Final, Literal, cast
 import msgpack
 
 import sim
-from replays._format import FORMAT, VERSION
+from replays._format import FORMAT, KEYFRAME_INTERVAL, VERSION
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -30,6 +30,7 @@ __all__ = [
     "ReplayLimits",
     "frame_chunks",
     "is_forfeit_frame",
+    "is_keyframe",
     "iter_replay",
     "read_replay",
     "replay_config",
@@ -59,7 +60,8 @@ _HEADER_KEYS: Final = frozenset(
         "sides",
     }
 )
-_FRAME_KEYS: Final = frozenset({"t", "a", "f", "u", "k", "b", "e", "o", "v", "x"})
+_KEYFRAME_KEYS: Final = frozenset({"t", "a", "f", "u", "k", "b", "e", "o", "v", "x"})
+_DELTA_FRAME_KEYS: Final = frozenset({"t", "a", "f", "m", "h", "k", "b", "e", "o", "v", "x"})
 _FORFEIT_FRAME_KEYS: Final = frozenset({"t", "a", "f", "x"})
 _RESULT_KEYS: Final = frozenset({"type", "winner", "reason", "ticks", "sides"})
 _RESULT_SIDE_KEYS: Final = frozenset({"banked", "fuel_total", "fuel_peak", "forfeit"})
@@ -70,7 +72,11 @@ _I32: Final = (-(1 << 31), (1 << 31) - 1)
 _I64_MAX: Final = (1 << 63) - 1
 _U64_MAX: Final = (1 << 64) - 1
 # Event groups of "v", in order: (name, values per event).
-_EVENTS: Final = (("attacks", 3), ("deaths", 2), ("spawns", 3), ("deposits", 3))
+_EVENTS: Final = (("attacks", 3), ("deaths", 2), ("spawns", 4), ("deposits", 3))
+# An applied frame's packed action value, op * 8 + arg: op 0..5 and arg 0..7.
+_PACKED_MAX: Final = sim.SPAWN * 8 + 7
+# The bytes of a "m" bin: absolute directions 0 (stayed), 1 N, 2 E, 3 S, 4 W.
+_DIRECTIONS: Final = bytes(range(5))
 _CHUNK: Final = 64 * 1024
 
 
@@ -152,8 +158,13 @@ def replay_map(header: dict[str, Any]) -> sim.GameMap:
 
 
 def is_forfeit_frame(frame: dict[str, Any]) -> bool:
-    """Whether a validated frame is the unapplied frame of a forfeit tick ("a", "f" only)."""
-    return "u" not in frame
+    """Whether a validated frame is the unapplied frame of a forfeit tick (t, a, f, x only)."""
+    return "k" not in frame
+
+
+def is_keyframe(frame: dict[str, Any]) -> bool:
+    """Whether a validated frame is a keyframe: applied, with every living unit in "u"."""
+    return "u" in frame
 
 
 def iter_replay(
@@ -518,14 +529,54 @@ def _check_frame(obj: object, tick: int, header: _Header, limits: ReplayLimits) 
 def _frame_fields(obj: object, tick: int, hd: _Header, limits: ReplayLimits) -> bool:
     if not isinstance(obj, dict):
         raise _Fault("", f"expected a map, got {_kind(obj)}")
-    forfeit = "u" not in obj
-    f = _map(obj, "", _FORFEIT_FRAME_KEYS if forfeit else _FRAME_KEYS)
-    t = _int(f["t"], "t", 0, _I64_MAX)
-    if t != tick:
-        raise _Fault("t", f"expected tick {tick} (ticks count 0, 1, 2, ...), got {t}")
+    # The tick decides the shape, so judge it first.
+    if "t" in obj:
+        t = _int(obj["t"], "t", 0, _I64_MAX)
+        if t != tick:
+            raise _Fault("t", f"expected tick {tick} (ticks count 0, 1, 2, ...), got {t}")
+    forfeit = "k" not in obj
+    if forfeit:
+        extra = sorted(str(k) for k in obj.keys() - _FORFEIT_FRAME_KEYS)
+        if extra:
+            raise _Fault(
+                "",
+                f"no key k, so the frame of a forfeit tick (t, a, f, x only), yet it has"
+                f" unknown key(s) {', '.join(extra)}",
+            )
+        keys = _FORFEIT_FRAME_KEYS
+    elif tick % KEYFRAME_INTERVAL == 0:
+        for key in ("m", "h"):
+            if key in obj:
+                raise _Fault(
+                    key,
+                    f"tick {tick} is a keyframe tick (a multiple of {KEYFRAME_INTERVAL}):"
+                    " its units are whole in 'u', not deltas in 'm' and 'h'",
+                )
+        keys = _KEYFRAME_KEYS
+    else:
+        if "u" in obj:
+            raise _Fault(
+                "u",
+                f"tick {tick} is a delta tick (not a multiple of {KEYFRAME_INTERVAL}):"
+                " its units are deltas in 'm' and 'h', not whole in 'u'",
+            )
+        keys = _DELTA_FRAME_KEYS
+    f = _map(obj, "", keys)  # "t" is present, so judged above
     records = min(limits.max_records_per_side, hd.max_units + 1)
     for s, actions in enumerate(_list(f["a"], "a", length=2)):
-        _ints(actions, f"a[{s}]", 3, records, _I32[0], _I32[1])
+        path = f"a[{s}]"
+        if forfeit:
+            # Records as submitted, which may be anything: raw triples.
+            _ints(actions, path, 3, records, _I32[0], _I32[1])
+            continue
+        _ints(actions, path, 2, records, _I32[0], _I32[1])
+        for i in range(1, len(actions), 2):
+            if not 0 <= actions[i] <= _PACKED_MAX:
+                raise _Fault(
+                    f"{path}[{i}]",
+                    f"packed action {actions[i]} is not op * 8 + arg with op 0..{sim.SPAWN}"
+                    " and arg 0..7",
+                )
     _ints(f["f"], "f", 1, 2, 0, _I64_MAX)
     _list(f["f"], "f", length=2)
     _int(f["x"], "x", 0, _U64_MAX)
@@ -533,22 +584,56 @@ def _frame_fields(obj: object, tick: int, hd: _Header, limits: ReplayLimits) -> 
         return True
 
     cells = hd.width * hd.height
-    for s, units in enumerate(_list(f["u"], "u", length=2)):
-        path = f"u[{s}]"
-        _ints(units, path, 6, hd.max_units)
-        last = 0
-        for i in range(0, len(units), 6):
-            uid, kind, x, y, hp, carry = units[i : i + 6]
-            unit = f"{path}[{i}:{i + 6}]"
-            if uid <= last:
-                raise _Fault(unit, f"unit id {uid} is not above the previous {last} (ids ascend)")
-            last = uid
-            if kind not in (sim.WORKER, sim.SOLDIER):
-                raise _Fault(unit, f"kind {kind} is neither {sim.WORKER} nor {sim.SOLDIER}")
-            if not (0 <= x < hd.width and 0 <= y < hd.height):
-                raise _Fault(unit, f"({x}, {y}) is not a cell of the map")
-            if hp < 1 or carry < 0:
-                raise _Fault(unit, f"a living unit has hp >= 1 and carry >= 0, got {hp}, {carry}")
+    if "u" in f:
+        for s, units in enumerate(_list(f["u"], "u", length=2)):
+            path = f"u[{s}]"
+            _ints(units, path, 6, hd.max_units)
+            last = 0
+            for i in range(0, len(units), 6):
+                uid, kind, x, y, hp, carry = units[i : i + 6]
+                unit = f"{path}[{i}:{i + 6}]"
+                if uid <= last:
+                    raise _Fault(
+                        unit, f"unit id {uid} is not above the previous {last} (ids ascend)"
+                    )
+                last = uid
+                if kind not in (sim.WORKER, sim.SOLDIER):
+                    raise _Fault(unit, f"kind {kind} is neither {sim.WORKER} nor {sim.SOLDIER}")
+                if not (0 <= x < hd.width and 0 <= y < hd.height):
+                    raise _Fault(unit, f"({x}, {y}) is not a cell of the map")
+                if hp < 1 or carry < 0:
+                    raise _Fault(
+                        unit, f"a living unit has hp >= 1 and carry >= 0, got {hp}, {carry}"
+                    )
+    else:
+        for s, moves in enumerate(_list(f["m"], "m", length=2)):
+            path = f"m[{s}]"
+            if type(moves) is not bytes:
+                raise _Fault(path, f"expected binary, got {_kind(moves)}")
+            if len(moves) > hd.max_units:
+                raise _Fault(path, f"{len(moves)} bytes, over the bound {hd.max_units}")
+            if moves.translate(None, _DIRECTIONS):
+                i = next(i for i, d in enumerate(moves) if d > 4)
+                raise _Fault(
+                    f"{path}[{i}]",
+                    f"direction {moves[i]} is outside 0..4 (0 stayed, 1 N, 2 E, 3 S, 4 W)",
+                )
+        for s, changes in enumerate(_list(f["h"], "h", length=2)):
+            path = f"h[{s}]"
+            _ints(changes, path, 3, hd.max_units)
+            last = 0
+            for i in range(0, len(changes), 3):
+                uid, hp, carry = changes[i : i + 3]
+                unit = f"{path}[{i}:{i + 3}]"
+                if uid <= last:
+                    raise _Fault(
+                        unit, f"unit id {uid} is not above the previous {last} (ids ascend)"
+                    )
+                last = uid
+                if hp < 1 or carry < 0:
+                    raise _Fault(
+                        unit, f"a surviving unit has hp >= 1 and carry >= 0, got {hp}, {carry}"
+                    )
     _ints(f["k"], "k", 1, 2, -_I64_MAX, _I64_MAX)
     for key in ("k", "b", "e"):
         _list(f[key], key, length=2)
@@ -569,6 +654,15 @@ def _frame_fields(obj: object, tick: int, hd: _Header, limits: ReplayLimits) -> 
             for i in range(2, len(items), 3):
                 if items[i] >= cells:
                     raise _Fault(f"{path}[{i}]", f"cell {items[i]} is off the map")
+        elif name == "spawns":
+            for i in range(0, len(items), 4):
+                kind, cell = items[i + 2], items[i + 3]
+                if kind not in (sim.WORKER, sim.SOLDIER):
+                    raise _Fault(
+                        f"{path}[{i + 2}]", f"kind {kind} is neither {sim.WORKER} nor {sim.SOLDIER}"
+                    )
+                if cell >= cells:
+                    raise _Fault(f"{path}[{i + 3}]", f"cell {cell} is off the map")
     return False
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import sim
+from replays._format import FrameEncoder, unpack_actions
 from replays._reader import (
     DEFAULT_LIMITS,
     ReplayError,
@@ -24,8 +25,9 @@ from replays._reader import (
 
 __all__ = ["VerifyReport", "verify_replay"]
 
-# The fields of an applied frame that a viewer draws from, in the order checked.
-_DRAWN = ("u", "k", "b", "e", "o", "v")
+# The fields of an applied frame compared after its checksum, in this order ("u" in
+# keyframes, "m" and "h" in delta frames).
+_COMPARED = ("a", "f", "u", "m", "h", "k", "b", "e", "o", "v")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +84,8 @@ def verify_replay(source: BinaryIO | bytes, limits: ReplayLimits = DEFAULT_LIMIT
     return VerifyReport(True, check.ticks, None, None)
 
 
-def _records(flat: list[int]) -> list[sim.Record]:
+def _raw_records(flat: list[int]) -> list[sim.Record]:
+    """A forfeit frame's records: raw triples, as submitted."""
     return [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
 
 
@@ -94,6 +97,8 @@ class _Check:
         objects = iter_replay(source, limits)
         _, header = next(objects)
         game = self._game(header)
+        # One encoder for the whole match: delta frames are relative to the frame before.
+        encoder = FrameEncoder(game)
         max_units = game.config.max_units
         fuel_sum = [0, 0]
         fuel_peak = [0, 0]
@@ -121,12 +126,14 @@ class _Check:
                     )
                 fuel_sum[s] += fuel
                 fuel_peak[s] = max(fuel_peak[s], fuel)
-            records = [_records(obj["a"][0]), _records(obj["a"][1])]
+            forfeit = is_forfeit_frame(obj)
+            unpack = _raw_records if forfeit else unpack_actions
+            records = [unpack(obj["a"][0]), unpack(obj["a"][1])]
             broken = [
                 sim.validate_actions(len(records[s]), records[s], game.roster(s), max_units)
                 for s in (0, 1)
             ]
-            if is_forfeit_frame(obj):
+            if forfeit:
                 # Not applied: "x" is the state the tick started from. The
                 # reader guarantees the result comes next.
                 self._checksum(t, obj["x"], game, "of the unchanged state")
@@ -142,13 +149,13 @@ class _Check:
                     )
             events = game.step(records)
             self._checksum(t, obj["x"], game, "after the step")
-            drawn = _drawn(game, events)
-            for key in _DRAWN:
-                if obj[key] != drawn[key]:
+            expected = encoder.applied(game, t, records, obj["f"], events)
+            for key in _COMPARED:
+                if key in expected and obj.get(key) != expected[key]:
                     raise _Mismatch(
                         t,
                         f"frame of tick {t}: field {key!r} differs from the re-simulated state"
-                        f" (recorded {obj[key]!r}, re-simulated {drawn[key]!r})",
+                        f" (recorded {obj.get(key)!r}, re-simulated {expected[key]!r})",
                     )
             self.ticks = t + 1
             # Whether play goes on does not depend on fuel; only who wins at the end does.
@@ -300,31 +307,3 @@ class _Check:
                     f"{where}: a {ff['kind']} fault is charged fuel_per_tick {budget},"
                     f" but the frame records {charged}",
                 )
-
-
-def _drawn(game: sim.Game, ev: sim.TickEvents) -> dict[str, Any]:
-    """The drawn fields of an applied frame, as the format defines them, from the sim."""
-    w = game.width
-    units: list[list[int]] = []
-    for side in game.sides:
-        flat: list[int] = []
-        for u in side.units.values():
-            flat += (u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
-        units.append(flat)
-    ore: list[int] = []
-    for cell in sorted(ev.ore_changed):
-        ore += (cell, game.ore[cell])
-    s0, s1 = game.sides
-    return {
-        "u": units,
-        "k": [s0.colony_hp, s1.colony_hp],
-        "b": [s0.banked, s1.banked],
-        "e": [s0.energy, s1.energy],
-        "o": ore,
-        "v": [
-            [v for e in ev.attacks for v in e],
-            [v for e in ev.deaths for v in e],
-            [v for e in ev.spawns for v in e],
-            [v for e in ev.deposits for v in e],
-        ],
-    }

@@ -1,8 +1,8 @@
-"""The replay reader, stream and re-simulation check, on real replays of the real rules.
+"""The replay reader, stream, re-simulation check and drawn states, on real replays.
 
 Replays are written here the way ``arena._match.run_match`` writes them (same
-header, frame and result shapes), with a scripted policy and made-up fuel in
-place of wasm controllers, so no wasm is needed.
+header and result shapes, frames from the same ``FrameEncoder``), with a scripted
+policy and made-up fuel in place of wasm controllers, so no wasm is needed.
 """
 
 from __future__ import annotations
@@ -23,15 +23,22 @@ from hypothesis import strategies as st
 import sim
 from replays import (
     FORMAT,
+    KEYFRAME_INTERVAL,
     VERSION,
+    FrameEncoder,
+    FrameState,
     Replay,
     ReplayError,
     ReplayLimits,
     ReplayWriter,
+    UnitState,
     frame_chunks,
     is_forfeit_frame,
+    is_keyframe,
     iter_replay,
+    iter_states,
     read_replay,
+    unpack_actions,
     verify_replay,
 )
 
@@ -57,15 +64,45 @@ class Played:
     header: dict[str, Any]
     frames: list[dict[str, Any]]
     result: dict[str, Any]
+    truth: list[FrameState]
+    """The sim's own state after every applied tick."""
 
 
-def policy(game: sim.Game, side: int, rng: random.Random) -> list[sim.Record]:
-    """Random legal actions in the side's own frame: busy enough to move, mine, fight, spawn."""
+# Own-frame direction -> (dx, dy), index 0 unused.
+STEPS = ((0, 0), (0, -1), (1, 0), (0, 1), (-1, 0))
+
+
+def policy(game: sim.Game, side: int, rng: random.Random, fierce: bool = False) -> list[sim.Record]:
+    """Random legal actions in the side's own frame: busy enough to move, mine, fight, spawn.
+
+    ``fierce`` soldiers hunt: they strike adjacent enemies (or the enemy colony)
+    and march on the enemy colony, so that units die.
+    """
     obs = game.observe(side)
     out: list[sim.Record] = []
-    for uid, kind, _x, _y, _hp, carry in obs.own:
+    enemies = {(x, y) for _uid, _kind, x, y, _hp, _carry in obs.enemy}
+    # Maps are point-symmetric, so every side's own frame has its colony where
+    # side 0's is, and the enemy colony opposite.
+    cx, cy = game.map.colonies[0]
+    goal = (game.width - 1 - cx, game.height - 1 - cy)
+    for uid, kind, x, y, _hp, carry in obs.own:
         r = rng.random()
-        if kind == sim.SOLDIER and r < 0.5:
+        if fierce and kind == sim.SOLDIER:
+            near = [(x + dx, y + dy) for dx, dy in STEPS]
+            foes = [d for d in range(1, 5) if near[d] in enemies or near[d] == goal]
+            closer = [
+                d
+                for d in range(1, 5)
+                if abs(near[d][0] - goal[0]) + abs(near[d][1] - goal[1])
+                < abs(x - goal[0]) + abs(y - goal[1])
+            ]
+            if foes:
+                out.append((uid, sim.ATTACK, rng.choice(foes)))
+            elif closer and r < 0.8:
+                out.append((uid, sim.MOVE, rng.choice(closer)))
+            else:
+                out.append((uid, sim.MOVE, rng.randint(1, 4)))
+        elif kind == sim.SOLDIER and r < 0.5:
             out.append((uid, sim.ATTACK, rng.randint(1, 4)))
         elif kind == sim.WORKER and carry and r < 0.3:
             out.append((uid, sim.DEPOSIT, 0))
@@ -74,51 +111,30 @@ def policy(game: sim.Game, side: int, rng: random.Random) -> list[sim.Record]:
         elif r < 0.95:
             out.append((uid, sim.MOVE, rng.randint(1, 4)))
     if rng.random() < 0.6:
-        out.append((0, sim.SPAWN, rng.choice((sim.WORKER, sim.SOLDIER))))
+        out.append((0, sim.SPAWN, rng.choice((sim.WORKER, sim.SOLDIER, sim.SOLDIER)[: 2 + fierce])))
     rng.shuffle(out)
     return out
 
 
-def _flat(records: list[sim.Record]) -> list[int]:
-    return [v for record in records for v in record]
-
-
-def _frame(
-    game: sim.Game,
-    tick: int,
-    submitted: list[list[sim.Record]],
-    fuel: list[int],
-    ev: sim.TickEvents,
-) -> dict[str, Any]:
-    """As arena._match._frame."""
+def truth(game: sim.Game, tick: int) -> FrameState:
+    """The sim's state after ``tick``, in the shape ``iter_states`` draws."""
     w = game.width
-    units = []
-    for side in game.sides:
-        flat: list[int] = []
-        for u in side.units.values():
-            flat += (u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
-        units.append(flat)
-    ore: list[int] = []
-    for cell in sorted(ev.ore_changed):
-        ore += (cell, game.ore[cell])
     s0, s1 = game.sides
-    return {
-        "t": tick,
-        "a": [_flat(r) for r in submitted],
-        "f": fuel,
-        "u": units,
-        "k": [s0.colony_hp, s1.colony_hp],
-        "b": [s0.banked, s1.banked],
-        "e": [s0.energy, s1.energy],
-        "o": ore,
-        "v": [
-            [v for e in ev.attacks for v in e],
-            [v for e in ev.deaths for v in e],
-            [v for e in ev.spawns for v in e],
-            [v for e in ev.deposits for v in e],
-        ],
-        "x": game.checksum(),
-    }
+    units = tuple(
+        tuple(
+            UnitState(u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
+            for u in sorted(side.units.values(), key=lambda u: u.id)
+        )
+        for side in game.sides
+    )
+    return FrameState(
+        tick=tick,
+        units=(units[0], units[1]),
+        colony_hp=(s0.colony_hp, s1.colony_hp),
+        banked=(s0.banked, s1.banked),
+        energy=(s0.energy, s1.energy),
+        ore=tuple(game.ore),
+    )
 
 
 def play(
@@ -127,9 +143,15 @@ def play(
     size: int = 16,
     forfeit: tuple[int, int, str] | None = None,
     init_forfeit: tuple[bool, bool] = (False, False),
+    fierce: bool = False,
 ) -> Played:
-    """Play a scripted match and write it as run_match does; ``forfeit`` is (tick, side, kind)."""
+    """Play a scripted match and write it as run_match does; ``forfeit`` is (tick, side, kind).
+
+    A ``fierce`` match has cheap, frail soldiers that hunt (see ``policy``).
+    """
     config = sim.Config(width=size, height=size, max_ticks=max_ticks, start_energy=40)
+    if fierce:
+        config = config.replace(soldier_cost=6, soldier_hp=4, worker_hp=2)
     game_map = sim.generate_map(seed, size, size)
     game = sim.Game(game_map, config)
     header = {
@@ -156,6 +178,7 @@ def play(
     writer = ReplayWriter(out)
     writer.header(header)
     frames: list[dict[str, Any]] = []
+    states: list[FrameState] = []
     rngs = [random.Random(seed * 2), random.Random(seed * 2 + 1)]
     forfeits: list[dict[str, Any] | None] = [None, None]
     fuel_total = list(INIT_FUEL_USED)
@@ -166,12 +189,13 @@ def play(
             fuel_total[s] = LIMITS["init_fuel"]
     outcome = sim.forfeit_outcome(init_forfeit) if any(init_forfeit) else None
     ticks = 0
+    encoder = FrameEncoder(game)  # as arena._match.run_match records
     while outcome is None:
         tick = game.tick
         submitted: list[list[sim.Record]] = [[], []]
         fuel = [0, 0]
         for s in (0, 1):
-            records = policy(game, s, rngs[s])
+            records = policy(game, s, rngs[s], fierce)
             fuel[s] = 1_000 + 37 * len(records) + 5 * tick + s
             if forfeit is not None and forfeit[:2] == (tick, s) and forfeit[2] != "invalid_action":
                 fuel[s] = LIMITS["fuel_per_tick"]  # a fault is charged its whole budget
@@ -188,15 +212,16 @@ def play(
             fuel_peak[s] = max(fuel_peak[s], fuel[s])
         ticks = tick + 1
         if any(forfeits):
-            frame = {"t": tick, "a": [_flat(r) for r in submitted], "f": fuel, "x": game.checksum()}
+            frame = encoder.forfeit(game, tick, submitted, fuel)
             writer.frame(frame)
             frames.append(frame)
             outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
             break
         events = game.step(submitted)
-        frame = _frame(game, tick, submitted, fuel, events)
+        frame = encoder.applied(game, tick, submitted, fuel, events)
         writer.frame(frame)
         frames.append(frame)
+        states.append(truth(game, tick))
         outcome = game.outcome((fuel_total[0], fuel_total[1]))
     result = {
         "winner": outcome.winner,
@@ -218,6 +243,7 @@ def play(
         {"type": "header", "format": FORMAT, "version": VERSION, **header},
         frames,
         {"type": "result", **result},
+        states,
     )
 
 
@@ -234,19 +260,15 @@ def tampered(played: Played, edit: Any) -> bytes:
     return pack(header, frames, result)
 
 
-FORFEITS = st.one_of(
-    st.none(),
-    st.tuples(
-        st.integers(0, 6),
-        st.integers(0, 1),
-        st.sampled_from(["invalid_action", "trap", "fuel", "memory", "timeout"]),
-    ),
-)
+FAULTS = st.sampled_from(["invalid_action", "trap", "fuel", "memory", "timeout"])
+FORFEITS = st.one_of(st.none(), st.tuples(st.integers(0, 6), st.integers(0, 1), FAULTS))
+LATE_FORFEITS = st.one_of(st.none(), st.tuples(st.integers(0, 70), st.integers(0, 1), FAULTS))
 
 
 @pytest.fixture(scope="module")
 def full() -> Played:
-    return play(7, max_ticks=12)
+    """Keyframes at ticks 0, 20 and 40, delta frames between."""
+    return play(7, max_ticks=45)
 
 
 @pytest.fixture(scope="module")
@@ -260,7 +282,7 @@ def small() -> Played:
 @settings(max_examples=30, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
-    max_ticks=st.integers(1, 10),
+    max_ticks=st.integers(1, 25),
     forfeit=FORFEITS,
     init_forfeit=st.sampled_from([(False, False), (True, False), (False, True), (True, True)]),
 )
@@ -280,6 +302,16 @@ def test_written_replays_read_back_and_verify(
     assert report.ok, report.detail
     assert (report.ticks, report.mismatch_tick, report.detail) == (replay.ticks, None, None)
     assert report.to_json() == {"ok": True, "ticks": replay.ticks, "mismatch_tick": None}
+
+
+def test_the_full_fixture_has_keyframes_and_deltas(full: Played) -> None:
+    assert full.result["ticks"] == 45 and not any(is_forfeit_frame(f) for f in full.frames)
+    assert [f["t"] for f in full.frames if is_keyframe(f)] == [0, 20, 40]
+    assert KEYFRAME_INTERVAL == 20
+    deltas = [f for f in full.frames if not is_keyframe(f)]
+    assert all(type(m) is bytes for f in deltas for m in f["m"])
+    assert any(f["h"][0] or f["h"][1] for f in deltas)
+    assert any(f["v"][2] for f in full.frames)  # spawns
 
 
 def test_the_scenarios_cover_every_ending() -> None:
@@ -333,10 +365,105 @@ def test_the_same_scripted_game_writes_the_same_bytes() -> None:
     assert play(11, 10).data != play(12, 10).data
 
 
+# --------------------------------------------------------------------------- drawn states
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    max_ticks=st.integers(1, 70),
+    size=st.sampled_from([8, 12, 16]),
+    forfeit=LATE_FORFEITS,
+    fierce=st.booleans(),
+)
+def test_iter_states_draws_the_true_state_after_every_applied_tick(
+    seed: int, max_ticks: int, size: int, forfeit: tuple[int, int, str] | None, fierce: bool
+) -> None:
+    played = play(seed, max_ticks, size, forfeit=forfeit, fierce=fierce)
+    states = list(iter_states(read_replay(played.data)))
+    applied = [f["t"] for f in played.frames if not is_forfeit_frame(f)]
+    assert [state.tick for state in states] == applied == list(range(len(applied)))
+    assert states == played.truth
+
+
+def test_fierce_games_draw_deaths_and_sweeps() -> None:
+    """The property above sees units die (drop the dead) and colonies fall."""
+    played = play(1, 70, 12, fierce=True)
+    assert played.result["reason"] == "sweep" and played.result["ticks"] > 2 * KEYFRAME_INTERVAL
+    assert sum(len(f["v"][1]) for f in played.frames) >= 10
+    assert list(iter_states(read_replay(played.data))) == played.truth
+    assert verify_replay(played.data).ok
+
+
+def test_iter_states_shapes(full: Played) -> None:
+    replay = read_replay(full.data)
+    states = list(iter_states(replay))
+    assert len(states) == 45
+    state = states[30]
+    assert len(state.ore) == 16 * 16
+    for units in state.units:
+        assert [u.id for u in units] == sorted(u.id for u in units)
+        assert all(u == tuple(u) and len(u) == 6 for u in units)
+    # A match that ends in a forfeit draws nothing for the unapplied tick.
+    forfeited = play(5, 30, forfeit=(22, 0, "trap"))
+    drawn = list(iter_states(read_replay(forfeited.data)))
+    assert [s.tick for s in drawn] == list(range(22)) and drawn == forfeited.truth
+
+
+def misfit(played: Played, edit: Any) -> ReplayError:
+    """The error iter_states raises on a tampered (but well-formed) replay."""
+    replay = read_replay(tampered(played, edit))
+    with pytest.raises(ReplayError) as err:
+        list(iter_states(replay))
+    return err.value
+
+
+def test_iter_states_refuses_deltas_that_do_not_fit(full: Played) -> None:
+    frames = full.frames
+    k = _first(frames, "m", 1)
+    extra = misfit(full, lambda h, f, r: f[k]["m"].__setitem__(0, f[k]["m"][0] + b"\x00"))
+    assert extra.tick == k
+    assert f"frame of tick {k}: field 'm[0]'" in str(extra) and "surviving" in str(extra)
+    short = misfit(full, lambda h, f, r: f[k]["m"].__setitem__(0, f[k]["m"][0][1:]))
+    assert short.tick == k and "'m[0]'" in str(short)
+
+    stranger = misfit(full, lambda h, f, r: f[3]["h"].__setitem__(1, [999, 1, 0]))
+    assert stranger.tick == 3
+    assert "frame of tick 3: field 'h[1][0:3]': unit 999 is not a surviving unit" in str(stranger)
+
+    ghost = misfit(full, lambda h, f, r: f[2]["v"][1].extend([1, 999]))
+    assert ghost.tick == 2 and "'v.deaths[0]'" in str(ghost) and "999" in str(ghost)
+
+    # A spawned id must be new: above every living id of its side.
+    again = misfit(full, lambda h, f, r: f[4]["v"][2].extend([0, 1, sim.WORKER, 0]))
+    assert again.tick == 4 and "'v.spawns[" in str(again) and "not above" in str(again)
+
+    # Off the map: the first unit put on the west edge by the keyframe, then moved west.
+    def west(h: Any, f: Any, r: Any) -> None:
+        f[0]["u"][0][2] = 0
+        f[1]["m"][0] = b"\x04" + f[1]["m"][0][1:]
+
+    edge = misfit(full, west)
+    assert edge.tick == 1 and "'m[0][0]'" in str(edge) and "off the map" in str(edge)
+
+
+def test_a_keyframe_resets_the_drawn_units(full: Played) -> None:
+    """A viewer seeking to a keyframe needs no delta before it: its units are whole."""
+    replay = read_replay(full.data)
+    states = list(iter_states(replay))
+    # Deltas before tick 20 that do not fit would raise; a keyframe at 20 replaces them.
+    cut = Replay(replay.header, replay.frames[20:], replay.result)
+    ore_free = [(s.tick, s.units, s.colony_hp, s.banked, s.energy) for s in states[20:]]
+    assert [(s.tick, s.units, s.colony_hp, s.banked, s.energy) for s in iter_states(cut)] == (
+        ore_free
+    )
+    assert all(f.get("u") is None for f in replay.frames[21:40])
+
+
 # --------------------------------------------------------------------------- verify
 
 
-@pytest.mark.parametrize("k", [0, 5, 11])
+@pytest.mark.parametrize("k", [0, 5, 20, 33, 44])
 def test_verify_finds_a_corrupted_checksum(full: Played, k: int) -> None:
     data = tampered(full, lambda h, f, r: f[k].update(x=f[k]["x"] ^ 1))
     report = verify_replay(data)
@@ -347,15 +474,17 @@ def test_verify_finds_a_corrupted_checksum(full: Played, k: int) -> None:
 
 def test_verify_finds_a_tampered_action(full: Played) -> None:
     found = 0
-    for k, frame in enumerate(full.frames):
+    # A keyframe and the delta frames around it (all of them would be slow).
+    for k in (*range(0, 6), *range(18, 23)):
+        frame = full.frames[k]
         for s in (0, 1):
             flat = frame["a"][s]
-            for i in range(0, len(flat), 3):
-                if flat[i + 1] not in (sim.MOVE, sim.SPAWN):
+            for i in range(0, len(flat), 2):
+                if unpack_actions(flat[i : i + 2])[0][1] not in (sim.MOVE, sim.SPAWN):
                     continue
 
                 def edit(h: Any, f: Any, r: Any, k: int = k, s: int = s, i: int = i) -> None:
-                    f[k]["a"][s][i + 1 : i + 3] = [sim.NOOP, 0]
+                    f[k]["a"][s][i + 1] = sim.NOOP * 8
 
                 report = verify_replay(tampered(full, edit))
                 # A NOOP in place of a move that was blocked changes nothing; any
@@ -367,19 +496,46 @@ def test_verify_finds_a_tampered_action(full: Played) -> None:
 
 
 def test_verify_finds_an_invalid_action_in_an_applied_tick(full: Played) -> None:
-    data = tampered(full, lambda h, f, r: f[4]["a"][1].extend([999, sim.NOOP, 0]))
+    data = tampered(full, lambda h, f, r: f[4]["a"][1].extend([999, sim.NOOP * 8]))
     report = verify_replay(data)
     assert (report.ok, report.mismatch_tick) == (False, 4)
     assert report.detail is not None and "invalid" in report.detail
+    # A packed action whose arg is out of its op's range decodes, and is invalid.
+    data = tampered(full, lambda h, f, r: f[24]["a"][0].extend([0, sim.SPAWN * 8 + 7]))
+    report = verify_replay(data)
+    assert (report.ok, report.mismatch_tick) == (False, 24)
+    assert report.detail is not None and "SPAWN takes an arg in 1..2, got 7" in report.detail
+
+
+def _first(frames: list[dict[str, Any]], key: str, start: int) -> int:
+    """The first frame at or after ``start`` whose ``key`` has something for side 0."""
+    return next(k for k in range(start, len(frames)) if frames[k].get(key, [b""])[0])
+
+
+def _turn_back(moves: bytes) -> bytes:
+    """The first unit's move changed (stayed <-> went north): the checksum is untouched."""
+    return bytes([1 if moves[0] == 0 else 0]) + moves[1:]
 
 
 def test_verify_finds_tampered_drawn_state(full: Played) -> None:
-    def edit(h: Any, f: Any, r: Any) -> None:
-        f[6]["u"][0][4] += 1  # the first unit's hp: not in the checksum, but drawn
-
-    report = verify_replay(tampered(full, edit))
-    assert (report.ok, report.mismatch_tick) == (False, 6)
-    assert report.detail is not None and "'u'" in report.detail
+    """Drawn fields are checked beyond the checksum: every one that a viewer draws from."""
+    frames = full.frames
+    m = _first(frames, "m", 1)
+    h = _first(frames, "h", 1)
+    edits: list[tuple[int, str, Any]] = [
+        # The first unit's hp in a keyframe: not in the checksum, but drawn.
+        (20, "u", lambda f: f[20]["u"][0].__setitem__(4, f[20]["u"][0][4] + 1)),
+        (m, "m", lambda f: f[m]["m"].__setitem__(0, _turn_back(f[m]["m"][0]))),
+        (h, "h", lambda f: f[h]["h"][0].__setitem__(2, f[h]["h"][0][2] + 1)),
+        (7, "b", lambda f: f[7]["b"].__setitem__(1, f[7]["b"][1] + 1)),
+        (27, "o", lambda f: f[27]["o"].extend([255, 1])),
+        (9, "v", lambda f: f[9]["v"][0].extend([0, 1, 0])),
+    ]
+    for k, key, edit in edits:
+        report = verify_replay(tampered(full, lambda hd, f, r, edit=edit: edit(f)))
+        assert (report.ok, report.mismatch_tick, report.ticks) == (False, k, k), key
+        assert report.detail is not None and f"field {key!r}" in report.detail, report.detail
+        assert "checksum" not in report.detail
 
 
 @pytest.mark.parametrize(
@@ -482,11 +638,42 @@ def test_a_bad_config_is_refused_by_name(small: Played) -> None:
         (lambda h, f, r: h["map"].update(width=9), "map"),
         (lambda h, f, r: h["sides"][1].update(sha256="A" * 64), r"sides\[1\].sha256"),
         (lambda h, f, r: f[2].update(t=3), "frame of tick 2: field 't'"),
-        (lambda h, f, r: f[1]["u"][0].__setitem__(0, 99), r"u\[0\]"),
-        (lambda h, f, r: f[1]["u"][0].__setitem__(2, 8), r"not a cell"),
-        (lambda h, f, r: f[1]["a"][0].append(1), r"a\[0\]"),
-        (lambda h, f, r: f[1]["a"][0].extend([0, 0, 0] * 66), r"a\[0\]"),
-        (lambda h, f, r: f[1].pop("u"), "frame of tick 1: field '': unknown key"),
+        (
+            lambda h, f, r: f[0]["u"][0].__setitem__(0, 99),
+            r"tick 0: field 'u\[0\]\[6:12\]'.*ascend",
+        ),
+        (lambda h, f, r: f[0]["u"][0].__setitem__(2, 8), r"not a cell"),
+        (lambda h, f, r: f[1]["a"][0].append(1), r"a\[0\]'.*whole number of 2-value"),
+        (lambda h, f, r: f[1]["a"][0].extend([0, 0] * 66), r"a\[0\]'.*over the bound 98"),
+        (lambda h, f, r: f[1]["a"][0].extend([0, 48]), r"a\[0\]\[\d+\]'.*packed action 48"),
+        (lambda h, f, r: f[1]["a"][0].extend([0, -1]), r"a\[0\]\[\d+\]'.*packed action -1"),
+        (lambda h, f, r: f[1].pop("k"), "frame of tick 1: field '': no key k, so .*forfeit"),
+        (lambda h, f, r: f[0].pop("u"), "frame of tick 0: field '': missing key.*u"),
+        (lambda h, f, r: f[2].pop("h"), "frame of tick 2: field '': missing key.*h"),
+        (
+            lambda h, f, r: f[0].update(m=f[0].pop("u")),
+            "frame of tick 0: field 'm': tick 0 is a keyframe tick",
+        ),
+        (
+            lambda h, f, r: f[0].update(h=[[], []]),
+            "frame of tick 0: field 'h': tick 0 is a keyframe tick",
+        ),
+        (
+            lambda h, f, r: (f[3].pop("m"), f[3].pop("h"), f[3].update(u=[[], []])),
+            "frame of tick 3: field 'u': tick 3 is a delta tick",
+        ),
+        (lambda h, f, r: f[1]["m"].__setitem__(0, b"\x00\x05"), r"'m\[0\]\[1\]'.*direction 5"),
+        (lambda h, f, r: f[1]["m"].__setitem__(1, [0]), r"'m\[1\]'.*expected binary"),
+        (lambda h, f, r: f[1]["m"].__setitem__(0, bytes(49)), r"'m\[0\]'.*over the bound 48"),
+        (lambda h, f, r: f[1].update(m=[b""]), r"'m'.*expected 2 elements"),
+        (lambda h, f, r: f[1]["h"].__setitem__(0, [2, 1, 0, 1, 1, 0]), r"'h\[0\]\[3:6\]'.*ascend"),
+        (lambda h, f, r: f[1]["h"].__setitem__(0, [1, 0, 0]), r"'h\[0\]\[0:3\]'.*hp >= 1"),
+        (lambda h, f, r: f[1]["h"].__setitem__(1, [1, 1, -1]), r"'h\[1\]\[0:3\]'.*carry >= 0"),
+        (lambda h, f, r: f[1]["h"].__setitem__(1, [1, 1]), r"'h\[1\]'.*3-value"),
+        (lambda h, f, r: f[1]["v"].__setitem__(2, [0, 9, 1]), r"'v.spawns'.*4-value"),
+        (lambda h, f, r: f[1]["v"].__setitem__(2, [0, 9, 1, 64]), r"'v.spawns\[3\]'.*off the map"),
+        (lambda h, f, r: f[1]["v"].__setitem__(2, [0, 9, 3, 9]), r"'v.spawns\[2\]'.*kind 3"),
+        (lambda h, f, r: f[1]["v"].__setitem__(2, [2, 9, 1, 9]), r"'v.spawns\[0\]'.*side 2"),
         (lambda h, f, r: f[1].update(x=-1), "field 'x'"),
         (lambda h, f, r: f[1].update(x=True), "field 'x'"),
         (lambda h, f, r: r.update(ticks=3), "result: field 'ticks'"),
@@ -533,7 +720,7 @@ def test_limits_bound_the_file(full: Played) -> None:
         read_replay(full.data, ReplayLimits(max_bytes=len(full.data) - 1))
     with pytest.raises(ReplayError, match="max_bytes"):
         read_replay(io.BytesIO(full.data), ReplayLimits(max_bytes=len(full.data) - 1))
-    assert read_replay(full.data, ReplayLimits(max_bytes=len(full.data))).ticks == 12
+    assert read_replay(full.data, ReplayLimits(max_bytes=len(full.data))).ticks == 45
     with pytest.raises(ReplayError, match="frame of tick 5: more frames") as err:
         read_replay(full.data, ReplayLimits(max_frames=5))
     assert err.value.tick == 5
@@ -661,8 +848,9 @@ def test_wrong_types_in_every_field_are_refused_by_name() -> None:
     forfeited["sides"][0]["forfeit"] = {"tick": 3, "kind": "trap", "detail": "d"}
     targets: list[tuple[str, int, dict[str, Any]]] = [
         ("header", 0, played.header),
-        ("frame", 0, played.frames[0]),
-        ("frame", 3, played.frames[3]),
+        ("frame", 0, played.frames[0]),  # a keyframe
+        ("frame", 2, played.frames[2]),  # a delta frame
+        ("frame", 3, played.frames[3]),  # a forfeit frame
         ("result", 0, forfeited),
     ]
     count = 0
@@ -682,4 +870,4 @@ def test_wrong_types_in_every_field_are_refused_by_name() -> None:
             if kind == "frame":
                 assert err.value.tick == index
             count += 1
-    assert count > 60
+    assert count > 70
