@@ -104,7 +104,7 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
         if (bk_strike(acts, u, 0)) continue;
         int32_t e = intruder(obs, u, post);
         if (e >= 0) bk_toward(acts, u, obs->enemy[e].x, obs->enemy[e].y);
-        else if (c != post) bk_follow(acts, u, bk_field(post));
+        else if (c != post) bk_go_to(acts, u, post, BK_WAIT);
     }
     spawn(obs, acts, workers, soldiers);
 }

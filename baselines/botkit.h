@@ -28,10 +28,18 @@ BK_API int32_t bk_aimed[FORAY_MAX_CELLS]; /* an own move targets the cell */
 BK_API int32_t bk_left[FORAY_MAX_CELLS];  /* its own occupant moves out */
 BK_API int32_t bk_dmg[FORAY_MAX_UNITS];   /* damage aimed at obs->enemy[i] */
 
+/* New fields a tick may compute: a BFS over a 64x64 map costs a few hundred
+ * thousand fuel, and a burst of new targets must not exhaust fuel_per_tick. */
+#ifndef BK_FIELDS_PER_TICK
+#define BK_FIELDS_PER_TICK 3
+#endif
+BK_API int32_t bk_field_budget = BK_FIELDS_PER_TICK;
+
 /* Call first thing in bot_tick. */
 BK_API void bk_begin(const foray_obs_t *obs) {
     bk_obs = obs;
     bk_stamp = obs->tick + 1;
+    bk_field_budget = BK_FIELDS_PER_TICK;
     for (int32_t i = 0; i < obs->n_own; i++) {
         int32_t c = foray_cell(obs->own[i].x, obs->own[i].y);
         bk_own_stamp[c] = bk_stamp;
@@ -292,7 +300,9 @@ BK_API int32_t bk_field_used[BK_FIELD_SLOTS];
 BK_API int32_t bk_field_clock;
 
 /* The distance field to cell c (computed on a miss, least recently used slot
- * evicted). The terrain never changes, so a field stays valid all match. */
+ * evicted), or 0 when it is not cached and this tick's budget is spent: the
+ * caller makes do (a greedy step) and gets it a tick later. The terrain never
+ * changes, so a field stays valid all match. */
 BK_API const uint16_t *bk_field(int32_t c) {
     int32_t victim = 0;
     bk_field_clock++;
@@ -303,10 +313,26 @@ BK_API const uint16_t *bk_field(int32_t c) {
         }
         if (bk_field_used[s] < bk_field_used[victim]) victim = s;
     }
+    if (bk_field_budget <= 0) return 0;
+    bk_field_budget--;
     foray_bfs(bk_fields[victim], &c, 1);
     bk_field_key[victim] = c + 1;
     bk_field_used[victim] = bk_field_clock;
     return bk_fields[victim];
+}
+
+/* Walk towards cell c by its field, or greedily while the field waits. */
+BK_API int32_t bk_go_to(foray_actions_t *a, const foray_unit_t *u, int32_t c, int32_t mode) {
+    const uint16_t *f = bk_field(c);
+    if (f) return bk_follow_mode(a, u, f, mode);
+    return bk_toward(a, u, c % foray_game.width, c / foray_game.width);
+}
+
+/* Steps from cell `from` to cell c if c's field is at hand, else Manhattan. */
+BK_API int32_t bk_steps(int32_t c, int32_t from) {
+    const uint16_t *f = bk_field(c);
+    int32_t w = foray_game.width;
+    return f ? f[from] : foray_manhattan(c % w, c / w, from % w, from / w);
 }
 
 #endif /* FORAY_BOTKIT_H */

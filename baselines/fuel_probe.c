@@ -34,7 +34,7 @@
 #define RALLY_STEPS 5    /* the rally point is this far from home towards them */
 #endif
 #ifndef RAID_SIZE
-#define RAID_SIZE 6      /* idle soldiers that set off an attack */
+#define RAID_SIZE 8      /* healthy soldiers at home that set off an attack */
 #endif
 #ifndef FOE_MEMORY
 #define FOE_MEMORY 40    /* ticks an enemy soldier sighting counts */
@@ -42,11 +42,23 @@
 #ifndef CHASE_STEPS
 #define CHASE_STEPS 12   /* defenders go for intruders this many steps away */
 #endif
+#ifndef RETREAT_HITS
+#define RETREAT_HITS 0   /* a defender this many hits from death stays home */
+#endif
+#ifndef KEEP_MAX
+#define KEEP_MAX 3       /* most soldiers kept home while a wave leaves */
+#endif
+#ifndef RAID_REINFORCE
+#define RAID_REINFORCE 5 /* healthy soldiers that follow a raid under way */
+#endif
 #ifndef RAID_SLACK
 #define RAID_SLACK 3     /* the front waits while further ahead than this */
 #endif
 #ifndef GUARD_RATIO
 #define GUARD_RATIO 3
+#endif
+#ifndef WORKER_AREA
+#define WORKER_AREA 160  /* one more worker per this many cells */
 #endif
 #ifndef WORKER_MAX
 #define WORKER_MAX 14
@@ -63,6 +75,7 @@ static int32_t crowd[FORAY_MAX_CELLS], crowd_stamp[FORAY_MAX_CELLS];
 static int32_t rally;       /* cell where the attack gathers */
 static uint16_t threat_field[FORAY_MAX_CELLS]; /* steps to the nearest intruder */
 static int32_t intruders[FORAY_MAX_UNITS], n_intruders;
+static int32_t siege; /* an enemy soldier is next to our colony: everyone home */
 static int32_t guard_post;  /* cell where idle defenders wait: by the workers, facing the enemy */
 static int32_t raid_on;     /* an attack is under way */
 static int32_t worker_goal; /* workers to build before soldiers only */
@@ -82,7 +95,7 @@ void bot_init(const foray_init_t *g) {
         int32_t score = foray_abs((int32_t)bk_home[c] - RALLY_STEPS) * 64 + bk_away[c];
         if (score < best) best = score, rally = c;
     }
-    worker_goal = foray_max(6, foray_min(WORKER_MAX, 6 + area / 160));
+    worker_goal = foray_max(6, foray_min(WORKER_MAX, 6 + area / WORKER_AREA));
 }
 
 static int32_t crowd_at(int32_t c) { return crowd_stamp[c] == bk_stamp ? crowd[c] : 0; }
@@ -151,7 +164,7 @@ static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
     }
     if (bk_mine_near(acts, u)) return;
     int32_t id = u->id < MAX_ID ? u->id : 0, t = target_of[id] - 1;
-    if (t >= 0 && bk_ore[t] > 0 && bk_field(t)[c] <= 1) t = pick_target(c, t); /* it gave nothing */
+    if (t >= 0 && bk_ore[t] > 0 && bk_steps(t, c) <= 1) t = pick_target(c, t); /* it gave nothing */
     else if (t < 0 || bk_ore[t] <= 0) t = pick_target(c, -1);
     else t = -2; /* keep it */
     if (t != -2) {
@@ -163,20 +176,21 @@ static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
         if (u->carry > 0) bk_go_home(acts, u); /* no ore left anywhere we know */
         return;
     }
-    bk_follow_mode(acts, u, bk_field(t), OUTBOUND_MODE);
+    bk_go_to(acts, u, t, OUTBOUND_MODE);
 }
 
 static void defend(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit_t *u) {
     (void)obs;
     if (bk_strike(acts, u, 0)) return;
     int32_t c = foray_cell(u->x, u->y);
-    if (u->hp <= foray_game.soldier_attack) {
+    if (u->hp <= foray_game.soldier_attack * RETREAT_HITS) {
         /* One hit from death: guard the colony, where fights come to us. */
         if (bk_home[c] > 2) bk_follow(acts, u, bk_home);
         return;
     }
-    if (n_intruders && threat_field[c] <= CHASE_STEPS) bk_follow_mode(acts, u, threat_field, BK_PUSH);
-    else if (guard_post >= 0 && bk_field(guard_post)[c] > 1) bk_follow(acts, u, bk_field(guard_post));
+    if (n_intruders && (threat_field[c] <= CHASE_STEPS || siege))
+        bk_follow_mode(acts, u, threat_field, BK_PUSH);
+    else if (guard_post >= 0 && bk_steps(guard_post, c) > 1) bk_go_to(acts, u, guard_post, BK_WAIT);
 }
 
 static void raid(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit_t *u, int32_t rear) {
@@ -222,7 +236,9 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
     for (int32_t i = 0; i < obs->n_ore; i++) note_ore(foray_cell(obs->ore[i].x, obs->ore[i].y));
     bk_ore_observe(obs);
 
-    int32_t workers = 0, soldiers = 0, idle = 0, raiders = 0, rear = 0, threats = 0;
+    int32_t workers = 0, soldiers = 0, healthy = 0, raiders = 0, threats = 0;
+    static int32_t rear[8]; /* per wave: the farthest raider's steps to the enemy colony */
+    for (int32_t k = 0; k < 8; k++) rear[k] = 0;
     int32_t foes = recent_foes(obs);
     /* Guard the worked ore nearest the enemy, else the rally point. */
     guard_post = rally;
@@ -243,9 +259,9 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
         soldiers++;
         if (raider[id]) {
             raiders++;
-            rear = foray_max(rear, bk_away[foray_cell(u->x, u->y)]);
-        } else if (guard_post >= 0 && bk_field(guard_post)[foray_cell(u->x, u->y)] <= 3) {
-            idle++;
+            rear[raider[id] & 7] = foray_max(rear[raider[id] & 7], bk_away[foray_cell(u->x, u->y)]);
+        } else if (u->hp > foray_game.soldier_attack) {
+            healthy++;
         }
     }
     /* Intruders: enemy units on our side of the middle. One BFS from all of
@@ -258,22 +274,26 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
         threats += obs->enemy[e].kind == FORAY_SOLDIER;
     }
     if (n_intruders) foray_bfs(threat_field, intruders, n_intruders);
+    siege = soldier_near(obs, foray_game.colony_x, foray_game.colony_y, 3);
 
-    /* Launch an attack with the idle soldiers when there are enough, or
-     * when half the match is gone; keep one back if enemies are about. */
-    if (raiders == 0) raid_on = 0;
-    int32_t late = obs->tick * 2 >= foray_game.max_ticks && idle >= 3;
-    if (!raid_on && (idle >= RAID_SIZE || late) && idle > threats) {
-        raid_on = 1;
-        int32_t keep = threats ? 1 : 0;
+    /* Send a wave at the enemy colony when enough healthy soldiers are home
+     * (fewer once half the match is gone, or to reinforce a raid), keeping
+     * back as many as there are enemy soldiers on our side. */
+    int32_t keep = foray_min(threats, KEEP_MAX);
+    int32_t wave = raid_on ? RAID_REINFORCE : obs->tick * 2 >= foray_game.max_ticks ? 3 : RAID_SIZE;
+    if (healthy - keep >= wave) {
+        raid_on++;
         for (int32_t i = 0; i < obs->n_own; i++) {
             const foray_unit_t *u = &obs->own[i];
-            if (u->kind != FORAY_SOLDIER || u->id >= MAX_ID) continue;
+            if (u->kind != FORAY_SOLDIER || u->id >= MAX_ID || raider[u->id] ||
+                u->hp <= foray_game.soldier_attack)
+                continue;
             if (keep) { keep--; continue; }
-            raider[u->id] = 1;
+            raider[u->id] = (uint8_t)(1 + (raid_on & 7));
             raiders++;
         }
     }
+    if (raiders == 0) raid_on = 0;
 
     /* Loaded workers first, then soldiers, then the others: each sees the
      * cells the ones before it leave. */
@@ -284,7 +304,7 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
         key[i] = u->kind == FORAY_SOLDIER ? 0x20000
                : u->carry >= foray_game.carry_cap ? bk_home[foray_cell(u->x, u->y)]
                : 0x40000 + (target_of[u->id < MAX_ID ? u->id : 0]
-                                ? bk_field(target_of[u->id < MAX_ID ? u->id : 0] - 1)[foray_cell(u->x, u->y)]
+                                ? bk_steps(target_of[u->id < MAX_ID ? u->id : 0] - 1, foray_cell(u->x, u->y))
                                 : 0);
     }
     bk_sort(order, key, obs->n_own);
@@ -292,7 +312,7 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
         const foray_unit_t *u = &obs->own[order[j]];
         if (foray_acted(acts, u)) continue; /* shoved aside by a loaded worker */
         if (u->kind == FORAY_WORKER) work(obs, acts, u);
-        else if (u->id < MAX_ID && raider[u->id]) raid(obs, acts, u, rear);
+        else if (u->id < MAX_ID && raider[u->id]) raid(obs, acts, u, rear[raider[u->id] & 7]);
         else defend(obs, acts, u);
     }
     spawn(obs, acts, workers, soldiers - raiders, foes);
