@@ -15,7 +15,7 @@ header  {"type": "header", "format": "foray-replay", "version": 1,
 frame   The state after tick "t" was resolved. Three shapes:
 
   keyframe (every tick t with t % KEYFRAME_INTERVAL == 0):
-        {"t", "a", "f", "u", "k", "b", "e", "o", "v", "x"}
+        {"t", "a", "f", "u", "g", "k", "b", "e", "o", "v", "x"}
   delta frame (every other applied tick):
         {"t", "a", "f", "m", "h", "k", "b", "e", "o", "v", "x"}
   forfeit frame (the tick in which a side forfeited; it was NOT applied, and
@@ -28,6 +28,7 @@ frame   The state after tick "t" was resolved. Three shapes:
        [id, op, arg, ...] (an out-of-range count n is recorded as no records).
   "f"  [fuel A, fuel B] used this tick.
   "u"  per side, every living unit by id, flat: [id, kind, x, y, hp, carry, ...].
+  "g"  [cell, amount, ...] for every cell holding ore, ascending (keyframes only).
   "m"  per side, a bin: one byte per unit of the previous frame's state that is
        still alive, in id order: the absolute direction it moved (0 stayed,
        1 N, 2 E, 3 S, 4 W).
@@ -41,9 +42,10 @@ frame   The state after tick "t" was resolved. Three shapes:
   "x"  the u64 checksum of the resolved state (of the unchanged state, in a
        forfeit frame).
 
-  A viewer draws tick t from the latest keyframe at or before t, applying the
-  delta frames after it in order: drop the dead, move the survivors by "m",
-  apply "h", add the spawned.
+  A viewer draws tick t from the latest keyframe at or before t (its units
+  "u" and its ore "g"), applying the delta frames after it in order: drop the
+  dead, move the survivors by "m", apply "h", add the spawned, set the ore of
+  "o". Units are listed in id order: the sim keeps each roster in id order.
 
 result  {"type": "result", "winner": 0 | 1 | None, "reason", "ticks",
          "sides": [{"banked", "fuel_total", "fuel_peak",
@@ -135,18 +137,23 @@ class FrameEncoder:
                     flat += (u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
                 units.append(flat)
             frame["u"] = units
+            ore_now: list[int] = []
+            for cell, amount in enumerate(game.ore):
+                if amount:
+                    ore_now += (cell, amount)
+            frame["g"] = ore_now
         else:
             moves, changes = [], []
             for side, prev in zip(game.sides, self._prev, strict=True):
                 moved = bytearray()
                 changed: list[int] = []
                 for uid, (cell, hp, carry) in prev.items():
-                    u = side.units.get(uid)
-                    if u is None:
+                    now = side.units.get(uid)
+                    if now is None:
                         continue
-                    moved.append(_direction(cell, u.cell, w))
-                    if (u.hp, u.carry) != (hp, carry):
-                        changed += (uid, u.hp, u.carry)
+                    moved.append(_direction(cell, now.cell, w))
+                    if (now.hp, now.carry) != (hp, carry):
+                        changed += (uid, now.hp, now.carry)
                 moves.append(bytes(moved))
                 changes.append(changed)
             frame["m"] = moves
@@ -200,7 +207,9 @@ def _direction(before: int, after: int, width: int) -> int:
         return 2
     if step == width:
         return 3
-    return 4
+    if step == -1:
+        return 4
+    raise AssertionError(f"a unit moved from cell {before} to {after} in one tick")
 
 
 class ReplayWriter:

@@ -60,7 +60,7 @@ _HEADER_KEYS: Final = frozenset(
         "sides",
     }
 )
-_KEYFRAME_KEYS: Final = frozenset({"t", "a", "f", "u", "k", "b", "e", "o", "v", "x"})
+_KEYFRAME_KEYS: Final = frozenset({"t", "a", "f", "u", "g", "k", "b", "e", "o", "v", "x"})
 _DELTA_FRAME_KEYS: Final = frozenset({"t", "a", "f", "m", "h", "k", "b", "e", "o", "v", "x"})
 _FORFEIT_FRAME_KEYS: Final = frozenset({"t", "a", "f", "x"})
 _RESULT_KEYS: Final = frozenset({"type", "winner", "reason", "ticks", "sides"})
@@ -639,10 +639,13 @@ def _frame_fields(obj: object, tick: int, hd: _Header, limits: ReplayLimits) -> 
         _list(f[key], key, length=2)
     _ints(f["b"], "b", 1, 2, 0, _I64_MAX)
     _ints(f["e"], "e", 1, 2, 0, _I64_MAX)
-    ore = _ints(f["o"], "o", 2, cells, 0, _I64_MAX)
-    for i in range(0, len(ore), 2):
-        if ore[i] >= cells or (i and ore[i] <= ore[i - 2]):
-            raise _Fault(f"o[{i}]", f"cell {ore[i]} is off the map or out of ascending order")
+    for key in ("o", "g") if "g" in f else ("o",):
+        ore = _ints(f[key], key, 2, cells, 0, _I64_MAX)
+        for i in range(0, len(ore), 2):
+            if ore[i] >= cells or (i and ore[i] <= ore[i - 2]):
+                raise _Fault(
+                    f"{key}[{i}]", f"cell {ore[i]} is off the map or out of ascending order"
+                )
     events = _list(f["v"], "v", length=len(_EVENTS))
     for (name, group), items in zip(_EVENTS, events, strict=True):
         path = f"v.{name}"

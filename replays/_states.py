@@ -4,8 +4,8 @@ Keyframes carry every living unit; the delta frames between them carry only what
 changed. ``iter_states`` applies them exactly as ``replays._format`` defines: from
 the latest keyframe, per delta frame, drop the dead ("v" deaths), move the
 survivors by "m", apply "h", add the spawned ("v" spawns, with their kind's hp
-from the header's config and carry 0). The ore starts from the header's map and
-takes every frame's "o" (keyframes carry ore changes too, not the whole grid).
+from the header's config and carry 0). The ore is a keyframe's "g" (every cell
+holding ore), then each delta frame's "o".
 
 A delta frame that does not fit the state it applies to raises ReplayError
 naming the tick, as the reader does for a malformed frame.
@@ -86,7 +86,9 @@ def iter_states(replay: Replay) -> Iterator[FrameState]:
                 _apply_delta(units, frame, width, height, config)
         except _Misfit as exc:
             raise ReplayError(f"frame of tick {t}: {exc}", t) from None
-        flat_ore: list[int] = frame["o"]
+        if "g" in frame:
+            ore = [0] * len(ore)
+        flat_ore: list[int] = frame["g"] if "g" in frame else frame["o"]
         for i in range(0, len(flat_ore), 2):
             ore[flat_ore[i]] = flat_ore[i + 1]
         k, b, e = frame["k"], frame["b"], frame["e"]

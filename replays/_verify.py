@@ -27,7 +27,7 @@ __all__ = ["VerifyReport", "verify_replay"]
 
 # The fields of an applied frame compared after its checksum, in this order ("u" in
 # keyframes, "m" and "h" in delta frames).
-_COMPARED = ("a", "f", "u", "m", "h", "k", "b", "e", "o", "v")
+_COMPARED = ("a", "f", "u", "g", "m", "h", "k", "b", "e", "o", "v")
 
 
 @dataclass(frozen=True, slots=True)
