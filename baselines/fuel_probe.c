@@ -1,84 +1,66 @@
 /*
  * fuel_probe.c -- the hidden, stronger reference baseline.
  *
- * Economy: each worker keeps a target ore cell, chosen by the walk from home
- * (the trip it will repeat) plus a crowding charge for workers already sent
- * there, and walks a BFS field to it that is cached per target (the terrain
- * never changes); it mines whatever good cell it stands next to, banks when
- * full, and runs home from enemy soldiers.
- * Defence: soldiers wait at a rally point between our colony and theirs and
- * go for enemies that enter our half, focusing fire on what they can kill.
- * Attack: once enough soldiers stand idle (or half the match is gone), they
- * march together on the enemy colony, the front waiting for the rear.
- * Fuel: BFS fields are computed at init or once per new target and reused;
- * a tick only looks at units, the listed ore and, rarely, the ore cells.
+ * Economy: each worker keeps a target ore cell, chosen by the trip home it
+ * will repeat, plus charges for crowding and for ore already spoken for, and
+ * walks to it on a BFS field cached per target (the terrain never changes).
+ * It mines any good cell it stands next to, banks when full with right of
+ * way over outbound workers, and steps away from enemy soldiers.
+ * Defence: idle soldiers stand by the worked ore nearest the enemy; enemies
+ * on our side of the middle are hunted down one BFS field from all of them,
+ * and strikes focus on what they can kill. The colony builds soldiers to
+ * match the enemy soldiers it has seen lately, and at once when besieged.
+ * Attack: waves march on the enemy colony, the front waiting for the rear,
+ * and spread round its faces. A big wave goes when eight healthy soldiers
+ * are home; a small one as soon as an enemy sends soldiers our way (its own
+ * colony is then thin); small ones once half the match is gone.
+ * Fuel: fields are computed at init or once per new target (a few a tick at
+ * most) and reused; a tick otherwise looks only at units and listed ore.
  */
 #define BK_FIELD_SLOTS 40
 #include "foray.h"
 #include "botkit.h"
 
-#define MAX_ID 4096      /* per-unit memory for ids below this */
-#ifndef CROWD_COST
-#define CROWD_COST 4     /* extra steps charged per worker already on a target */
-#endif
-#ifndef SPOKEN_COST
-#define SPOKEN_COST 20   /* extra steps for ore the workers sent there will take */
-#endif
-#ifndef ENEMY_HALF_COST
-#define ENEMY_HALF_COST 8 /* extra steps charged for ore nearer the enemy */
-#endif
-#ifndef FLEE_RANGE
-#define FLEE_RANGE 2     /* a worker runs home from enemy soldiers this close */
-#endif
-#ifndef RALLY_STEPS
-#define RALLY_STEPS 5    /* the rally point is this far from home towards them */
-#endif
-#ifndef RAID_SIZE
-#define RAID_SIZE 8      /* healthy soldiers at home that set off an attack */
-#endif
-#ifndef FOE_MEMORY
-#define FOE_MEMORY 40    /* ticks an enemy soldier sighting counts */
-#endif
-#ifndef CHASE_STEPS
-#define CHASE_STEPS 12   /* defenders go for intruders this many steps away */
-#endif
-#ifndef RETREAT_HITS
-#define RETREAT_HITS 0   /* a defender this many hits from death stays home */
-#endif
-#ifndef KEEP_MAX
-#define KEEP_MAX 3       /* most soldiers kept home while a wave leaves */
-#endif
-#ifndef RAID_REINFORCE
-#define RAID_REINFORCE 5 /* healthy soldiers that follow a raid under way */
-#endif
-#ifndef RAID_SLACK
-#define RAID_SLACK 3     /* the front waits while further ahead than this */
-#endif
-#ifndef GUARD_RATIO
-#define GUARD_RATIO 3
-#endif
-#ifndef WORKER_AREA
-#define WORKER_AREA 160  /* one more worker per this many cells */
-#endif
-#ifndef WORKER_MAX
-#define WORKER_MAX 14
-#endif
-#ifndef OUTBOUND_MODE
-#define OUTBOUND_MODE BK_YIELD
-#endif
+#define MAX_ID 4096       /* per-unit memory for ids below this */
+/* Economy. */
+#define WORKER_AREA 160   /* one worker beyond six per this many cells... */
+#define WORKER_MAX 14     /* ...up to this many */
+#define CROWD_COST 4      /* extra steps charged per worker already on a target */
+#define SPOKEN_COST 20    /* extra steps for ore the workers sent there will take */
+#define ENEMY_HALF_COST 8 /* extra steps for ore nearer the enemy */
+#define FLEE_RANGE 2      /* a worker steps away from enemy soldiers this close */
+/* Defence. */
+#define GUARD_RATIO 3     /* while building workers, a soldier per this many */
+#define FOE_MEMORY 40     /* ticks an enemy soldier sighting counts */
+#define FOE_MARGIN 1      /* soldiers at home beyond the enemy soldiers seen lately */
+#define INTRUDER_SLACK 1  /* enemies this far past the middle count as intruders */
+#define CHASE_STEPS 12    /* defenders go for intruders this many steps away */
+#define RALLY_STEPS 5     /* with no worked ore, defenders wait this far out */
+/* Attack. */
+#define RAID_SIZE 8       /* healthy soldiers at home that set off an attack */
+#define COUNTER_SIZE 2    /* the wave that answers enemy soldiers on our side */
+#define LATE_WAVE 3       /* the wave once half the match is gone */
+#define RAID_REINFORCE 2  /* the wave that follows an attack under way */
+#define KEEP_MAX 3        /* at most this many kept home against intruders */
+#define RAID_SLACK 3      /* the front waits while further ahead than this */
+#define INTRUSION_MEMORY 50 /* ticks an intrusion keeps the answer wave small */
 
 static int32_t target_of[MAX_ID]; /* worker id -> ore cell + 1 (0: none) */
 static uint8_t raider[MAX_ID];    /* soldier id -> marching on the enemy */
 static int32_t ore_cells[FORAY_MAX_CELLS], n_ore_cells;
 static uint8_t listed[FORAY_MAX_CELLS]; /* in ore_cells */
 static int32_t crowd[FORAY_MAX_CELLS], crowd_stamp[FORAY_MAX_CELLS];
-static int32_t rally;       /* cell where the attack gathers */
+static int32_t rally;       /* where defenders wait while no ore is worked */
 static uint16_t threat_field[FORAY_MAX_CELLS]; /* steps to the nearest intruder */
 static int32_t intruders[FORAY_MAX_UNITS], n_intruders;
-static int32_t siege; /* an enemy soldier is next to our colony: everyone home */
-static int32_t guard_post;  /* cell where idle defenders wait: by the workers, facing the enemy */
+static int32_t last_intrusion; /* 1 + the last tick an enemy soldier was on our side */
+static int32_t siege;       /* an enemy soldier is at our colony: every defender goes */
+static int32_t guard_post;  /* where idle defenders wait: the worked ore nearest the enemy */
 static int32_t raid_on;     /* an attack is under way */
 static int32_t worker_goal; /* workers to build before soldiers only */
+
+/* Index of a unit into the per-id tables (ids past MAX_ID share slot 0). */
+static int32_t slot(const foray_unit_t *u) { return u->id > 0 && u->id < MAX_ID ? u->id : 0; }
 
 static void note_ore(int32_t c) {
     if (!listed[c]) listed[c] = 1, ore_cells[n_ore_cells++] = c;
@@ -163,7 +145,7 @@ static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
         return;
     }
     if (bk_mine_near(acts, u)) return;
-    int32_t id = u->id < MAX_ID ? u->id : 0, t = target_of[id] - 1;
+    int32_t id = slot(u), t = target_of[id] - 1;
     if (t >= 0 && bk_ore[t] > 0 && bk_steps(t, c) <= 1) t = pick_target(c, t); /* it gave nothing */
     else if (t < 0 || bk_ore[t] <= 0) t = pick_target(c, -1);
     else t = -2; /* keep it */
@@ -176,18 +158,12 @@ static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
         if (u->carry > 0) bk_go_home(acts, u); /* no ore left anywhere we know */
         return;
     }
-    bk_go_to(acts, u, t, OUTBOUND_MODE);
+    bk_go_to(acts, u, t, BK_YIELD); /* give way to loaded workers */
 }
 
-static void defend(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit_t *u) {
-    (void)obs;
+static void defend(foray_actions_t *acts, const foray_unit_t *u) {
     if (bk_strike(acts, u, 0)) return;
     int32_t c = foray_cell(u->x, u->y);
-    if (u->hp <= foray_game.soldier_attack * RETREAT_HITS) {
-        /* One hit from death: guard the colony, where fights come to us. */
-        if (bk_home[c] > 2) bk_follow(acts, u, bk_home);
-        return;
-    }
     if (n_intruders && (threat_field[c] <= CHASE_STEPS || siege))
         bk_follow_mode(acts, u, threat_field, BK_PUSH);
     else if (guard_post >= 0 && bk_steps(guard_post, c) > 1) bk_go_to(acts, u, guard_post, BK_WAIT);
@@ -201,6 +177,21 @@ static void raid(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
     if (bk_strike(acts, u, colony_first)) return;
     int32_t here = bk_away[foray_cell(u->x, u->y)];
     if (here > 6 && here + RAID_SLACK < rear) return; /* let the rear catch up */
+    if (here <= 4) {
+        /* Close by, make for a free face of the colony rather than queue
+         * behind the raider in front: every face is another blow a tick. */
+        int32_t best = -1, best_d = 1 << 30, c = foray_cell(u->x, u->y);
+        for (int32_t d = 1; d <= 4; d++) {
+            int32_t fx = foray_game.enemy_colony_x + FORAY_DX[d], fy = foray_game.enemy_colony_y + FORAY_DY[d];
+            if (!foray_passable(fx, fy) || bk_own_on(fx, fy) >= 0) continue;
+            int32_t steps = bk_steps(foray_cell(fx, fy), c);
+            if (steps < best_d) best_d = steps, best = foray_cell(fx, fy);
+        }
+        if (best >= 0) {
+            bk_go_to(acts, u, best, BK_YIELD);
+            return;
+        }
+    }
     bk_follow(acts, u, bk_away);
 }
 
@@ -224,7 +215,7 @@ static void spawn(const foray_obs_t *obs, foray_actions_t *acts, int32_t workers
     int32_t kind;
     if (soldier_near(obs, foray_game.colony_x, foray_game.colony_y, 3)) kind = FORAY_SOLDIER;
     else if (workers < 4) kind = FORAY_WORKER;
-    else if (guards < foes + 1 && obs->tick > 15) kind = FORAY_SOLDIER;
+    else if (guards < foes + FOE_MARGIN && obs->tick > 15) kind = FORAY_SOLDIER;
     else if (workers < worker_goal && n_ore_cells)
         kind = guards * GUARD_RATIO < workers - 3 ? FORAY_SOLDIER : FORAY_WORKER;
     else kind = FORAY_SOLDIER;
@@ -243,21 +234,21 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
     /* Guard the worked ore nearest the enemy, else the rally point. */
     guard_post = rally;
     for (int32_t i = 0, best = 1 << 30; i < obs->n_own; i++) {
-        int32_t id = obs->own[i].id < MAX_ID ? obs->own[i].id : 0, t = target_of[id] - 1;
+        int32_t t = target_of[slot(&obs->own[i])] - 1;
         if (obs->own[i].kind != FORAY_WORKER || t < 0 || bk_away[t] >= best) continue;
         best = bk_away[t];
         guard_post = t;
     }
     for (int32_t i = 0; i < obs->n_own; i++) {
         const foray_unit_t *u = &obs->own[i];
-        int32_t id = u->id < MAX_ID ? u->id : 0;
+        int32_t id = slot(u);
         if (u->kind == FORAY_WORKER) {
             workers++;
             if (target_of[id]) crowd_add(target_of[id] - 1);
             continue;
         }
         soldiers++;
-        if (raider[id]) {
+        if (id && raider[id]) {
             raiders++;
             rear[raider[id] & 7] = foray_max(rear[raider[id] & 7], bk_away[foray_cell(u->x, u->y)]);
         } else if (u->hp > foray_game.soldier_attack) {
@@ -269,7 +260,7 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
     n_intruders = 0;
     for (int32_t e = 0; e < obs->n_enemy; e++) {
         int32_t fc = foray_cell(obs->enemy[e].x, obs->enemy[e].y);
-        if (bk_home[fc] > bk_away[fc] + 1) continue;
+        if (bk_home[fc] > bk_away[fc] + INTRUDER_SLACK) continue;
         intruders[n_intruders++] = fc;
         threats += obs->enemy[e].kind == FORAY_SOLDIER;
     }
@@ -280,16 +271,24 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
      * (fewer once half the match is gone, or to reinforce a raid), keeping
      * back as many as there are enemy soldiers on our side. */
     int32_t keep = foray_min(threats, KEEP_MAX);
-    int32_t wave = raid_on ? RAID_REINFORCE : obs->tick * 2 >= foray_game.max_ticks ? 3 : RAID_SIZE;
+    /* An enemy that sends soldiers at us leaves its own colony thin: answer
+     * with a smaller, earlier wave. */
+    if (threats) last_intrusion = obs->tick + 1;
+    int32_t raided = last_intrusion && last_intrusion + INTRUSION_MEMORY > obs->tick;
+    int32_t wave = raid_on ? RAID_REINFORCE
+                 : obs->tick * 2 >= foray_game.max_ticks ? LATE_WAVE
+                 : raided ? COUNTER_SIZE : RAID_SIZE;
     if (healthy - keep >= wave) {
         raid_on++;
         for (int32_t i = 0; i < obs->n_own; i++) {
             const foray_unit_t *u = &obs->own[i];
-            if (u->kind != FORAY_SOLDIER || u->id >= MAX_ID || raider[u->id] ||
-                u->hp <= foray_game.soldier_attack)
+            if (u->kind != FORAY_SOLDIER || !slot(u) || raider[slot(u)] || u->hp <= foray_game.soldier_attack)
                 continue;
-            if (keep) { keep--; continue; }
-            raider[u->id] = (uint8_t)(1 + (raid_on & 7));
+            if (keep) {
+                keep--;
+                continue;
+            }
+            raider[slot(u)] = (uint8_t)(1 + (raid_on & 7));
             raiders++;
         }
     }
@@ -301,19 +300,18 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
     for (int32_t i = 0; i < obs->n_own; i++) {
         const foray_unit_t *u = &obs->own[i];
         order[i] = i;
-        key[i] = u->kind == FORAY_SOLDIER ? 0x20000
-               : u->carry >= foray_game.carry_cap ? bk_home[foray_cell(u->x, u->y)]
-               : 0x40000 + (target_of[u->id < MAX_ID ? u->id : 0]
-                                ? bk_steps(target_of[u->id < MAX_ID ? u->id : 0] - 1, foray_cell(u->x, u->y))
-                                : 0);
+        int32_t c = foray_cell(u->x, u->y), t = target_of[slot(u)] - 1;
+        if (u->kind == FORAY_SOLDIER) key[i] = 0x20000;
+        else if (u->carry >= foray_game.carry_cap) key[i] = bk_home[c];
+        else key[i] = 0x40000 + (t >= 0 ? bk_steps(t, c) : 0);
     }
     bk_sort(order, key, obs->n_own);
     for (int32_t j = 0; j < obs->n_own; j++) {
         const foray_unit_t *u = &obs->own[order[j]];
         if (foray_acted(acts, u)) continue; /* shoved aside by a loaded worker */
         if (u->kind == FORAY_WORKER) work(obs, acts, u);
-        else if (u->id < MAX_ID && raider[u->id]) raid(obs, acts, u, rear[raider[u->id] & 7]);
-        else defend(obs, acts, u);
+        else if (raider[slot(u)]) raid(obs, acts, u, rear[raider[slot(u)] & 7]);
+        else defend(acts, u);
     }
     spawn(obs, acts, workers, soldiers - raiders, foes);
 }
