@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -66,6 +67,18 @@ def test_a_fault_in_a_tick_forfeits_there(
     assert r.sides[0].forfeit is None
 
 
+@pytest.mark.parametrize("tick", [0, 5])
+def test_the_observation_carries_last_ticks_fuel(build_c: Builder, idle: bytes, tick: int) -> None:
+    shower = build_c(FAULTY, "FAULT=7", f"FAULT_TICK={tick}")
+    r = play(shower, idle)
+    f = r.sides[0].forfeit
+    assert f is not None and f.kind == "invalid_action" and f.tick == tick
+    frames = list(msgpack.Unpacker(io.BytesIO(r.replay), raw=False))[1:-1]
+    expected = frames[tick - 1]["f"][0] if tick else 0
+    assert f"unit id {1_000_000 + expected} " in f.detail
+    assert tick == 0 or expected > 0
+
+
 def test_both_forfeiting_in_one_tick_is_a_draw(build_c: Builder) -> None:
     bad = build_c(FAULTY, "FAULT=1", "FAULT_TICK=2")
     r = play(bad, bad)
@@ -90,7 +103,7 @@ def test_garbage_module_forfeits_init(idle: bytes) -> None:
 
 def test_the_replay_records_every_tick(busy: bytes, idle: bytes) -> None:
     r = play(busy, idle, config=sim.Config(max_ticks=20), seed=9)
-    objs = list(msgpack.Unpacker(__import__("io").BytesIO(r.replay), raw=False))
+    objs = list(msgpack.Unpacker(io.BytesIO(r.replay), raw=False))
     header, frames, result = objs[0], objs[1:-1], objs[-1]
     assert header["type"] == "header" and header["seed"] == 9
     assert header["wasmtime"] == arena.WASMTIME_VERSION

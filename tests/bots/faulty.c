@@ -10,6 +10,7 @@
 #define FAULT_INIT_NONZERO 4 /* foray_init returns 1 */
 #define FAULT_SPIN 5         /* burns all its fuel */
 #define FAULT_REPEAT 6       /* two actions for one unit */
+#define FAULT_SHOW_FUEL 7    /* an unknown id that carries OBS word 9 (last tick's fuel) */
 
 #ifndef FAULT
 #define FAULT FAULT_NONE
@@ -31,7 +32,7 @@ __attribute__((export_name("foray_init"))) int32_t foray_init(int32_t len) {
 
 __attribute__((export_name("foray_tick"))) int32_t foray_tick(int32_t len) {
     (void)len;
-    int32_t tick = io[0], n_own = io[6];
+    int32_t tick = io[0], n_own = io[6], last_fuel = io[9];
     int32_t first_id = n_own > 0 ? io[16] : 0;
     if (tick < FAULT_TICK) return 0;
     switch (FAULT) {
@@ -43,6 +44,7 @@ __attribute__((export_name("foray_tick"))) int32_t foray_tick(int32_t len) {
         io[0] = first_id; io[1] = 0; io[2] = 0;
         io[3] = first_id; io[4] = 0; io[5] = 0;
         return 2;
+    case FAULT_SHOW_FUEL: io[0] = 1000000 + last_fuel; io[1] = 0; io[2] = 0; return 1;
     default: return 0;
     }
 }
