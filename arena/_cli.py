@@ -125,6 +125,19 @@ def cmd_baselines_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_baselines_strength(args: argparse.Namespace) -> int:
+    from arena import _strength
+
+    names = args.names or _strength.default_field()
+    tallies, fuel = _strength.play_all(names, args.seeds, jobs=args.jobs)
+    table = _strength.render_markdown(names, tallies, fuel, args.seeds)
+    print(table, end="")
+    forfeits = [f for st in fuel.values() for f in st.forfeits]
+    for f in forfeits:
+        print(f"forfeit: {f}", file=sys.stderr)
+    return 1 if forfeits else 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from arena._demo import run_demo
 
@@ -191,6 +204,12 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="the default job: the baselines play each other")
     d.add_argument("--seed", type=_u32, default=0)
     d.set_defaults(func=cmd_demo)
+
+    bs = bl.add_parser("strength", help="win rates and fuel of the baselines, as Markdown")
+    bs.add_argument("names", nargs="*", help="entrants (default: the baselines and economy)")
+    bs.add_argument("--seeds", type=int, default=20)
+    bs.add_argument("--jobs", type=int, default=2)
+    bs.set_defaults(func=cmd_baselines_strength)
 
     be = sub.add_parser("bench", help="print speed figures")
     be.add_argument("which", nargs="?", default="all", choices=["all", "sim", "match"])
