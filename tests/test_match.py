@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import subprocess
@@ -149,3 +150,23 @@ def test_two_processes_write_the_same_replay_bytes(
     assert play(busy, idle, seed=5).replay != b""
     r = arena.run_match(arena.Contestant("busy", busy), arena.Contestant("idle", idle), seed=5)
     assert r.replay == one
+
+
+def test_a_controller_compiles_once_per_process(
+    monkeypatch: pytest.MonkeyPatch, build_c: Builder
+) -> None:
+    import arena._sandbox as sandbox
+
+    blob = build_c(FAULTY, "FAULT=0", "FAULT_TICK=999")
+    calls = []
+    real = sandbox._compile_out_of_process
+
+    def counting(data: bytes, limits: arena.Limits) -> bytes | str:
+        calls.append(len(data))
+        return real(data, limits)
+
+    monkeypatch.setattr(sandbox, "_compile_out_of_process", counting)
+    sandbox._engine_state().modules.pop(hashlib.sha256(blob).hexdigest(), None)
+    for seed in (1, 2):
+        play(blob, blob, seed=seed, config=sim.Config(max_ticks=5))
+    assert calls == [len(blob)]
