@@ -16,7 +16,8 @@ __all__ = ["run_benchmarks", "sim_ticks_per_second"]
 
 def _crowded_game(units_per_side: int, seed: int = 7) -> sim.Game:
     """A 32x32 generated map with ``units_per_side`` units per side, half soldiers."""
-    cfg = sim.Config(start_workers=0, max_ticks=400, start_energy=10**6)
+    # max_units keeps each side at the size asked for: the script spawns every tick.
+    cfg = sim.Config(start_workers=0, max_ticks=400, start_energy=10**6, max_units=units_per_side)
     g = sim.Game(sim.generate_map(seed), cfg)
     w = g.width
     for s in (0, 1):

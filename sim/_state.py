@@ -294,8 +294,12 @@ class Game:
         ev = TickEvents()
         step = self._step
         occ = self.occ
-        # Per unit: (op, absolute arg); plus each colony's spawn kind.
-        orders: list[tuple[Unit, int, int]] = []
+        # Sort the orders by op once; an order a unit's kind cannot carry out
+        # (a worker attacking, a soldier mining or depositing) is a no-op.
+        attacks: list[tuple[Unit, int]] = []  # (soldier, absolute direction)
+        moves: list[tuple[Unit, int]] = []
+        mines: list[tuple[Unit, int]] = []
+        deposits: list[Unit] = []
         spawn_kind = [0, 0]
         for s in (0, 1):
             units = self.sides[s].units
@@ -304,17 +308,23 @@ class Game:
                 if uid == 0:
                     if op == SPAWN:
                         spawn_kind[s] = arg
-                elif op in (MOVE, ATTACK, MINE):
-                    orders.append((units[uid], op, turn[arg]))
-                elif op == DEPOSIT:
-                    orders.append((units[uid], op, 0))
+                    continue
+                u = units[uid]
+                if op == MOVE:
+                    moves.append((u, turn[arg]))
+                elif op == ATTACK:
+                    if u.kind == SOLDIER:
+                        attacks.append((u, turn[arg]))
+                elif op == MINE:
+                    if u.kind == WORKER:
+                        mines.append((u, turn[arg]))
+                elif op == DEPOSIT and u.kind == WORKER:
+                    deposits.append(u)
 
         # 2. Attack, from start-of-tick positions; damage is summed, applied at once.
         damage: dict[Unit, int] = {}
         colony_damage = ev.colony_damage
-        for u, op, d in orders:
-            if op != ATTACK or u.kind != SOLDIER:
-                continue
+        for u, d in attacks:
             target = step[d][u.cell]
             if target < 0:
                 continue
@@ -343,15 +353,17 @@ class Game:
                 side = self.sides[s]
                 side.colony_hp = max(0, side.colony_hp - colony_damage[s])
         if dead:
-            orders = [o for o in orders if o[0] not in dead]
+            moves = [m for m in moves if m[0] not in dead]
+            mines = [m for m in mines if m[0] not in dead]
+            deposits = [u for u in deposits if u not in dead]
 
         # 4. Move.
-        self._move([(u, step[d][u.cell]) for u, op, d in orders if op == MOVE])
+        self._move([(u, step[d][u.cell]) for u, d in moves])
 
-        # 5. Mine: a cell serves all its requests or none.
+        # 5. Mine, from the cells after the moves: a cell serves all its requests or none.
         requests: dict[int, list[Unit]] = {}
-        for u, op, d in orders:
-            if op == MINE and u.kind == WORKER and u.carry < cfg.carry_cap:
+        for u, d in mines:
+            if u.carry < cfg.carry_cap:
                 target = step[d][u.cell]
                 if target >= 0 and self.ore[target] > 0:
                     requests.setdefault(target, []).append(u)
@@ -364,8 +376,8 @@ class Game:
                     ev.mined.append((u.side, u.id, cell))
 
         # 6. Deposit.
-        for u, op, _ in orders:
-            if op == DEPOSIT and u.kind == WORKER and u.carry:
+        for u in deposits:
+            if u.carry:
                 side = self.sides[u.side]
                 if side.colony_hp > 0 and u.cell in self._colony_adjacent[u.side]:
                     side.banked += u.carry
