@@ -7,23 +7,27 @@ import time
 from pathlib import Path
 
 import sim
+from arena._bench import _crowded_game
 from arena._build import compile_c
 from arena._contract import encode_init, encode_obs
 from arena._match import Contestant, run_match
-from arena._sandbox import Controller, Limits
+from arena._sandbox import Controller, Fault, Limits
 
-__all__ = ["match_figures"]
+__all__ = ["host_overhead_us", "match_figures"]
 
 _EXTRA = Path(__file__).resolve().parent.parent / "baselines" / "extra"
 
 
 def _bot(name: str) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
-        return compile_c([_EXTRA / f"{name}.c"], Path(tmp) / f"{name}.wasm")
+        return compile_c(
+            [_EXTRA / f"{name}.c"], Path(tmp) / f"{name}.wasm", include=[_EXTRA.parent]
+        )
 
 
 def _match(a: bytes, b: bytes, config: sim.Config, repeat: int) -> tuple[float, float]:
-    """Best ticks/s over ``repeat`` runs, and replay bytes per tick."""
+    """Best ticks/s over ``repeat`` runs (compiling excluded), and replay bytes per tick."""
+    run_match(Contestant("a", a), Contestant("b", b), config=config.replace(max_ticks=1))
     best, size = 0.0, 0.0
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -33,13 +37,14 @@ def _match(a: bytes, b: bytes, config: sim.Config, repeat: int) -> tuple[float, 
     return best, size
 
 
-def host_overhead_us(blob: bytes, calls: int = 20_000) -> float:
-    """Mean wall time of one ``Controller.tick`` on a module that does (almost) nothing.
+def host_overhead_us(blob: bytes, game: sim.Game, calls: int = 20_000) -> tuple[float, int, int]:
+    """Mean wall time of one ``Controller.tick`` on a module that does no work.
 
-    The idle module runs about ten fuel units of wasm per call, so this is the
-    host's own cost: fuel setup, writing the message, the call, reading the reply.
+    The modules used here run a handful of fuel units per call, so this is the
+    host's own cost: fuel and deadline setup, writing the OBS message, the call,
+    reading the fuel, checking memory and copying the reply's records out.
+    Returns (microseconds, message bytes, reply records).
     """
-    game = sim.Game(sim.generate_map(1), sim.Config())
     limits = Limits()
     ctrl = Controller(blob, limits)
     init = encode_init(
@@ -50,19 +55,23 @@ def host_overhead_us(blob: bytes, calls: int = 20_000) -> float:
         max_memory_bytes=limits.max_memory_bytes,
     )
     if ctrl.init(init) is not None:
-        raise RuntimeError("the idle module failed its init")
+        raise RuntimeError("the benchmark module failed its init")
     message = encode_obs(game.observe(0), 0)
+    max_records = game.config.max_units + 1
+    reply = ctrl.tick(message, max_records)
+    if isinstance(reply, Fault):
+        raise RuntimeError(f"the benchmark module faulted: {reply}")
     for _ in range(1000):  # warm up
-        ctrl.tick(message, 49)
+        ctrl.tick(message, max_records)
     t0 = time.perf_counter()
     for _ in range(calls):
-        ctrl.tick(message, 49)
-    return (time.perf_counter() - t0) / calls * 1e6
+        ctrl.tick(message, max_records)
+    return (time.perf_counter() - t0) / calls * 1e6, len(message), reply[0]
 
 
 def match_figures(repeat: int) -> None:
-    """Print end-to-end figures for idle and busy matches."""
-    idle, busy = _bot("idle"), _bot("busy")
+    """Print end-to-end figures for idle and busy matches, and the host overhead."""
+    idle, busy, echo = _bot("idle"), _bot("busy"), _bot("echo")
     print("whole matches (400 ticks, 32x32, replay included, best of runs):")
     cases = [
         ("idle vs idle", idle, idle, sim.Config()),
@@ -72,4 +81,14 @@ def match_figures(repeat: int) -> None:
     for label, a, b, cfg in cases:
         tps, size = _match(a, b, cfg, repeat)
         print(f"  {label:<32} {tps:>7,.0f} ticks/s  {size:>6,.0f} replay bytes/tick")
-    print(f"host overhead per controller call: {host_overhead_us(idle):.1f} us")
+    print("host overhead per controller call (time outside wasm; the modules do no work):")
+    for label, blob, game in (
+        (
+            "idle: tick-0 message, no records back",
+            idle,
+            sim.Game(sim.generate_map(1), sim.Config()),
+        ),
+        ("busy: 48 units a side, 49 records back", echo, _crowded_game(48)),
+    ):
+        us, size, records = host_overhead_us(blob, game)
+        print(f"  {label:<40} {us:>5.1f} us  ({size:,}-byte message, {records} records)")

@@ -111,3 +111,18 @@ def test_map_check_refuses_binary_and_huge_files(tmp_path: Path) -> None:
     assert out.returncode == 1 and "larger than" in out.stderr
     missing = arena("match", "random", "random", "--map", str(tmp_path / "nope.map"))
     assert missing.returncode == 2 and "nope.map: cannot read the map" in missing.stderr
+
+
+def test_bench_prints_its_figures() -> None:
+    # A smoke test: the figures themselves are never asserted (docs/benchmarks.md).
+    out = arena("bench", "sim", "--quick")
+    assert out.returncode == 0, out.stderr
+    assert "48 units per side" in out.stdout and "ticks/s" in out.stdout
+
+
+def test_host_overhead_bench_runs(idle: bytes) -> None:
+    import sim
+    from arena._bench_match import host_overhead_us
+
+    us, size, records = host_overhead_us(idle, sim.Game(sim.generate_map(1), sim.Config()), 50)
+    assert us > 0 and size > 64 and records == 0
