@@ -23,7 +23,7 @@
 
 #define MAX_ID 4096       /* per-unit memory for ids below this */
 /* Economy. */
-#define WORKER_AREA 160   /* one worker beyond six per this many cells... */
+#define WORKER_AREA 120   /* one worker beyond six per this many cells... */
 #define WORKER_MAX 14     /* ...up to this many */
 #define CROWD_COST 4      /* extra steps charged per worker already on a target */
 #define SPOKEN_COST 20    /* extra steps for ore the workers sent there will take */
@@ -31,7 +31,7 @@
 #define FLEE_RANGE 2      /* a worker steps away from enemy soldiers this close */
 /* Defence. */
 #define GUARD_RATIO 3     /* while building workers, a soldier per this many */
-#define FOE_MEMORY 40     /* ticks an enemy soldier sighting counts */
+#define FOE_MEMORY 80     /* ticks an enemy soldier sighting counts */
 #define FOE_MARGIN 1      /* soldiers at home beyond the enemy soldiers seen lately */
 #define INTRUDER_SLACK 1  /* enemies this far past the middle count as intruders */
 #define CHASE_STEPS 12    /* defenders go for intruders this many steps away */
@@ -41,7 +41,8 @@
 #define COUNTER_SIZE 2    /* the wave that answers enemy soldiers on our side */
 #define LATE_WAVE 3       /* the wave once half the match is gone */
 #define RAID_REINFORCE 2  /* the wave that follows an attack under way */
-#define KEEP_MAX 3        /* at most this many kept home against intruders */
+#define KEEP_MAX 3        /* at most this many kept home against intruders in sight */
+#define KEEP_RAIDED 4     /* ...and up to this many against those that came lately */
 #define RAID_SLACK 3      /* the front waits while further ahead than this */
 #define INTRUSION_MEMORY 50 /* ticks an intrusion keeps the answer wave small */
 
@@ -195,8 +196,10 @@ static void raid(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
     bk_follow(acts, u, bk_away);
 }
 
-/* Enemy soldiers we have seen lately, wherever: they will come. */
+/* Enemy soldiers we have seen lately, wherever: they will come. Those seen
+ * on our side of the middle lately (n_came) mark an aggressive enemy. */
 static int32_t foe_seen[MAX_ID], foe_ids[MAX_ID], n_foe_ids;
+static int32_t foe_came[MAX_ID], n_came;
 
 static int32_t recent_foes(const foray_obs_t *obs) {
     for (int32_t e = 0; e < obs->n_enemy; e++) {
@@ -204,9 +207,16 @@ static int32_t recent_foes(const foray_obs_t *obs) {
         if (f->kind != FORAY_SOLDIER || f->id <= 0 || f->id >= MAX_ID) continue;
         if (!foe_seen[f->id]) foe_ids[n_foe_ids++] = f->id;
         foe_seen[f->id] = obs->tick + 1;
+        int32_t fc = foray_cell(f->x, f->y);
+        if (bk_home[fc] <= bk_away[fc] + INTRUDER_SLACK) foe_came[f->id] = obs->tick + 1;
     }
     int32_t n = 0;
-    for (int32_t k = 0; k < n_foe_ids; k++) n += foe_seen[foe_ids[k]] + FOE_MEMORY > obs->tick;
+    n_came = 0;
+    for (int32_t k = 0; k < n_foe_ids; k++) {
+        int32_t id = foe_ids[k];
+        n += foe_seen[id] + FOE_MEMORY > obs->tick;
+        n_came += foe_came[id] && foe_came[id] + FOE_MEMORY > obs->tick;
+    }
     return n;
 }
 
@@ -271,6 +281,9 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
      * (fewer once half the match is gone, or to reinforce a raid), keeping
      * back as many as there are enemy soldiers on our side. */
     int32_t keep = foray_min(threats, KEEP_MAX);
+    /* Against an enemy that sends soldiers over, hold as many at home as
+     * came lately: they come again, and a colony falls in a few blows. */
+    keep = foray_max(keep, foray_min(n_came, KEEP_RAIDED));
     /* An enemy that sends soldiers at us leaves its own colony thin: answer
      * with a smaller, earlier wave. */
     if (threats) last_intrusion = obs->tick + 1;
