@@ -13,7 +13,8 @@
  * Attack: waves march on the enemy colony, the front waiting for the rear,
  * and spread round its faces. A big wave goes when eight healthy soldiers
  * are home; a small one as soon as an enemy sends soldiers our way (its own
- * colony is then thin); small ones once half the match is gone.
+ * colony is then thin); small ones once half the match is gone. As many
+ * soldiers as the enemy sent to our side lately (up to four) stay home.
  * Fuel: fields are computed at init or once per new target (a few a tick at
  * most) and reused; a tick otherwise looks only at units and listed ore.
  */
