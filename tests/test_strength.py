@@ -1,0 +1,53 @@
+"""The baselines' pecking order, on a handful of seeds (docs/baselines.md has the full tables).
+
+Every entrant plays every other on seeds 0..SEEDS-1 with both side assignments,
+through ``arena._strength.play_all`` (the engine of ``arena baselines strength``).
+Matches are deterministic, so these figures are the same on every machine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from arena._strength import ECONOMY, Standing, Tally, default_field, play_all
+
+SEEDS = 4
+PROBE = "fuel-probe"
+SOLDIERS = ("border-soldier", "greedy-raider")
+
+Results = tuple[dict[tuple[str, str], Tally], dict[str, Standing]]
+
+
+@pytest.fixture(scope="module")
+def results() -> Results:
+    return play_all(default_field(), SEEDS, jobs=2)
+
+
+def test_field_is_the_four_baselines_and_economy() -> None:
+    assert sorted(default_field()) == sorted(
+        ["random", "border-soldier", "greedy-raider", PROBE, ECONOMY]
+    )
+
+
+@pytest.mark.parametrize("other", ["random", *SOLDIERS, ECONOMY])
+def test_fuel_probe_beats_each_other_entrant_in_most_matches(results: Results, other: str) -> None:
+    tally = results[0][(PROBE, other)]
+    assert tally.games == 2 * SEEDS
+    assert 4 * tally.wins >= 3 * tally.games, f"{PROBE} vs {other}: {tally}"
+
+
+@pytest.mark.parametrize("soldier", SOLDIERS)
+def test_soldier_baselines_always_beat_random(results: Results, soldier: str) -> None:
+    tally = results[0][(soldier, "random")]
+    assert tally.wins == tally.games == 2 * SEEDS, f"{soldier} vs random: {tally}"
+
+
+@pytest.mark.parametrize("soldier", SOLDIERS)
+def test_fuel_probe_uses_less_fuel_per_tick(results: Results, soldier: str) -> None:
+    fuel = results[1]
+    assert fuel[PROBE].mean < fuel[soldier].mean
+
+
+def test_no_forfeits(results: Results) -> None:
+    forfeits = [f for standing in results[1].values() for f in standing.forfeits]
+    assert forfeits == []
