@@ -31,7 +31,16 @@ from sim._maps import (
     generate_map,
     parse_map,
 )
-from sim._state import RULES_VERSION, Game, Observation, Outcome, TickEvents, Unit, forfeit_outcome
+from sim._state import (
+    RULES_VERSION,
+    Game,
+    Observation,
+    Outcome,
+    SideState,
+    TickEvents,
+    Unit,
+    forfeit_outcome,
+)
 
 __all__ = [
     "ATTACK",
@@ -57,6 +66,7 @@ __all__ = [
     "Observation",
     "Outcome",
     "Record",
+    "SideState",
     "TickEvents",
     "Unit",
     "check_map",

@@ -22,6 +22,7 @@ __all__ = [
     "Game",
     "Observation",
     "Outcome",
+    "SideState",
     "TickEvents",
     "Unit",
     "forfeit_outcome",
@@ -56,7 +57,13 @@ class Unit:
         )
 
 
-class _Side:
+class SideState:
+    """One side's state: colony cell and hp, banked score, energy, living units by id.
+
+    ``units`` is in id order: ids only grow and dicts keep insertion order, and
+    observations and replays rely on it.
+    """
+
     __slots__ = ("banked", "colony", "colony_hp", "energy", "next_id", "units")
 
     def __init__(self, colony: int, config: Config) -> None:
@@ -148,7 +155,7 @@ class Game:
                     for x in range(w)
                 ]
             )
-        self.sides = (_Side(colonies[0], config), _Side(colonies[1], config))
+        self.sides = (SideState(colonies[0], config), SideState(colonies[1], config))
         self._span_cache: dict[int, list[int]] = {}
         self.occ: list[Unit | None] = [None] * n
         # Each colony's neighbours in the owner's N, E, S, W order (spawn order).
