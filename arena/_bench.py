@@ -9,6 +9,7 @@ import platform
 import time
 
 import sim
+from arena._sandbox import WASMTIME_VERSION
 from sim import ATTACK, MINE, MOVE, SOLDIER, SPAWN, WORKER
 
 __all__ = ["run_benchmarks", "sim_ticks_per_second"]
@@ -61,12 +62,23 @@ def sim_ticks_per_second(units_per_side: int, ticks: int = 400) -> float:
     return ticks / spent
 
 
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown cpu"
+
+
 def _machine() -> str:
     import os
 
     return (
-        f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or 'cpu n/a'}, "
-        f"Python {platform.python_version()}"
+        f"{_cpu_model()}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, wasmtime {WASMTIME_VERSION}"
     )
 
 
