@@ -7,9 +7,11 @@
  * It mines any good cell it stands next to, banks when full with right of
  * way over outbound workers, and steps away from enemy soldiers.
  * Defence: idle soldiers stand by the worked ore nearest the enemy; enemies
- * on our side of the middle are hunted down one BFS field from all of them,
- * and strikes focus on what they can kill. The colony builds soldiers to
- * match the enemy soldiers it has seen lately, and at once when besieged.
+ * on our side of the middle are hunted down one BFS field from all of them
+ * (by every defender, however far, once an enemy soldier comes near one of
+ * our workers), and strikes focus on what they can kill. The colony builds
+ * soldiers to match the enemy soldiers it has seen lately, and at once when
+ * besieged.
  * Attack: waves march on the enemy colony, the front waiting for the rear,
  * and spread round its faces. A big wave goes when eight healthy soldiers
  * are home; a small one as soon as an enemy sends soldiers our way (its own
@@ -36,6 +38,7 @@
 #define FOE_MARGIN 1      /* soldiers at home beyond the enemy soldiers seen lately */
 #define INTRUDER_SLACK 1  /* enemies this far past the middle count as intruders */
 #define CHASE_STEPS 12    /* defenders go for intruders this many steps away */
+#define MENACE_RANGE 4    /* enemy soldiers this close to a worker call every defender */
 #define RALLY_STEPS 5     /* with no worked ore, defenders wait this far out */
 /* Attack. */
 #define RAID_SIZE 8       /* healthy soldiers at home that set off an attack */
@@ -56,6 +59,7 @@ static int32_t rally;       /* where defenders wait while no ore is worked */
 static uint16_t threat_field[FORAY_MAX_CELLS]; /* steps to the nearest intruder */
 static int32_t intruders[FORAY_MAX_UNITS], n_intruders;
 static int32_t last_intrusion; /* 1 + the last tick an enemy soldier was on our side */
+static int32_t menace;      /* an enemy soldier on our side is close to our workers */
 static int32_t siege;       /* an enemy soldier is at our colony: every defender goes */
 static int32_t guard_post;  /* where idle defenders wait: the worked ore nearest the enemy */
 static int32_t raid_on;     /* an attack is under way */
@@ -166,7 +170,7 @@ static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
 static void defend(foray_actions_t *acts, const foray_unit_t *u) {
     if (bk_strike(acts, u, 0)) return;
     int32_t c = foray_cell(u->x, u->y);
-    if (n_intruders && (threat_field[c] <= CHASE_STEPS || siege))
+    if (n_intruders && (threat_field[c] <= CHASE_STEPS || siege || menace))
         bk_follow_mode(acts, u, threat_field, BK_PUSH);
     else if (guard_post >= 0 && bk_steps(guard_post, c) > 1) bk_go_to(acts, u, guard_post, BK_WAIT);
 }
@@ -269,11 +273,16 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
     /* Intruders: enemy units on our side of the middle. One BFS from all of
      * them serves every defender (and costs nothing while there are none). */
     n_intruders = 0;
+    menace = 0;
     for (int32_t e = 0; e < obs->n_enemy; e++) {
         int32_t fc = foray_cell(obs->enemy[e].x, obs->enemy[e].y);
         if (bk_home[fc] > bk_away[fc] + INTRUDER_SLACK) continue;
         intruders[n_intruders++] = fc;
-        threats += obs->enemy[e].kind == FORAY_SOLDIER;
+        if (obs->enemy[e].kind != FORAY_SOLDIER) continue;
+        threats++;
+        for (int32_t i = 0; i < obs->n_own && !menace; i++)
+            menace = obs->own[i].kind == FORAY_WORKER &&
+                     foray_manhattan(obs->own[i].x, obs->own[i].y, obs->enemy[e].x, obs->enemy[e].y) <= MENACE_RANGE;
     }
     if (n_intruders) foray_bfs(threat_field, intruders, n_intruders);
     siege = soldier_near(obs, foray_game.colony_x, foray_game.colony_y, 3);
