@@ -80,6 +80,44 @@ def test_the_observation_carries_last_ticks_fuel(build_c: Builder, idle: bytes, 
     assert tick == 0 or expected > 0
 
 
+@pytest.mark.parametrize(
+    ("n", "words", "rule"),
+    [
+        (50, "0,0,0", "n = 50 is outside 0..49"),
+        (-7, "0,0,0", "n = -7 is outside 0..49"),
+        (1, "4,0,0", "unit id 4 is not one of the side's units"),
+        (1, "-1,0,0", "unit id -1 is not one of the side's units"),
+        (2, "1,1,1,1,1,2", "unit id 1 repeats record 0"),
+        (1, "1,6,0", "op 6 is outside 0..5"),
+        (1, "1,0,1", "NOOP takes an arg in 0..0, got 1"),
+        (1, "1,1,0", "MOVE takes an arg in 1..4, got 0"),
+        (1, "1,2,5", "ATTACK takes an arg in 1..4, got 5"),
+        (1, "1,3,-1", "MINE takes an arg in 0..4, got -1"),
+        (1, "1,4,2", "DEPOSIT takes an arg in 0..0, got 2"),
+        (1, "0,5,3", "SPAWN takes an arg in 1..2, got 3"),
+        (1, "2,5,1", "SPAWN is for the colony (id 0), not unit 2"),
+        (1, "0,1,1", "the colony (id 0) takes only SPAWN or NOOP, not MOVE"),
+    ],
+)
+def test_each_contract_rule_broken_by_a_module_forfeits(
+    build_c: Builder, idle: bytes, n: int, words: str, rule: str
+) -> None:
+    bad = build_c(FAULTY, "FAULT=8", "FAULT_TICK=0", f"REPLY_N={n}", f"REPLY_WORDS={words}")
+    r = play(bad, idle)
+    f = r.sides[0].forfeit
+    assert (r.winner, r.reason, r.ticks) == (1, "forfeit", 1)
+    assert f is not None and (f.tick, f.kind) == (0, "invalid_action")
+    assert rule in f.detail
+    if 1 <= n <= 49:  # the detail names the record that broke the rule
+        assert f"record {n - 1} " in f.detail
+
+
+def test_a_well_formed_reply_from_a_module_plays_on(build_c: Builder, idle: bytes) -> None:
+    good = build_c(FAULTY, "FAULT=8", "FAULT_TICK=0", "REPLY_N=3", "REPLY_WORDS=1,1,2,0,5,1,3,3,0")
+    r = play(good, idle, config=sim.Config(max_ticks=5))
+    assert r.ticks == 5 and r.sides[0].forfeit is None
+
+
 def test_both_forfeiting_in_one_tick_is_a_draw(build_c: Builder) -> None:
     bad = build_c(FAULTY, "FAULT=1", "FAULT_TICK=2")
     r = play(bad, bad)

@@ -11,6 +11,15 @@
 #define FAULT_SPIN 5         /* burns all its fuel */
 #define FAULT_REPEAT 6       /* two actions for one unit */
 #define FAULT_SHOW_FUEL 7    /* an unknown id that carries OBS word 9 (last tick's fuel) */
+#define FAULT_REPLY 8        /* reply REPLY_N and the words REPLY_WORDS, as given at build time */
+
+#ifndef REPLY_N
+#define REPLY_N 0
+#endif
+#ifndef REPLY_WORDS
+#define REPLY_WORDS 0
+#endif
+static const int32_t reply_words[] = {REPLY_WORDS};
 
 #ifndef FAULT
 #define FAULT FAULT_NONE
@@ -44,6 +53,10 @@ __attribute__((export_name("foray_tick"))) int32_t foray_tick(int32_t len) {
         io[0] = first_id; io[1] = 0; io[2] = 0;
         io[3] = first_id; io[4] = 0; io[5] = 0;
         return 2;
+    case FAULT_REPLY:
+        for (uint32_t i = 0; i < sizeof reply_words / sizeof reply_words[0]; i++)
+            io[i] = reply_words[i];
+        return REPLY_N;
     case FAULT_SHOW_FUEL: io[0] = 1000000 + last_fuel; io[1] = 0; io[2] = 0; return 1;
     default: return 0;
     }
