@@ -126,3 +126,10 @@ def test_host_overhead_bench_runs(idle: bytes) -> None:
 
     us, size, records = host_overhead_us(idle, sim.Game(sim.generate_map(1), sim.Config()), 50)
     assert us > 0 and size > 64 and records == 0
+
+
+def test_demo_plays_every_pairing_and_verifies_each_replay(tmp_path: Path) -> None:
+    out = arena("demo", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("verified") == 12 and "VERIFY FAILED" not in out.stdout
+    assert len(list((tmp_path / "data" / "replays").glob("*.replay"))) == 12
