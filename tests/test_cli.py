@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import EXTRA, Builder
 
 
@@ -133,3 +135,22 @@ def test_demo_plays_every_pairing_and_verifies_each_replay(tmp_path: Path) -> No
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("verified") == 12 and "VERIFY FAILED" not in out.stdout
     assert len(list((tmp_path / "data" / "replays").glob("*.replay"))) == 12
+
+
+@pytest.mark.parametrize("name", ["random", "border-soldier", "greedy-raider", "fuel-probe"])
+def test_check_accepts_baseline_names(name: str) -> None:
+    out = arena("check", name, "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["admissible"] is True
+
+
+def test_match_accepts_baseline_names(tmp_path: Path) -> None:
+    replay = tmp_path / "m.replay"
+    out = arena(
+        "match", "border-soldier", "greedy-raider", "--seed", "3", "--replay", str(replay), "--json"
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert [s["name"] for s in result["sides"]] == ["border-soldier", "greedy-raider"]
+    assert all(s["forfeit"] is None for s in result["sides"])
+    assert arena("replay", "verify", str(replay)).returncode == 0
