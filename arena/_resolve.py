@@ -20,15 +20,15 @@ def load_contestant(spec: str) -> Contestant:
     path = Path(spec)
     if path.suffix == ".wasm" or path.exists():
         try:
-            size = path.stat().st_size
-            if size > MAX_MODULE_BYTES:
-                # Read no further than needed: admissibility refuses it anyway.
-                with path.open("rb") as f:
-                    blob = f.read(MAX_MODULE_BYTES + 1)
-            else:
-                blob = path.read_bytes()
+            # Read no more than admissibility could accept, plus one byte so an
+            # oversized module is still refused by size; stat sizes are not
+            # trusted (a device or a pipe has none).
+            with path.open("rb") as f:
+                blob = f.read(MAX_MODULE_BYTES + 1)
         except OSError as exc:
-            raise UnknownControllerError(f"{spec}: cannot read the module: {exc}") from None
+            raise UnknownControllerError(
+                f"{spec}: cannot read the module: {exc.strerror or exc}"
+            ) from None
         return Contestant(path.stem, blob)
     from arena._baselines import BASELINES, load_baseline
 

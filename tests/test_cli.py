@@ -154,3 +154,9 @@ def test_match_accepts_baseline_names(tmp_path: Path) -> None:
     assert [s["name"] for s in result["sides"]] == ["border-soldier", "greedy-raider"]
     assert all(s["forfeit"] is None for s in result["sides"])
     assert arena("replay", "verify", str(replay)).returncode == 0
+
+
+def test_check_reads_a_bounded_prefix_of_an_endless_file() -> None:
+    out = arena("check", "/dev/zero", "--json")
+    assert out.returncode == 1
+    assert "over the 8388608-byte (8 MiB) limit" in json.loads(out.stdout)["reason"]
