@@ -101,10 +101,11 @@ def cmd_replay_verify(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     try:
-        data = path.read_bytes()
+        # Streamed: the reader bounds the file's size and every length in it.
+        with path.open("rb") as f:
+            report = replays.verify_replay(f)
     except OSError as exc:
-        raise ArenaError(f"{path}: cannot read the replay: {exc}") from None
-    report = replays.verify_replay(data)
+        raise ArenaError(f"{path}: cannot read the replay: {exc.strerror or exc}") from None
     if args.json:
         _emit({"ok": report.ok, "ticks": report.ticks, "mismatch_tick": report.mismatch_tick})
     elif report.ok:

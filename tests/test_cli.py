@@ -160,3 +160,8 @@ def test_check_reads_a_bounded_prefix_of_an_endless_file() -> None:
     out = arena("check", "/dev/zero", "--json")
     assert out.returncode == 1
     assert "over the 8388608-byte (8 MiB) limit" in json.loads(out.stdout)["reason"]
+
+
+def test_verify_refuses_an_endless_file_without_hanging() -> None:
+    out = arena("replay", "verify", "/dev/zero", "--json")
+    assert out.returncode == 1 and json.loads(out.stdout)["ok"] is False
