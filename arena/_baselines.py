@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena._build import compile_c
+from arena._errors import UnknownControllerError
 
 __all__ = [
     "BASELINES",
@@ -86,11 +87,13 @@ def _get(name: str) -> Baseline:
         return BASELINES[name]
     except KeyError:
         known = ", ".join(sorted(BASELINES))
-        raise KeyError(f"unknown baseline {name!r}; known baselines: {known}") from None
+        raise UnknownControllerError(
+            f"unknown baseline {name!r}; known baselines: {known}"
+        ) from None
 
 
 def baseline_path(name: str) -> Path:
-    """The committed module of baseline ``name`` (KeyError naming the known ones)."""
+    """The committed module of baseline ``name`` (UnknownControllerError naming the known ones)."""
     return _get(name).wasm
 
 

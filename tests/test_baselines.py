@@ -21,6 +21,7 @@ from arena._baselines import (
     load_baseline,
 )
 from arena._build import compile_c
+from arena._errors import UnknownControllerError
 
 NAMES = ("random", "border-soldier", "greedy-raider", "fuel-probe")
 FUEL_PER_TICK = 5_000_000
@@ -141,7 +142,7 @@ def test_registry() -> None:
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(KeyError, match="border-soldier"):
+    with pytest.raises(UnknownControllerError, match="border-soldier"):
         baseline_path("nope")
 
 
