@@ -213,8 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     bs = bl.add_parser("strength", help="win rates and fuel of the baselines, as Markdown")
     bs.add_argument("names", nargs="*", help="entrants (default: the baselines and economy)")
-    bs.add_argument("--seeds", type=int, default=20)
-    bs.add_argument("--jobs", type=int, default=2)
+    bs.add_argument("--seeds", type=_positive, default=20)
+    bs.add_argument("--jobs", type=_positive, default=2)
     bs.set_defaults(func=cmd_baselines_strength)
 
     be = sub.add_parser("bench", help="print speed figures")
@@ -222,6 +222,13 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--quick", action="store_true", help="fewer repetitions")
     be.set_defaults(func=cmd_bench)
     return p
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
 
 
 def _u32(text: str) -> int:
