@@ -5,17 +5,20 @@
  * will repeat, plus charges for crowding and for ore already spoken for, and
  * walks to it on a BFS field cached per target (the terrain never changes).
  * It mines any good cell it stands next to, banks when full with right of
- * way over outbound workers, and steps away from enemy soldiers.
+ * way over outbound workers, and steps away from enemy soldiers (unless it
+ * carries ore and home is a few steps away: then it banks first).
  * Defence: idle soldiers stand by the worked ore nearest the enemy; enemies
  * on our side of the middle are hunted down one BFS field from all of them
  * (by every defender, however far, once an enemy soldier comes near one of
- * our workers), and strikes focus on what they can kill. The colony builds
+ * our workers), and strikes focus on what they can kill. A soldier that
+ * keeps stepping at a cell an enemy steps at too (spec 6.4: neither enters)
+ * holds and lets the enemy come into reach. The colony builds
  * soldiers to match the enemy soldiers it has seen lately, and at once when
  * besieged.
  * Attack: waves march on the enemy colony, the front waiting for the rear,
  * and spread round its faces. A big wave goes when eight healthy soldiers
- * are home; a small one as soon as an enemy sends soldiers our way (its own
- * colony is then thin); small ones once half the match is gone. As many
+ * are home; a single soldier as soon as an enemy sends soldiers our way (its
+ * own colony is then thin); small ones once half the match is gone. As many
  * soldiers as the enemy sent to our side lately (up to four) stay home.
  * Fuel: fields are computed at init or once per new target (a few a tick at
  * most) and reused; a tick otherwise looks only at units and listed ore.
@@ -32,17 +35,19 @@
 #define SPOKEN_COST 20    /* extra steps for ore the workers sent there will take */
 #define ENEMY_HALF_COST 8 /* extra steps for ore nearer the enemy */
 #define FLEE_RANGE 2      /* a worker steps away from enemy soldiers this close */
+#define HOME_DASH 3       /* ...unless it carries ore and is this close to home */
 /* Defence. */
 #define GUARD_RATIO 3     /* while building workers, a soldier per this many */
 #define FOE_MEMORY 80     /* ticks an enemy soldier sighting counts */
 #define FOE_MARGIN 1      /* soldiers at home beyond the enemy soldiers seen lately */
 #define INTRUDER_SLACK 1  /* enemies this far past the middle count as intruders */
 #define CHASE_STEPS 12    /* defenders go for intruders this many steps away */
+#define HOLD_AFTER 2      /* ticks stuck at a contested cell before a soldier holds */
 #define MENACE_RANGE 4    /* enemy soldiers this close to a worker call every defender */
 #define RALLY_STEPS 5     /* with no worked ore, defenders wait this far out */
 /* Attack. */
 #define RAID_SIZE 8       /* healthy soldiers at home that set off an attack */
-#define COUNTER_SIZE 2    /* the wave that answers enemy soldiers on our side */
+#define COUNTER_SIZE 1    /* the wave that answers enemy soldiers on our side */
 #define LATE_WAVE 3       /* the wave once half the match is gone */
 #define RAID_REINFORCE 2  /* the wave that follows an attack under way */
 #define KEEP_MAX 3        /* at most this many kept home against intruders in sight */
@@ -64,9 +69,34 @@ static int32_t siege;       /* an enemy soldier is at our colony: every defender
 static int32_t guard_post;  /* where idle defenders wait: the worked ore nearest the enemy */
 static int32_t raid_on;     /* an attack is under way */
 static int32_t worker_goal; /* workers to build before soldiers only */
+/* Per-unit memory of last tick's move, to see contested cells (spec 6.4: a
+ * cell two units step into is entered by neither, every tick if both insist). */
+static int32_t last_tick[MAX_ID], last_pos[MAX_ID], last_aim[MAX_ID], stuck_n[MAX_ID];
 
 /* Index of a unit into the per-id tables (ids past MAX_ID share slot 0). */
 static int32_t slot(const foray_unit_t *u) { return u->id > 0 && u->id < MAX_ID ? u->id : 0; }
+
+/* u stepped at an empty cell last tick and is still where it was: the cell
+ * is contested. Returns the cell (and counts the ticks), or -1. */
+static int32_t contested(const foray_obs_t *obs, const foray_unit_t *u) {
+    int32_t id = slot(u), c = foray_cell(u->x, u->y);
+    if (!id || last_tick[id] != obs->tick || last_pos[id] != c || last_aim[id] < 0) {
+        if (id) stuck_n[id] = 0;
+        return -1;
+    }
+    int32_t a = last_aim[id], w = foray_game.width, ax = a % w, ay = a / w;
+    if (bk_own_on(ax, ay) >= 0 || bk_foe_on(ax, ay) >= 0) {
+        stuck_n[id] = 0;
+        return -1;
+    }
+    for (int32_t d = 1; d <= 4; d++)
+        if (bk_foe_on(ax + FORAY_DX[d], ay + FORAY_DY[d]) >= 0) {
+            stuck_n[id]++;
+            return a;
+        }
+    stuck_n[id] = 0;
+    return -1;
+}
 
 static void note_ore(int32_t c) {
     if (!listed[c]) listed[c] = 1, ore_cells[n_ore_cells++] = c;
@@ -143,6 +173,16 @@ static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
         return;
     }
     if (danger) {
+        /* Loaded and close to home: bank it rather than run (a worker lives
+         * through one blow), stepping where no enemy soldier can strike. */
+        if (u->carry > 0 && bk_home[c] <= HOME_DASH && u->hp > foray_game.soldier_attack) {
+            for (int32_t d = 1; d <= 4; d++) {
+                int32_t nx = u->x + FORAY_DX[d], ny = u->y + FORAY_DY[d];
+                if (!bk_free(nx, ny) || bk_home[foray_cell(nx, ny)] >= bk_home[c]) continue;
+                if (soldier_near(obs, nx, ny, 1)) continue;
+                if (bk_move(acts, u, d)) return;
+            }
+        }
         evade(obs, acts, u);
         return;
     }
@@ -151,6 +191,8 @@ static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
         return;
     }
     if (bk_mine_near(acts, u)) return;
+    int32_t x = contested(obs, u);
+    if (x >= 0) bk_aimed[x] = bk_stamp; /* an enemy steps there too: go round */
     int32_t id = slot(u), t = target_of[id] - 1;
     if (t >= 0 && bk_ore[t] > 0 && bk_steps(t, c) <= 1) t = pick_target(c, t); /* it gave nothing */
     else if (t < 0 || bk_ore[t] <= 0) t = pick_target(c, -1);
@@ -167,8 +209,18 @@ static void work(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
     bk_go_to(acts, u, t, BK_YIELD); /* give way to loaded workers */
 }
 
+/* A soldier stepping at a cell an enemy steps at too: hold, and let the
+ * enemy come into reach (none of ours takes the cell meanwhile). */
+static int32_t hold_contested(foray_actions_t *acts, const foray_unit_t *u) {
+    int32_t x = contested(bk_obs, u);
+    if (x < 0 || stuck_n[slot(u)] < HOLD_AFTER) return 0;
+    bk_aimed[x] = bk_stamp;
+    return foray_act(acts, u, FORAY_NOOP, 0);
+}
+
 static void defend(foray_actions_t *acts, const foray_unit_t *u) {
     if (bk_strike(acts, u, 0)) return;
+    if (hold_contested(acts, u)) return;
     int32_t c = foray_cell(u->x, u->y);
     if (n_intruders && (threat_field[c] <= CHASE_STEPS || siege || menace))
         bk_follow_mode(acts, u, threat_field, BK_PUSH);
@@ -181,6 +233,7 @@ static void raid(const foray_obs_t *obs, foray_actions_t *acts, const foray_unit
     int32_t colony_first = !soldier_near(obs, u->x, u->y, 1) ||
                            (obs->enemy_colony_hp >= 0 && obs->enemy_colony_hp <= foray_game.soldier_attack);
     if (bk_strike(acts, u, colony_first)) return;
+    if (hold_contested(acts, u)) return;
     int32_t here = bk_away[foray_cell(u->x, u->y)];
     if (here > 6 && here + RAID_SLACK < rear) return; /* let the rear catch up */
     if (here <= 4) {
@@ -337,4 +390,17 @@ void bot_tick(const foray_obs_t *obs, foray_actions_t *acts) {
         else defend(acts, u);
     }
     spawn(obs, acts, workers, soldiers - raiders, foes);
+
+    /* Remember where each unit stood and stepped at. */
+    for (int32_t i = 0; i < obs->n_own; i++) {
+        int32_t id = slot(&obs->own[i]);
+        last_tick[id] = obs->tick + 1;
+        last_pos[id] = foray_cell(obs->own[i].x, obs->own[i].y);
+        last_aim[id] = -1;
+    }
+    for (int32_t k = 0; k < acts->n; k++) {
+        const foray_action_t *r = &acts->rec[k];
+        if (r->op != FORAY_MOVE || r->unit_id <= 0 || r->unit_id >= MAX_ID) continue;
+        last_aim[r->unit_id] = last_pos[r->unit_id] + FORAY_DX[r->arg] + FORAY_DY[r->arg] * foray_game.width;
+    }
 }
