@@ -165,3 +165,9 @@ def test_check_reads_a_bounded_prefix_of_an_endless_file() -> None:
 def test_verify_refuses_an_endless_file_without_hanging() -> None:
     out = arena("replay", "verify", "/dev/zero", "--json")
     assert out.returncode == 1 and json.loads(out.stdout)["ok"] is False
+
+
+def test_baselines_build_check_passes_on_the_committed_modules() -> None:
+    out = arena("baselines", "build", "--check")
+    assert out.returncode == 0, out.stderr
+    assert "all baselines match a rebuild from source" in out.stdout
