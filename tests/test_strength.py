@@ -7,8 +7,13 @@ Matches are deterministic, so these figures are the same on every machine.
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
+import arena
+import sim
+from arena._baselines import BASELINES, load_baseline
 from arena._strength import ECONOMY, Standing, Tally, default_field, play_all
 
 SEEDS = 4
@@ -51,3 +56,13 @@ def test_fuel_probe_uses_less_fuel_per_tick(results: Results, soldier: str) -> N
 def test_no_forfeits(results: Results) -> None:
     forfeits = [f for standing in results[1].values() for f in standing.forfeits]
     assert forfeits == []
+
+
+@pytest.mark.parametrize("size", [(8, 8), (9, 13), (24, 40), (64, 64), (64, 8)])
+def test_no_baseline_forfeits_on_any_map_size(size: tuple[int, int]) -> None:
+    w, h = size
+    field = [arena.Contestant(name, load_baseline(name)) for name in BASELINES]
+    for a, b in itertools.permutations(field, 2):
+        r = arena.run_match(a, b, seed=5, config=sim.Config(width=w, height=h))
+        forfeits = [(s.name, s.forfeit) for s in r.sides if s.forfeit]
+        assert forfeits == [], f"{a.name} vs {b.name} on {w}x{h}: {forfeits}"
