@@ -11,8 +11,11 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import arena
+import replays
 import sim
 from tests.conftest import BOTS, Builder
 
@@ -208,3 +211,20 @@ def test_a_controller_compiles_once_per_process(
     for seed in (1, 2):
         play(blob, blob, seed=seed, config=sim.Config(max_ticks=5))
     assert calls == [len(blob)]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_hostile_replies_become_forfeits_and_every_replay_verifies(
+    build_c: Builder, busy: bytes, seed: int
+) -> None:
+    chaos = build_c(BOTS / "chaos.c")
+    r = play(chaos, busy, seed=seed, config=sim.Config(max_ticks=60))
+    f = r.sides[0].forfeit
+    assert f is None or f.kind == "invalid_action"
+    assert r.sides[1].forfeit is None
+    report = replays.verify_replay(r.replay)
+    assert report.ok, report.detail
+    assert report.ticks == r.ticks
