@@ -27,7 +27,7 @@ SKELETON = """
 
 def module(body: str, memory: str = '(memory (export "memory") 2)', extra: str = "") -> bytes:
     wat = SKELETON.format(memory=memory, body=body, extra=extra)
-    return wasmtime.wat2wasm(wat)
+    return bytes(wasmtime.wat2wasm(wat))
 
 
 def tick_result(blob: bytes) -> int:
