@@ -444,19 +444,23 @@ class Game:
         if not wishes:
             return
         occ, blocked = self.occ, self.blocked
-        claims: dict[int, int] = {}
-        for _, t in wishes:
-            if t >= 0:
-                claims[t] = claims.get(t, 0) + 1
-        target: dict[Unit, int] = {}
+        # The mover aiming at each cell; a cell two or more aim at is contested.
+        aimed_at: dict[int, Unit] = {}
+        contested: list[int] = []
         failed: list[Unit] = []
         for u, t in wishes:
-            if t < 0 or blocked[t] or claims[t] > 1:
+            if t < 0 or blocked[t]:
+                failed.append(u)
+            elif t in aimed_at:
+                contested.append(t)
                 failed.append(u)
             else:
-                target[u] = t
-        # The (unique) mover aiming at each cell.
-        aimed_at = {t: u for u, t in target.items()}
+                aimed_at[t] = u
+        for t in contested:
+            loser = aimed_at.pop(t, None)
+            if loser is not None:
+                failed.append(loser)
+        target = {u: t for t, u in aimed_at.items()}
         for u, t in target.items():
             v = occ[t]
             if v is None:
