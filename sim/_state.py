@@ -157,6 +157,11 @@ class Game:
             )
         self.sides = (SideState(colonies[0], config), SideState(colonies[1], config))
         self._span_cache: dict[int, list[int]] = {}
+        # Per cell: its absolute x and y, and both sides' views of them (side 1's
+        # frame turns the board 180 degrees: cell i is its cell n-1-i).
+        self._x = [i % w for i in range(n)]
+        self._y = [i // w for i in range(n)]
+        self._frame_xy = ((self._x, self._y), (self._x[::-1], self._y[::-1]))
         self.occ: list[Unit | None] = [None] * n
         # Each colony's neighbours in the owner's N, E, S, W order (spawn order).
         self._spawn_cells = tuple(
@@ -189,25 +194,17 @@ class Game:
     def observe(self, side: int) -> Observation:
         """The observation of ``side`` at the start of the current tick (spec section 9)."""
         me, foe = self.sides[side], self.sides[1 - side]
-        w, n = self.width, self.cells
+        w = self.width
         rows = self._visibility(side)
-        flip = side == 1
-
-        def frame(cell: int) -> tuple[int, int]:
-            if flip:
-                cell = n - 1 - cell
-            return cell % w, cell // w
-
-        def seen(cell: int) -> bool:
-            return (rows[cell // w] >> (cell % w)) & 1 == 1
-
-        own = [(u.id, u.kind, *frame(u.cell), u.hp, u.carry) for u in me.units.values()]
-        enemy = [
-            (u.id, u.kind, *frame(u.cell), u.hp, u.carry)
-            for u in foe.units.values()
-            if seen(u.cell)
-        ]
+        xs, ys = self._x, self._y  # absolute coordinates of each cell
+        fx, fy = self._frame_xy[side]  # the same in the receiver's frame
         # Units are created in id order and dicts keep it, so both lists are sorted.
+        own = [(u.id, u.kind, fx[u.cell], fy[u.cell], u.hp, u.carry) for u in me.units.values()]
+        enemy = [
+            (u.id, u.kind, fx[u.cell], fy[u.cell], u.hp, u.carry)
+            for u in foe.units.values()
+            if (rows[ys[u.cell]] >> xs[u.cell]) & 1
+        ]
         ore: list[tuple[int, int, int]] = []
         amounts = self.ore
         for y, bits in enumerate(self._ore_rows):
@@ -216,16 +213,17 @@ class Game:
                 low = bits & -bits
                 bits ^= low
                 c = y * w + low.bit_length() - 1
-                ore.append((*frame(c), amounts[c]))
-        if flip:  # row-major in the receiver's frame is the reverse of ours
+                ore.append((fx[c], fy[c], amounts[c]))
+        if side:  # row-major in the receiver's frame is the reverse of ours
             ore.reverse()
+        foe_seen = (rows[ys[foe.colony]] >> xs[foe.colony]) & 1
         return Observation(
             tick=self.tick,
             banked=me.banked,
             energy=me.energy,
             colony_hp=me.colony_hp,
             enemy_banked=foe.banked,
-            enemy_colony_hp=foe.colony_hp if seen(foe.colony) else -1,
+            enemy_colony_hp=foe.colony_hp if foe_seen else -1,
             own=own,
             enemy=enemy,
             ore=ore,
@@ -238,10 +236,11 @@ class Game:
         # Chebyshev squares: first OR each unit's horizontal span into its own
         # row, then spread every such row vertically once.
         spans = self._spans(self.config.unit_vision)
+        xs, ys = self._x, self._y
         own_rows: dict[int, int] = {}
         for u in me.units.values():
-            y = u.cell // w
-            own_rows[y] = own_rows.get(y, 0) | spans[u.cell - y * w]
+            y = ys[u.cell]
+            own_rows[y] = own_rows.get(y, 0) | spans[xs[u.cell]]
         rows = [0] * h
         r = self.config.unit_vision
         for y, mask in own_rows.items():
