@@ -20,6 +20,7 @@ __all__ = [
     "Baseline",
     "baseline_path",
     "build_baselines",
+    "build_extra",
     "check_baselines",
     "load_baseline",
 ]
@@ -121,3 +122,12 @@ def check_baselines() -> list[str]:
         if not wasm.is_file() or wasm.read_bytes() != data:
             stale.append(name)
     return stale
+
+
+def build_extra(name: str) -> bytes:
+    """Build ``baselines/extra/NAME.c`` (sparring and benchmark bots, not baselines)."""
+    source = BASELINES_DIR / "extra" / f"{name}.c"
+    if not source.is_file():
+        raise UnknownControllerError(f"no extra bot {name!r} ({source.name} does not exist)")
+    with tempfile.TemporaryDirectory() as tmp:
+        return compile_c([source], Path(tmp) / f"{name}.wasm", include=[BASELINES_DIR])

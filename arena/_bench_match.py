@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import tempfile
 import time
-from pathlib import Path
 
 import sim
+from arena._baselines import build_extra
 from arena._bench import _crowded_game
-from arena._build import compile_c
 from arena._contract import encode_init, encode_obs
 from arena._match import Contestant, run_match
 from arena._sandbox import Controller, Fault, Limits
 
 __all__ = ["host_overhead_us", "match_figures"]
-
-_EXTRA = Path(__file__).resolve().parent.parent / "baselines" / "extra"
-
-
-def _bot(name: str) -> bytes:
-    with tempfile.TemporaryDirectory() as tmp:
-        return compile_c(
-            [_EXTRA / f"{name}.c"], Path(tmp) / f"{name}.wasm", include=[_EXTRA.parent]
-        )
 
 
 def _match(a: bytes, b: bytes, config: sim.Config, repeat: int) -> tuple[float, float]:
@@ -71,7 +60,7 @@ def host_overhead_us(blob: bytes, game: sim.Game, calls: int = 20_000) -> tuple[
 
 def match_figures(repeat: int) -> None:
     """Print end-to-end figures for idle and busy matches, and the host overhead."""
-    idle, busy, echo = _bot("idle"), _bot("busy"), _bot("echo")
+    idle, busy, echo = build_extra("idle"), build_extra("busy"), build_extra("echo")
     print("whole matches (400 ticks, 32x32, replay included, best of runs):")
     cases = [
         ("idle vs idle", idle, idle, sim.Config()),

@@ -7,15 +7,12 @@ win rates per pairing, and each controller's mean and peak fuel per tick.
 from __future__ import annotations
 
 import itertools
-import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import replays
-from arena._baselines import BASELINES, BASELINES_DIR, load_baseline
-from arena._build import compile_c
+from arena._baselines import BASELINES, build_extra, load_baseline
 from arena._match import Contestant, run_match
 
 __all__ = ["ECONOMY", "Standing", "Tally", "entrants", "play_all", "render_markdown"]
@@ -59,15 +56,7 @@ def entrants(names: Iterable[str]) -> dict[str, bytes]:
     """Module bytes by name: baseline names, or ``economy`` (built from source)."""
     out: dict[str, bytes] = {}
     for name in names:
-        if name == ECONOMY:
-            with tempfile.TemporaryDirectory() as tmp:
-                out[name] = compile_c(
-                    [BASELINES_DIR / "extra" / "economy.c"],
-                    Path(tmp) / "economy.wasm",
-                    include=[BASELINES_DIR],
-                )
-        else:
-            out[name] = load_baseline(name)
+        out[name] = build_extra(name) if name == ECONOMY else load_baseline(name)
     return out
 
 
