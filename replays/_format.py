@@ -65,12 +65,14 @@ __all__ = [
     "FORMAT",
     "KEYFRAME_INTERVAL",
     "MEDIA_TYPE",
+    "MOVE_DELTAS",
     "VERSION",
     "FrameEncoder",
     "ReplayWriter",
     "pack_actions",
     "raw_actions",
     "unpack_actions",
+    "unraw_actions",
 ]
 
 FORMAT = "foray-replay"
@@ -96,6 +98,11 @@ def unpack_actions(flat: Sequence[int]) -> list[sim.Record]:
 def raw_actions(records: Sequence[sim.Record]) -> list[int]:
     """Records as submitted, flat triples (forfeit frames)."""
     return [v for record in records for v in record]
+
+
+def unraw_actions(flat: Sequence[int]) -> list[sim.Record]:
+    """The inverse of :func:`raw_actions`."""
+    return [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
 
 
 class FrameEncoder:
@@ -196,19 +203,16 @@ class FrameEncoder:
         }
 
 
+MOVE_DELTAS: tuple[tuple[int, int], ...] = ((0, 0), (0, -1), (1, 0), (0, 1), (-1, 0))
+"""(dx, dy) of each byte of "m": 0 stayed, 1 N, 2 E, 3 S, 4 W (absolute)."""
+
+
 def _direction(before: int, after: int, width: int) -> int:
-    """The absolute direction of a one-cell step (0 for none)."""
+    """The byte of "m" for a one-cell step (0 for none)."""
     step = after - before
-    if step == 0:
-        return 0
-    if step == -width:
-        return 1
-    if step == 1:
-        return 2
-    if step == width:
-        return 3
-    if step == -1:
-        return 4
+    for d, (dx, dy) in enumerate(MOVE_DELTAS):
+        if step == dx + dy * width:
+            return d
     raise AssertionError(f"a unit moved from cell {before} to {after} in one tick")
 
 

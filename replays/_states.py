@@ -18,12 +18,10 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import sim
+from replays._format import MOVE_DELTAS
 from replays._reader import Replay, ReplayError, is_forfeit_frame, replay_config
 
 __all__ = ["FrameState", "UnitState", "iter_states"]
-
-# Absolute direction -> (dx, dy): 0 stayed, 1 N, 2 E, 3 S, 4 W.
-_DELTAS = ((0, 0), (0, -1), (1, 0), (0, 1), (-1, 0))
 
 
 class UnitState(NamedTuple):
@@ -132,7 +130,7 @@ def _apply_delta(
                 " previous state",
             )
         for i, (uid, unit) in enumerate(survivors.items()):
-            dx, dy = _DELTAS[moves[i]]
+            dx, dy = MOVE_DELTAS[moves[i]]
             x, y = unit[1] + dx, unit[2] + dy
             if not (0 <= x < width and 0 <= y < height):
                 raise _Misfit(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import sim
-from replays._format import FrameEncoder, unpack_actions
+from replays._format import FrameEncoder, unpack_actions, unraw_actions
 from replays._reader import (
     DEFAULT_LIMITS,
     ReplayError,
@@ -84,11 +84,6 @@ def verify_replay(source: BinaryIO | bytes, limits: ReplayLimits = DEFAULT_LIMIT
     return VerifyReport(True, check.ticks, None, None)
 
 
-def _raw_records(flat: list[int]) -> list[sim.Record]:
-    """A forfeit frame's records: raw triples, as submitted."""
-    return [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
-
-
 class _Check:
     def __init__(self) -> None:
         self.ticks = 0  # ticks that agreed so far
@@ -127,7 +122,7 @@ class _Check:
                 fuel_sum[s] += fuel
                 fuel_peak[s] = max(fuel_peak[s], fuel)
             forfeit = is_forfeit_frame(obj)
-            unpack = _raw_records if forfeit else unpack_actions
+            unpack = unraw_actions if forfeit else unpack_actions
             records = [unpack(obj["a"][0]), unpack(obj["a"][1])]
             broken = [
                 sim.validate_actions(len(records[s]), records[s], game.roster(s), max_units)
