@@ -136,7 +136,7 @@ def run_match(
     outcome: sim.Outcome | None = None
     ticks = 0
     if any(forfeits):
-        outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
+        outcome = _forfeit_outcome(forfeits)
     max_records = config.max_units + 1
     frames = FrameEncoder(game)
     while outcome is None:
@@ -157,7 +157,7 @@ def run_match(
         ticks = tick + 1
         if any(forfeits):
             writer.frame(frames.forfeit(game, tick, submitted, fuel))
-            outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
+            outcome = _forfeit_outcome(forfeits)
             break
         events = game.step(submitted)
         writer.frame(frames.applied(game, tick, submitted, fuel, events))
@@ -193,6 +193,10 @@ def run_match(
         sides=(sides[0], sides[1]),
         replay=out.getvalue(),
     )
+
+
+def _forfeit_outcome(forfeits: list[Forfeit | None]) -> sim.Outcome:
+    return sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
 
 
 def _header(
