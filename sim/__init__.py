@@ -1,12 +1,15 @@
 """Foray, the game: maps, rules and state. Pure: no I/O, no clock, no wasm.
 
 Everything a match needs to be resolved deterministically lives here; the arena
-drives it with the controllers' actions.
+drives it with the controllers' actions. The rules are docs/rules.md; code
+comments cite its sections as "rules §N".
 """
 
 from sim._actions import (
+    ARG_RANGE,
     ATTACK,
     DEPOSIT,
+    DIRECTION_DELTAS,
     EAST,
     HERE,
     MINE,
@@ -18,7 +21,14 @@ from sim._actions import (
     SPAWN,
     WEST,
     WORKER,
+    Direction,
+    ForfeitKind,
+    Op,
+    OreRecord,
+    Reason,
     Record,
+    UnitKind,
+    UnitRecord,
     validate_actions,
 )
 from sim._config import Config, ConfigError
@@ -33,6 +43,7 @@ from sim._maps import (
 )
 from sim._state import (
     RULES_VERSION,
+    Forfeit,
     Game,
     Observation,
     Outcome,
@@ -43,8 +54,10 @@ from sim._state import (
 )
 
 __all__ = [
+    "ARG_RANGE",
     "ATTACK",
     "DEPOSIT",
+    "DIRECTION_DELTAS",
     "EAST",
     "GENERATOR_VERSION",
     "HERE",
@@ -60,15 +73,23 @@ __all__ = [
     "WORKER",
     "Config",
     "ConfigError",
+    "Direction",
+    "Forfeit",
+    "ForfeitKind",
     "Game",
     "GameMap",
     "MapError",
     "Observation",
+    "Op",
+    "OreRecord",
     "Outcome",
+    "Reason",
     "Record",
     "SideState",
     "TickEvents",
     "Unit",
+    "UnitKind",
+    "UnitRecord",
     "check_map",
     "forfeit_outcome",
     "format_map",

@@ -34,7 +34,7 @@ _BOUNDS: dict[str, tuple[int, int]] = {
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The constants of spec section 4; a case may override any of them."""
+    """The constants of rules §4; a case may override any of them."""
 
     width: int = 32
     height: int = 32

@@ -1,4 +1,4 @@
-"""Maps (spec section 2): the text format, the rule checker and the seeded generator.
+"""Maps (rules §2): the text format, the rule checker and the seeded generator.
 
 Pure: the parser takes text, the generator draws from its own PRNG, nothing here
 reads files, clocks or global random state.
@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import networkx as nx
 
 __all__ = [
     "DEFAULT_ORE_SCALE",
@@ -83,7 +81,7 @@ class GameMap:
     """An immutable map: terrain, ore and the two colonies.
 
     ``rock`` and ``ore`` are row-major (index ``y * width + x``). Construction
-    checks only the shape; ``check_map`` checks the rules of spec section 2.
+    checks only the shape; ``check_map`` checks the rules of rules §2.
     """
 
     width: int
@@ -217,36 +215,28 @@ def _check(game_map: GameMap, where: str, row_lines: Sequence[int] | None) -> No
 
     _check_symmetry(game_map, where, row_lines)
 
-    # Open non-colony cells, 4-connected: the graph units move on. Nodes are
-    # row-major indices; edges are built in bulk because networkx is slow per call.
+    # Open non-colony cells, 4-connected: the cells units move on. A
+    # breadth-first search from each colony's walkable neighbours finds them.
     colony_idx = {cy * w + cx for cx, cy in colonies}
-    walkable = [not rock[i] and i not in colony_idx for i in range(w * h)]
-    edges = [(i, i + 1) for i in range(w * h) if walkable[i] and i % w < w - 1 and walkable[i + 1]]
-    edges += [(i, i + w) for i in range(w * h - w) if walkable[i] and walkable[i + w]]
-    graph: nx.Graph = nx.Graph()
-    graph.add_nodes_from(i for i in range(w * h) if walkable[i])
-    graph.add_edges_from(edges)
-    component: dict[int, int] = {}
-    for number, members in enumerate(nx.connected_components(graph)):
-        for i in members:
-            component[i] = number
-
     first_bad: tuple[int, int] | None = None  # (row-major index, side) for the report
     for side, (cx, cy) in enumerate(colonies):
-        touched = {
-            component[ny * w + nx_]
+        starts = [
+            ny * w + nx_
             for nx_, ny in game_map.neighbours(cx, cy)
-            if walkable[ny * w + nx_]
-        }
-        if not touched:
+            if not rock[ny * w + nx_] and ny * w + nx_ not in colony_idx
+        ]
+        if not starts:
             raise _fail(
                 where,
                 f"colony {_SIDE_LETTERS[side]} at cell ({cx}, {cy}) has no open neighbour",
                 line=_line_of(row_lines, cy),
                 cell=(cx, cy),
             )
-        # Nodes are added in row-major order, so the first miss is the first cell.
-        missing = next((i for i in graph.nodes if component[i] not in touched), None)
+        reached = _reachable(rock, w, h, starts, colony_idx)
+        missing = next(
+            (i for i in range(w * h) if not rock[i] and i not in colony_idx and i not in reached),
+            None,
+        )
         if missing is not None and (first_bad is None or missing < first_bad[0]):
             first_bad = (missing, side)
     if first_bad is not None:
@@ -298,7 +288,7 @@ def _check_symmetry(game_map: GameMap, where: str, row_lines: Sequence[int] | No
 
 
 def check_map(game_map: GameMap, *, where: str = "<map>") -> None:
-    """Raise MapError unless ``game_map`` obeys every rule of spec section 2.
+    """Raise MapError unless ``game_map`` obeys every rule of rules §2.
 
     Checks, in order: size 8..64 each way; colonies on open cells without ore;
     no ore on rock; colonies >= 3 apart (Manhattan); point symmetry (first
@@ -330,7 +320,7 @@ def _parse_ore_scale(value: str, source: str, line: int) -> int:
 
 
 def parse_map(text: str, source: str = "<map>") -> GameMap:
-    """Parse the text map format of spec section 2 and check every rule.
+    """Parse the text map format of rules §2 and check every rule.
 
     Lines are split on ``\\n``; trailing whitespace (so ``\\r\\n`` too) is
     ignored. Errors are MapErrors whose message starts ``source:line:``.
@@ -537,12 +527,12 @@ def _colony_a(width: int, height: int) -> tuple[int, int]:
     return (min(3, (width - 1) // 2 - 1), min(3, (height - 1) // 2 - 1))
 
 
-def _region_from(
-    rock: bytearray, width: int, height: int, start: int, colonies: set[int]
+def _reachable(
+    rock: Sequence[int], width: int, height: int, starts: Sequence[int], colonies: set[int]
 ) -> set[int]:
-    """Indices reachable 4-connected from ``start`` through open non-colony cells."""
-    seen = {start}
-    queue = deque([start])
+    """Indices reachable 4-connected from ``starts`` through open non-colony cells."""
+    seen = set(starts)
+    queue = deque(starts)
     while queue:
         i = queue.popleft()
         x, y = i % width, i // width
@@ -589,7 +579,7 @@ def _place_rock(
             elif d == 3 and y < height - 1:
                 i += width
     a, b = sorted(colonies)
-    region = _region_from(rock, width, height, a + width, colonies)
+    region = _reachable(rock, width, height, [a + width], colonies)
     if b - width not in region:
         return None
     # Fill enclosed pockets: the region is symmetric (the colonies are), so its
@@ -697,5 +687,5 @@ def generate_map(seed: int, width: int = 32, height: int = 32) -> GameMap:
         ((ax, ay), (bx, by)),
     )
     # Legal by construction (symmetric placement, cleared rings, pockets filled);
-    # the full networkx check would triple the cost, so the tests run it instead.
+    # the full check would add to the cost, so the tests run it instead.
     return game_map

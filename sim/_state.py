@@ -1,7 +1,7 @@
-"""The game state and its fixed-timestep resolution (spec sections 3-7).
+"""The game state and its fixed-timestep resolution (rules §3-§7).
 
 Positions are held as absolute cell indices ``y * width + x``. Controllers speak
-in their own frame; side 1's frame is the absolute one rotated 180 degrees, which
+in their own view; side 1's view is the absolute one rotated 180 degrees, which
 on cell indices is simply ``index -> cells - 1 - index``.
 """
 
@@ -12,13 +12,29 @@ import sys
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from sim._actions import ATTACK, DEPOSIT, MINE, MOVE, SOLDIER, SPAWN, WORKER, Record
+from sim._actions import (
+    ATTACK,
+    DEPOSIT,
+    DIRECTION_DELTAS,
+    MINE,
+    MOVE,
+    SOLDIER,
+    SPAWN,
+    WORKER,
+    ForfeitKind,
+    OreRecord,
+    Reason,
+    Record,
+    UnitRecord,
+)
 from sim._config import Config
 from sim._maps import GameMap
 
 __all__ = [
     "RULES_VERSION",
+    "Forfeit",
     "Game",
     "Observation",
     "Outcome",
@@ -31,8 +47,6 @@ __all__ = [
 RULES_VERSION = 1
 """Bumped whenever a rule changes what a match resolves to."""
 
-# Absolute direction -> (dx, dy); index 0 is HERE.
-_DELTAS = ((0, 0), (0, -1), (1, 0), (0, 1), (-1, 0))
 # A side-1 controller's direction in absolute terms: its NORTH is absolute SOUTH.
 _TURN = ((0, 1, 2, 3, 4), (0, 3, 4, 1, 2))
 
@@ -77,7 +91,7 @@ class SideState:
 
 @dataclass(slots=True)
 class Observation:
-    """What one side sees at the start of a tick, in its own frame (spec section 9, OBS)."""
+    """What one side sees at the start of a tick, in its own view (rules §9, OBS)."""
 
     tick: int
     banked: int
@@ -85,14 +99,14 @@ class Observation:
     colony_hp: int
     enemy_banked: int
     enemy_colony_hp: int  # -1 when the enemy colony's cell is not visible
-    own: list[tuple[int, int, int, int, int, int]]  # (id, kind, x, y, hp, carry) by id
-    enemy: list[tuple[int, int, int, int, int, int]]  # visible enemy units, by id
-    ore: list[tuple[int, int, int]]  # visible cells holding ore, (x, y, amount) by (y, x)
+    own: list[UnitRecord]  # by id
+    enemy: list[UnitRecord]  # visible enemy units, by id
+    ore: list[OreRecord]  # visible cells holding ore, by (y, x)
 
 
 @dataclass(slots=True)
 class TickEvents:
-    """What happened in one tick, in the absolute frame (for replays and viewers)."""
+    """What happened in one tick, in absolute coordinates (for replays and viewers)."""
 
     attacks: list[tuple[int, int, int]] = field(
         default_factory=list
@@ -110,15 +124,27 @@ class Outcome:
     """How a match ended: ``winner`` is 0, 1 or None (a draw)."""
 
     winner: int | None
-    reason: str  # "forfeit" | "sweep" | "score" | "fuel" | "draw"
+    reason: Reason
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A controller's fault as an outcome: the tick, the kind (rules §8) and a readable detail."""
+
+    tick: int
+    kind: ForfeitKind
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tick": self.tick, "kind": str(self.kind), "detail": self.detail}
 
 
 def forfeit_outcome(forfeited: tuple[bool, bool]) -> Outcome:
-    """Spec 7.1: the side that did not forfeit wins; both in one tick is a draw."""
+    """Rules §7.1: the side that did not forfeit wins; both in one tick is a draw."""
     a, b = forfeited
     if not (a or b):
         raise ValueError("forfeit_outcome needs at least one forfeit")
-    return Outcome(None if a and b else (1 if a else 0), "forfeit")
+    return Outcome(None if a and b else (1 if a else 0), Reason.FORFEIT)
 
 
 class Game:
@@ -147,7 +173,7 @@ class Game:
             self.blocked[c] = 1
         # _step[d][i]: neighbour of cell i in absolute direction d, or -1 off the map.
         self._step: list[list[int]] = []
-        for dx, dy in _DELTAS:
+        for dx, dy in DIRECTION_DELTAS:
             self._step.append(
                 [
                     (x + dx) + (y + dy) * w if 0 <= x + dx < w and 0 <= y + dy < h else -1
@@ -158,10 +184,10 @@ class Game:
         self.sides = (SideState(colonies[0], config), SideState(colonies[1], config))
         self._span_cache: dict[int, list[int]] = {}
         # Per cell: its absolute x and y, and both sides' views of them (side 1's
-        # frame turns the board 180 degrees: cell i is its cell n-1-i).
+        # view turns the board 180 degrees: cell i is its cell n-1-i).
         self._x = [i % w for i in range(n)]
         self._y = [i // w for i in range(n)]
-        self._frame_xy = ((self._x, self._y), (self._x[::-1], self._y[::-1]))
+        self._view_xy = ((self._x, self._y), (self._x[::-1], self._y[::-1]))
         self.occ: list[Unit | None] = [None] * n
         # Each colony's neighbours in the owner's N, E, S, W order (spawn order).
         self._spawn_cells = tuple(
@@ -179,7 +205,7 @@ class Game:
         return cell % self.width, cell // self.width
 
     def own_xy(self, side: int, cell: int) -> tuple[int, int]:
-        """A cell's coordinates in ``side``'s frame."""
+        """A cell's coordinates in ``side``'s view."""
         if side:
             cell = self.cells - 1 - cell
         return cell % self.width, cell // self.width
@@ -192,20 +218,23 @@ class Game:
         return self.sides[side].units
 
     def observe(self, side: int) -> Observation:
-        """The observation of ``side`` at the start of the current tick (spec section 9)."""
+        """The observation of ``side`` at the start of the current tick (rules §9)."""
         me, foe = self.sides[side], self.sides[1 - side]
         w = self.width
         rows = self._visibility(side)
         xs, ys = self._x, self._y  # absolute coordinates of each cell
-        fx, fy = self._frame_xy[side]  # the same in the receiver's frame
+        vx, vy = self._view_xy[side]  # the same in the receiver's view
         # Units are created in id order and dicts keep it, so both lists are sorted.
-        own = [(u.id, u.kind, fx[u.cell], fy[u.cell], u.hp, u.carry) for u in me.units.values()]
+        own = [
+            UnitRecord(u.id, u.kind, vx[u.cell], vy[u.cell], u.hp, u.carry)
+            for u in me.units.values()
+        ]
         enemy = [
-            (u.id, u.kind, fx[u.cell], fy[u.cell], u.hp, u.carry)
+            UnitRecord(u.id, u.kind, vx[u.cell], vy[u.cell], u.hp, u.carry)
             for u in foe.units.values()
             if (rows[ys[u.cell]] >> xs[u.cell]) & 1
         ]
-        ore: list[tuple[int, int, int]] = []
+        ore: list[OreRecord] = []
         amounts = self.ore
         for y, bits in enumerate(self._ore_rows):
             bits &= rows[y]
@@ -213,8 +242,8 @@ class Game:
                 low = bits & -bits
                 bits ^= low
                 c = y * w + low.bit_length() - 1
-                ore.append((fx[c], fy[c], amounts[c]))
-        if side:  # row-major in the receiver's frame is the reverse of ours
+                ore.append(OreRecord(vx[c], vy[c], amounts[c]))
+        if side:  # row-major in the receiver's view is the reverse of ours
             ore.reverse()
         foe_seen = (rows[ys[foe.colony]] >> xs[foe.colony]) & 1
         return Observation(
@@ -291,7 +320,7 @@ class Game:
     # -- resolution ----------------------------------------------------------------
 
     def step(self, actions: Sequence[Sequence[Record]]) -> TickEvents:
-        """Resolve one tick from both sides' valid records (each in its own frame).
+        """Resolve one tick from both sides' valid records (each in its own view).
 
         Records must already satisfy :func:`sim.validate_actions` against this
         tick's rosters; the arena forfeits a side whose reply does not.
@@ -432,7 +461,7 @@ class Game:
         return uid
 
     def _move(self, wishes: list[tuple[Unit, int]]) -> None:
-        """Spec 6.4, simultaneous moves resolved to the greatest fixed point.
+        """Rules §6.4, simultaneous moves resolved to the greatest fixed point.
 
         A move fails if its target is off the map, blocked or contested, if it is
         one half of a swap, or if its target holds a unit that stays; failures
@@ -482,19 +511,19 @@ class Game:
     # -- end of match ----------------------------------------------------------------
 
     def outcome(self, fuel_totals: tuple[int, int]) -> Outcome | None:
-        """Spec 7.2-7.3, checked after a tick has been stepped; None while play goes on."""
+        """Rules §7.2-§7.3, checked after a tick has been stepped; None while play goes on."""
         alive = (self.sides[0].colony_hp > 0, self.sides[1].colony_hp > 0)
         if alive[0] != alive[1]:
-            return Outcome(0 if alive[0] else 1, "sweep")
+            return Outcome(0 if alive[0] else 1, Reason.SWEEP)
         if alive[0] and self.tick < self.config.max_ticks:
             return None
         a, b = self.sides[0].banked, self.sides[1].banked
         if a != b:
-            return Outcome(0 if a > b else 1, "score")
+            return Outcome(0 if a > b else 1, Reason.SCORE)
         fa, fb = fuel_totals
         if fa != fb:
-            return Outcome(0 if fa < fb else 1, "fuel")
-        return Outcome(None, "draw")
+            return Outcome(0 if fa < fb else 1, Reason.FUEL)
+        return Outcome(None, Reason.DRAW)
 
     # -- canonical state ---------------------------------------------------------------
 
