@@ -1,11 +1,12 @@
-"""Replays: the msgpack format (writer), a bounded reader, a stream, and a re-simulation check.
+"""Replays: the msgpack format, its typed records, a bounded reader, and a re-simulation check.
 
+A match is recorded by a ``Recorder`` (header, one frame per tick, result).
 Reading is for untrusted bytes: ``iter_replay``, ``read_replay`` and
-``frame_chunks`` bound every length and validate every object against format
-version 1 (see ``replays._format``), raising ``ReplayError``; ``verify_replay``
-re-simulates the recorded actions with ``sim`` and reports the first mismatch.
-``iter_states`` rebuilds the full drawn state of every applied tick from the
-keyframes and delta frames, for viewers.
+``frame_chunks`` bound every length and validate every object against the
+format (see ``replays._format``) before building its typed record, raising
+``ReplayError``; ``verify_replay`` re-simulates the recorded actions with
+``sim`` and reports the first mismatch. ``iter_states`` rebuilds the full drawn
+state of every applied tick from the keyframes and delta frames, for viewers.
 """
 
 from replays._format import (
@@ -13,23 +14,30 @@ from replays._format import (
     KEYFRAME_INTERVAL,
     MEDIA_TYPE,
     VERSION,
+    CaseRef,
+    DeltaFrame,
+    Events,
+    ForfeitFrame,
+    Frame,
     FrameEncoder,
+    Header,
+    KeyFrame,
+    Recorder,
     ReplayWriter,
-    unpack_actions,
+    Result,
+    ResultSide,
+    SideInfo,
 )
 from replays._reader import (
     DEFAULT_LIMITS,
-    ObjectKind,
     Replay,
     ReplayError,
     ReplayLimits,
     frame_chunks,
-    is_forfeit_frame,
-    is_keyframe,
     iter_replay,
     read_replay,
 )
-from replays._states import FrameState, UnitState, iter_states
+from replays._states import FrameState, iter_states
 from replays._verify import VerifyReport, verify_replay
 
 __all__ = [
@@ -38,21 +46,27 @@ __all__ = [
     "KEYFRAME_INTERVAL",
     "MEDIA_TYPE",
     "VERSION",
+    "CaseRef",
+    "DeltaFrame",
+    "Events",
+    "ForfeitFrame",
+    "Frame",
     "FrameEncoder",
     "FrameState",
-    "ObjectKind",
+    "Header",
+    "KeyFrame",
+    "Recorder",
     "Replay",
     "ReplayError",
     "ReplayLimits",
     "ReplayWriter",
-    "UnitState",
+    "Result",
+    "ResultSide",
+    "SideInfo",
     "VerifyReport",
     "frame_chunks",
-    "is_forfeit_frame",
-    "is_keyframe",
     "iter_replay",
     "iter_states",
     "read_replay",
-    "unpack_actions",
     "verify_replay",
 ]

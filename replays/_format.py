@@ -1,9 +1,12 @@
 """Replay format version 1: a msgpack stream of one header, one frame per tick, one result.
 
-Every object is a msgpack map with short string keys (frames are the bulk of a
-file, so their keys are one letter). Coordinates and cells are absolute (side
-0's frame; a cell is ``y * width + x``). Actions are recorded as submitted, in
-the submitter's own frame, because re-simulation must feed the rules what the
+The objects are typed here (``Header``, ``KeyFrame``, ``DeltaFrame``,
+``ForfeitFrame``, ``Result``); each one owns its wire shape (``to_wire``) and
+is rebuilt from a validated wire object by ``from_wire``. On the wire every
+object is a msgpack map with short string keys (frames are the bulk of a file,
+so their keys are one letter). Coordinates and cells are absolute (side 0's
+view; a cell is ``y * width + x``). Actions are recorded as submitted, in the
+submitter's own view, because re-simulation must feed the rules what the
 controllers said.
 
 header  {"type": "header", "format": "foray-replay", "version": 1,
@@ -54,8 +57,9 @@ result  {"type": "result", "winner": 0 | 1 | None, "reason", "ticks",
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, BinaryIO
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, TypeAlias
 
 import msgpack
 
@@ -65,14 +69,21 @@ __all__ = [
     "FORMAT",
     "KEYFRAME_INTERVAL",
     "MEDIA_TYPE",
-    "MOVE_DELTAS",
     "VERSION",
+    "CaseRef",
+    "DeltaFrame",
+    "Events",
+    "ForfeitFrame",
+    "Frame",
     "FrameEncoder",
+    "Header",
+    "KeyFrame",
+    "Recorder",
     "ReplayWriter",
-    "pack_actions",
-    "raw_actions",
-    "unpack_actions",
-    "unraw_actions",
+    "Result",
+    "ResultSide",
+    "SideInfo",
+    "Wire",
 ]
 
 FORMAT = "foray-replay"
@@ -81,39 +92,397 @@ MEDIA_TYPE = "application/x-msgpack"
 KEYFRAME_INTERVAL = 20
 """Full unit lists every this many ticks bound how far a viewer replays deltas to seek."""
 
+Wire: TypeAlias = dict[str, Any]
+"""One object as msgpack carries it: a map with string keys."""
 
-def pack_actions(records: Sequence[sim.Record]) -> list[int]:
+Sides: TypeAlias = tuple[int, int]
+Actions: TypeAlias = tuple[tuple[sim.Record, ...], tuple[sim.Record, ...]]
+
+
+# --------------------------------------------------------------------------- header
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRef:
+    """The case a match was played under: its slug and version."""
+
+    slug: str
+    version: int | str
+
+
+@dataclass(frozen=True, slots=True)
+class SideInfo:
+    """Who played a side: a display name and the module's sha256."""
+
+    name: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """Everything needed to play the match again, and to draw it."""
+
+    rules_version: int
+    generator_version: int
+    wasmtime: str
+    case: CaseRef | None
+    seed: int
+    config: sim.Config
+    limits: Mapping[str, int | float]
+    """The sandbox limits, by name: metadata for readers (verification reads fuel_per_tick)."""
+    game_map: sim.GameMap
+    sides: tuple[SideInfo, SideInfo]
+    version: int = VERSION
+
+    @classmethod
+    def for_game(
+        cls,
+        game: sim.Game,
+        sides: tuple[SideInfo, SideInfo],
+        *,
+        seed: int,
+        limits: Mapping[str, int | float],
+        wasmtime: str,
+        case: CaseRef | None = None,
+    ) -> Header:
+        """The header of a match about to be played on ``game`` (before its first tick)."""
+        return cls(
+            rules_version=sim.RULES_VERSION,
+            generator_version=sim.GENERATOR_VERSION,
+            wasmtime=wasmtime,
+            case=case,
+            seed=seed,
+            config=game.config,
+            limits=dict(limits),
+            game_map=game.map,
+            sides=sides,
+        )
+
+    def to_wire(self) -> Wire:
+        m = self.game_map
+        return {
+            "type": "header",
+            "format": FORMAT,
+            "version": self.version,
+            "rules_version": self.rules_version,
+            "generator_version": self.generator_version,
+            "wasmtime": self.wasmtime,
+            "case": None
+            if self.case is None
+            else {"slug": self.case.slug, "version": self.case.version},
+            "seed": self.seed,
+            "config": self.config.to_dict(),
+            "limits": dict(self.limits),
+            "map": {
+                "width": m.width,
+                "height": m.height,
+                "rock": bytes(m.rock),
+                "ore": list(m.ore),
+                "colonies": [list(c) for c in m.colonies],
+            },
+            "sides": [{"name": s.name, "sha256": s.sha256} for s in self.sides],
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Wire) -> Header:
+        """Build from a header the reader has validated."""
+        m = obj["map"]
+        (ax, ay), (bx, by) = m["colonies"]
+        case = obj["case"]
+        a, b = obj["sides"]
+        return cls(
+            rules_version=obj["rules_version"],
+            generator_version=obj["generator_version"],
+            wasmtime=obj["wasmtime"],
+            case=None if case is None else CaseRef(case["slug"], case["version"]),
+            seed=obj["seed"],
+            config=sim.Config.from_mapping(obj["config"], where="header config"),
+            limits=obj["limits"],
+            game_map=sim.GameMap(
+                m["width"], m["height"], m["rock"], tuple(m["ore"]), ((ax, ay), (bx, by))
+            ),
+            sides=(SideInfo(a["name"], a["sha256"]), SideInfo(b["name"], b["sha256"])),
+            version=obj["version"],
+        )
+
+
+# --------------------------------------------------------------------------- frames
+
+
+@dataclass(frozen=True, slots=True)
+class Events:
+    """What happened in an applied tick, in absolute cells."""
+
+    attacks: tuple[tuple[int, int, int], ...] = ()
+    """(side, unit id, target cell)."""
+    deaths: tuple[tuple[int, int], ...] = ()
+    """(side, unit id)."""
+    spawns: tuple[tuple[int, int, int, int], ...] = ()
+    """(side, unit id, kind, cell)."""
+    deposits: tuple[tuple[int, int, int], ...] = ()
+    """(side, unit id, amount)."""
+
+    @classmethod
+    def of(cls, ev: sim.TickEvents) -> Events:
+        return cls(tuple(ev.attacks), tuple(ev.deaths), tuple(ev.spawns), tuple(ev.deposits))
+
+    def to_wire(self) -> list[list[int]]:
+        return [
+            [v for e in self.attacks for v in e],
+            [v for e in self.deaths for v in e],
+            [v for e in self.spawns for v in e],
+            [v for e in self.deposits for v in e],
+        ]
+
+    @classmethod
+    def from_wire(cls, v: list[list[int]]) -> Events:
+        attacks, deaths, spawns, deposits = v
+        return cls(
+            tuple(_groups(attacks, 3)),  # type: ignore[arg-type]
+            tuple(_groups(deaths, 2)),  # type: ignore[arg-type]
+            tuple(_groups(spawns, 4)),  # type: ignore[arg-type]
+            tuple(_groups(deposits, 3)),  # type: ignore[arg-type]
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ForfeitFrame:
+    """The tick in which a side forfeited: recorded but not applied; always the last frame."""
+
+    tick: int
+    actions: Actions
+    """Per side, the records as submitted (none for a side whose call faulted)."""
+    fuel: Sides
+    checksum: int
+    """Of the unchanged state the tick started from."""
+
+    def to_wire(self) -> Wire:
+        return {
+            "t": self.tick,
+            "a": [[v for r in records for v in r] for records in self.actions],
+            "f": list(self.fuel),
+            "x": self.checksum,
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Wire) -> ForfeitFrame:
+        a, b = obj["a"]
+        fa, fb = obj["f"]
+        return cls(obj["t"], (_groups(a, 3), _groups(b, 3)), (fa, fb), obj["x"])  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyFrame:
+    """An applied tick with every living unit and every ore cell: a viewer can seek here."""
+
+    tick: int
+    actions: Actions
+    fuel: Sides
+    units: tuple[tuple[sim.UnitRecord, ...], tuple[sim.UnitRecord, ...]]
+    """Per side, every living unit by id, in absolute coordinates."""
+    ore: tuple[tuple[int, int], ...]
+    """(cell, amount) of every cell holding ore, ascending."""
+    colony_hp: Sides
+    banked: Sides
+    energy: Sides
+    ore_changed: tuple[tuple[int, int], ...]
+    """(cell, amount) of the cells whose ore changed this tick, ascending."""
+    events: Events
+    checksum: int
+
+    def to_wire(self) -> Wire:
+        return {
+            "t": self.tick,
+            "a": _packed(self.actions),
+            "f": list(self.fuel),
+            "u": [[v for u in units for v in u] for units in self.units],
+            "g": [v for pair in self.ore for v in pair],
+            **_applied_tail(self),
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Wire) -> KeyFrame:
+        u0, u1 = obj["u"]
+        return cls(
+            units=(
+                tuple(sim.UnitRecord(*u) for u in _groups(u0, 6)),
+                tuple(sim.UnitRecord(*u) for u in _groups(u1, 6)),
+            ),
+            ore=_groups(obj["g"], 2),  # type: ignore[arg-type]
+            **_applied_fields(obj),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaFrame:
+    """An applied tick recorded as what changed since the frame before it."""
+
+    tick: int
+    actions: Actions
+    fuel: Sides
+    moves: tuple[bytes, bytes]
+    """Per side, one byte per unit of the previous state still alive, in id order: the
+    absolute direction it moved (0 stayed)."""
+    changes: tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]
+    """Per side, (id, hp, carry) of the survivors whose hp or carry changed."""
+    colony_hp: Sides
+    banked: Sides
+    energy: Sides
+    ore_changed: tuple[tuple[int, int], ...]
+    events: Events
+    checksum: int
+
+    def to_wire(self) -> Wire:
+        return {
+            "t": self.tick,
+            "a": _packed(self.actions),
+            "f": list(self.fuel),
+            "m": list(self.moves),
+            "h": [[v for c in changes for v in c] for changes in self.changes],
+            **_applied_tail(self),
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Wire) -> DeltaFrame:
+        m0, m1 = obj["m"]
+        h0, h1 = obj["h"]
+        return cls(
+            moves=(m0, m1),
+            changes=(_groups(h0, 3), _groups(h1, 3)),  # type: ignore[arg-type]
+            **_applied_fields(obj),
+        )
+
+
+Frame: TypeAlias = KeyFrame | DeltaFrame | ForfeitFrame
+"""One tick's record."""
+
+
+def _applied_tail(frame: KeyFrame | DeltaFrame) -> Wire:
+    return {
+        "k": list(frame.colony_hp),
+        "b": list(frame.banked),
+        "e": list(frame.energy),
+        "o": [v for pair in frame.ore_changed for v in pair],
+        "v": frame.events.to_wire(),
+        "x": frame.checksum,
+    }
+
+
+def _applied_fields(obj: Wire) -> dict[str, Any]:
+    """The fields every applied frame has, from its wire object."""
+    return {
+        "tick": obj["t"],
+        "actions": _unpacked(obj["a"]),
+        "fuel": _pair(obj["f"]),
+        "colony_hp": _pair(obj["k"]),
+        "banked": _pair(obj["b"]),
+        "energy": _pair(obj["e"]),
+        "ore_changed": _groups(obj["o"], 2),
+        "events": Events.from_wire(obj["v"]),
+        "checksum": obj["x"],
+    }
+
+
+def _pair(values: Sequence[int]) -> Sides:
+    return (values[0], values[1])
+
+
+def _groups(flat: Sequence[int], size: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(flat[i : i + size]) for i in range(0, len(flat), size))
+
+
+def _packed(actions: Actions) -> list[list[int]]:
     """Valid records, flat and packed: [id, op * 8 + arg, ...]."""
-    out: list[int] = []
-    for uid, op, arg in records:
-        out += (uid, op * 8 + arg)
+    out = []
+    for records in actions:
+        flat: list[int] = []
+        for uid, op, arg in records:
+            flat += (uid, op * 8 + arg)
+        out.append(flat)
     return out
 
 
-def unpack_actions(flat: Sequence[int]) -> list[sim.Record]:
-    """The inverse of :func:`pack_actions`."""
-    return [(flat[i], flat[i + 1] >> 3, flat[i + 1] & 7) for i in range(0, len(flat), 2)]
+def _unpacked(flat_sides: list[list[int]]) -> Actions:
+    a, b = (
+        tuple((flat[i], flat[i + 1] >> 3, flat[i + 1] & 7) for i in range(0, len(flat), 2))
+        for flat in flat_sides
+    )
+    return (a, b)
 
 
-def raw_actions(records: Sequence[sim.Record]) -> list[int]:
-    """Records as submitted, flat triples (forfeit frames)."""
-    return [v for record in records for v in record]
+# --------------------------------------------------------------------------- result
 
 
-def unraw_actions(flat: Sequence[int]) -> list[sim.Record]:
-    """The inverse of :func:`raw_actions`."""
-    return [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
+@dataclass(frozen=True, slots=True)
+class ResultSide:
+    """One side's totals at the end of a match."""
+
+    banked: int
+    fuel_total: int
+    fuel_peak: int
+    forfeit: sim.Forfeit | None
+
+    def to_wire(self) -> Wire:
+        return {
+            "banked": self.banked,
+            "fuel_total": self.fuel_total,
+            "fuel_peak": self.fuel_peak,
+            "forfeit": None if self.forfeit is None else self.forfeit.to_dict(),
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Wire) -> ResultSide:
+        f = obj["forfeit"]
+        forfeit = (
+            None if f is None else sim.Forfeit(f["tick"], sim.ForfeitKind(f["kind"]), f["detail"])
+        )
+        return cls(obj["banked"], obj["fuel_total"], obj["fuel_peak"], forfeit)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How the match ended: ``winner`` is the side index (0 = A, 1 = B) or None for a draw."""
+
+    winner: int | None
+    reason: sim.Reason
+    ticks: int
+    sides: tuple[ResultSide, ResultSide]
+
+    def to_wire(self) -> Wire:
+        return {
+            "type": "result",
+            "winner": self.winner,
+            "reason": str(self.reason),
+            "ticks": self.ticks,
+            "sides": [s.to_wire() for s in self.sides],
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Wire) -> Result:
+        a, b = obj["sides"]
+        return cls(
+            obj["winner"],
+            sim.Reason(obj["reason"]),
+            obj["ticks"],
+            (ResultSide.from_wire(a), ResultSide.from_wire(b)),
+        )
+
+
+# --------------------------------------------------------------------------- writing
 
 
 class FrameEncoder:
     """Builds the frames of one match in order; keeps the previous state for deltas.
 
-    The match runner records with it and the re-simulation check rebuilds with it,
-    so what is written and what is checked cannot drift apart.
+    The recorder writes with it and the re-simulation check rebuilds with it, so
+    what is written and what is checked cannot drift apart.
     """
 
     def __init__(self, game: sim.Game) -> None:
         self._prev = self._snapshot(game)
+        # A one-cell step, in cell indices, to its "m" byte (the direction's number).
+        w = game.width
+        self._move_byte = {dx + dy * w: d for d, (dx, dy) in enumerate(sim.DIRECTION_DELTAS) if d}
 
     @staticmethod
     def _snapshot(game: sim.Game) -> list[dict[int, tuple[int, int, int]]]:
@@ -124,96 +493,71 @@ class FrameEncoder:
     def applied(
         self,
         game: sim.Game,
-        tick: int,
         submitted: Sequence[Sequence[sim.Record]],
         fuel: Sequence[int],
         ev: sim.TickEvents,
-    ) -> dict[str, Any]:
-        """The frame of an applied tick; ``game`` is the state after ``game.step``."""
+    ) -> KeyFrame | DeltaFrame:
+        """The frame of the tick ``game`` has just stepped (``game`` is the state after it)."""
+        tick = game.tick - 1
         w = game.width
-        frame: dict[str, Any] = {
-            "t": tick,
-            "a": [pack_actions(r) for r in submitted],
-            "f": list(fuel),
+        actions: Actions = (tuple(submitted[0]), tuple(submitted[1]))
+        s0, s1 = game.sides
+        ore_changed = tuple((cell, game.ore[cell]) for cell in sorted(ev.ore_changed))
+        common: dict[str, Any] = {
+            "tick": tick,
+            "actions": actions,
+            "fuel": (fuel[0], fuel[1]),
+            "colony_hp": (s0.colony_hp, s1.colony_hp),
+            "banked": (s0.banked, s1.banked),
+            "energy": (s0.energy, s1.energy),
+            "ore_changed": ore_changed,
+            "events": Events.of(ev),
+            "checksum": game.checksum(),
         }
+        frame: KeyFrame | DeltaFrame
         if tick % KEYFRAME_INTERVAL == 0:
-            units = []
-            for side in game.sides:
-                flat: list[int] = []
-                for u in side.units.values():
-                    flat += (u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
-                units.append(flat)
-            frame["u"] = units
-            ore_now: list[int] = []
-            for cell, amount in enumerate(game.ore):
-                if amount:
-                    ore_now += (cell, amount)
-            frame["g"] = ore_now
+            units = tuple(
+                tuple(
+                    sim.UnitRecord(u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
+                    for u in side.units.values()
+                )
+                for side in game.sides
+            )
+            ore = tuple((cell, amount) for cell, amount in enumerate(game.ore) if amount)
+            frame = KeyFrame(units=(units[0], units[1]), ore=ore, **common)
         else:
-            moves, changes = [], []
+            moves: list[bytes] = []
+            changes: list[tuple[tuple[int, int, int], ...]] = []
+            move_byte = self._move_byte
             for side, prev in zip(game.sides, self._prev, strict=True):
                 moved = bytearray()
-                changed: list[int] = []
+                changed: list[tuple[int, int, int]] = []
                 for uid, (cell, hp, carry) in prev.items():
                     now = side.units.get(uid)
                     if now is None:
                         continue
-                    moved.append(_direction(cell, now.cell, w))
-                    if (now.hp, now.carry) != (hp, carry):
-                        changed += (uid, now.hp, now.carry)
+                    moved.append(move_byte[now.cell - cell] if now.cell != cell else 0)
+                    if now.hp != hp or now.carry != carry:
+                        changed.append((uid, now.hp, now.carry))
                 moves.append(bytes(moved))
-                changes.append(changed)
-            frame["m"] = moves
-            frame["h"] = changes
+                changes.append(tuple(changed))
+            frame = DeltaFrame(
+                moves=(moves[0], moves[1]), changes=(changes[0], changes[1]), **common
+            )
         self._prev = self._snapshot(game)
-        ore: list[int] = []
-        for cell in sorted(ev.ore_changed):
-            ore += (cell, game.ore[cell])
-        s0, s1 = game.sides
-        frame.update(
-            {
-                "k": [s0.colony_hp, s1.colony_hp],
-                "b": [s0.banked, s1.banked],
-                "e": [s0.energy, s1.energy],
-                "o": ore,
-                "v": [
-                    [v for e in ev.attacks for v in e],
-                    [v for e in ev.deaths for v in e],
-                    [v for e in ev.spawns for v in e],
-                    [v for e in ev.deposits for v in e],
-                ],
-                "x": game.checksum(),
-            }
-        )
         return frame
 
     @staticmethod
     def forfeit(
-        game: sim.Game,
-        tick: int,
-        submitted: Sequence[Sequence[sim.Record]],
-        fuel: Sequence[int],
-    ) -> dict[str, Any]:
-        """The frame of a tick in which a side forfeited: not applied."""
-        return {
-            "t": tick,
-            "a": [raw_actions(r) for r in submitted],
-            "f": list(fuel),
-            "x": game.checksum(),
-        }
-
-
-MOVE_DELTAS: tuple[tuple[int, int], ...] = ((0, 0), (0, -1), (1, 0), (0, 1), (-1, 0))
-"""(dx, dy) of each byte of "m": 0 stayed, 1 N, 2 E, 3 S, 4 W (absolute)."""
-
-
-def _direction(before: int, after: int, width: int) -> int:
-    """The byte of "m" for a one-cell step (0 for none)."""
-    step = after - before
-    for d, (dx, dy) in enumerate(MOVE_DELTAS):
-        if step == dx + dy * width:
-            return d
-    raise AssertionError(f"a unit moved from cell {before} to {after} in one tick")
+        game: sim.Game, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int]
+    ) -> ForfeitFrame:
+        """The frame of the current tick, in which a side forfeited: not applied."""
+        return ForfeitFrame(
+            tick=game.tick,
+            actions=(tuple(submitted[0]), tuple(submitted[1])),
+            fuel=(fuel[0], fuel[1]),
+            checksum=game.checksum(),
+        )
 
 
 class ReplayWriter:
@@ -224,23 +568,60 @@ class ReplayWriter:
         self._packer = msgpack.Packer(use_bin_type=True)
         self._state = "header"
 
-    def header(self, header: dict[str, Any]) -> None:
+    def header(self, header: Header) -> None:
         self._expect("header")
-        self._write({"type": "header", "format": FORMAT, "version": VERSION, **header})
+        self._write(header.to_wire())
         self._state = "frames"
 
-    def frame(self, frame: dict[str, Any]) -> None:
+    def frame(self, frame: Frame) -> None:
         self._expect("frames")
-        self._write(frame)
+        self._write(frame.to_wire())
 
-    def result(self, result: dict[str, Any]) -> None:
+    def result(self, result: Result) -> None:
         self._expect("frames")
-        self._write({"type": "result", **result})
+        self._write(result.to_wire())
         self._state = "done"
 
     def _expect(self, state: str) -> None:
         if self._state != state:
             raise RuntimeError(f"replay writer: cannot write {state} in state {self._state}")
 
-    def _write(self, obj: dict[str, Any]) -> None:
+    def _write(self, obj: Wire) -> None:
         self._out.write(self._packer.pack(obj))
+
+
+@dataclass(slots=True)
+class Recorder:
+    """Records one match as it is played: the header now, then each tick, then the result.
+
+    The match runner drives it; so do tests that script a match without wasm, so
+    both write exactly the same shapes.
+    """
+
+    out: BinaryIO
+    game: sim.Game
+    header: Header
+    _writer: ReplayWriter = field(init=False)
+    _encoder: FrameEncoder = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._writer = ReplayWriter(self.out)
+        self._writer.header(self.header)
+        self._encoder = FrameEncoder(self.game)
+
+    def applied(
+        self, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int], ev: sim.TickEvents
+    ) -> Frame:
+        """Record the tick the game has just stepped."""
+        frame = self._encoder.applied(self.game, submitted, fuel, ev)
+        self._writer.frame(frame)
+        return frame
+
+    def forfeit(self, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int]) -> Frame:
+        """Record the current tick, in which a side forfeited, as not applied."""
+        frame = self._encoder.forfeit(self.game, submitted, fuel)
+        self._writer.frame(frame)
+        return frame
+
+    def result(self, result: Result) -> None:
+        self._writer.result(result)

@@ -3,8 +3,9 @@
 An uploaded replay is hostile input. Every length is bounded twice: by msgpack's
 own limits while decoding (no declared length is ever allocated) and by the
 schema of ``replays._format`` after it (exact keys, types, ranges, tick order).
-Bytes are fed to the decoder in chunks, so the reader holds at most one object's
-bytes beyond what it has already yielded.
+Only then is a wire object turned into its typed record. Bytes are fed to the
+decoder in chunks, so the reader holds at most one object's bytes beyond what
+it has already yielded.
 """
 
 from __future__ import annotations
@@ -13,36 +14,35 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Final, Literal, cast
+from typing import Any, BinaryIO, Final
 
 import msgpack
 
 import sim
-from replays._format import FORMAT, KEYFRAME_INTERVAL, VERSION
+from replays._format import (
+    FORMAT,
+    KEYFRAME_INTERVAL,
+    VERSION,
+    DeltaFrame,
+    ForfeitFrame,
+    Frame,
+    Header,
+    KeyFrame,
+    Result,
+)
 
 __all__ = [
     "DEFAULT_LIMITS",
-    "FORFEIT_KINDS",
-    "REASONS",
-    "ObjectKind",
     "Replay",
     "ReplayError",
     "ReplayLimits",
     "frame_chunks",
-    "is_forfeit_frame",
-    "is_keyframe",
     "iter_replay",
     "read_replay",
-    "replay_config",
-    "replay_map",
 ]
 
-ObjectKind = Literal["header", "frame", "result"]
-
-REASONS: Final = frozenset({"forfeit", "sweep", "score", "fuel", "draw"})
-"""The result reasons of spec section 7."""
-FORFEIT_KINDS: Final = frozenset({"init", "fuel", "memory", "trap", "invalid_action", "timeout"})
-"""The forfeit kinds of spec section 8."""
+_REASONS: Final = frozenset(sim.Reason)
+_FORFEIT_KINDS: Final = frozenset(sim.ForfeitKind)
 
 _HEADER_KEYS: Final = frozenset(
     {
@@ -123,61 +123,39 @@ DEFAULT_LIMITS: Final = ReplayLimits()
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """A whole replay, validated: the objects exactly as decoded (see ``replays._format``)."""
+    """A whole replay, validated and typed."""
 
-    header: dict[str, Any]
-    frames: list[dict[str, Any]] = field(repr=False)
-    result: dict[str, Any]
+    header: Header
+    frames: list[Frame] = field(repr=False)
+    result: Result
 
     @property
     def ticks(self) -> int:
-        """The ticks decided (the result's "ticks", which equals the number of frames)."""
+        """The ticks decided (the result's ``ticks``, which equals the number of frames)."""
         return len(self.frames)
 
     @property
     def config(self) -> sim.Config:
         """The rules' constants the match was played with."""
-        return replay_config(self.header)
+        return self.header.config
 
     @property
     def game_map(self) -> sim.GameMap:
         """The map the match was played on (shape-checked; ``sim.check_map`` not run)."""
-        return replay_map(self.header)
-
-
-def replay_config(header: dict[str, Any]) -> sim.Config:
-    """The ``sim.Config`` of a validated header."""
-    return sim.Config.from_mapping(header["config"], where="header config")
-
-
-def replay_map(header: dict[str, Any]) -> sim.GameMap:
-    """The ``sim.GameMap`` of a validated header (shape-checked; rules not checked)."""
-    m = header["map"]
-    (ax, ay), (bx, by) = m["colonies"]
-    return sim.GameMap(m["width"], m["height"], m["rock"], tuple(m["ore"]), ((ax, ay), (bx, by)))
-
-
-def is_forfeit_frame(frame: dict[str, Any]) -> bool:
-    """Whether a validated frame is the unapplied frame of a forfeit tick (t, a, f, x only)."""
-    return "k" not in frame
-
-
-def is_keyframe(frame: dict[str, Any]) -> bool:
-    """Whether a validated frame is a keyframe: applied, with every living unit in "u"."""
-    return "u" in frame
+        return self.header.game_map
 
 
 def iter_replay(
     source: BinaryIO | bytes, limits: ReplayLimits = DEFAULT_LIMITS
-) -> Iterator[tuple[ObjectKind, dict[str, Any]]]:
-    """Yield ``("header", obj)``, ``("frame", obj)``... , ``("result", obj)`` as they are read.
+) -> Iterator[Header | Frame | Result]:
+    """Yield the header, each frame, then the result, as they are read.
 
     Each object is validated before it is yielded; the first fault raises
     ReplayError (so a consumer may have seen valid objects before it). A file
     that ends early, lacks its result or carries bytes after it is an error.
     """
-    for kind, obj, _raw in _validated(source, limits):
-        yield kind, obj
+    for obj, _raw in _validated(source, limits):
+        yield obj
 
 
 def frame_chunks(
@@ -188,21 +166,21 @@ def frame_chunks(
     For streaming to browsers as ``application/x-msgpack``: the chunks join to
     the input. Raises ReplayError at the first bad object, after the good ones.
     """
-    for _kind, _obj, raw in _validated(source, limits):
+    for _obj, raw in _validated(source, limits):
         yield raw
 
 
 def read_replay(source: BinaryIO | bytes, limits: ReplayLimits = DEFAULT_LIMITS) -> Replay:
     """Read and validate a whole replay; raise ReplayError naming the first fault."""
-    header: dict[str, Any] = {}
-    frames: list[dict[str, Any]] = []
-    for kind, obj in iter_replay(source, limits):
-        if kind == "header":
-            header = obj
-        elif kind == "frame":
-            frames.append(obj)
-        else:
+    objects = iter_replay(source, limits)
+    header = next(objects)
+    assert isinstance(header, Header)
+    frames: list[Frame] = []
+    for obj in objects:
+        if isinstance(obj, Result):
             return Replay(header, frames, obj)
+        assert not isinstance(obj, Header)
+        frames.append(obj)
     raise AssertionError("unreachable: iter_replay ends with the result or raises")
 
 
@@ -291,7 +269,7 @@ class _Truncated(Exception):
 
 def _validated(
     source: BinaryIO | bytes, limits: ReplayLimits
-) -> Iterator[tuple[ObjectKind, dict[str, Any], bytes]]:
+) -> Iterator[tuple[Header | Frame | Result, bytes]]:
     objects = _objects(source, limits)
     header: _Header | None = None
     tick = 0  # the tick of the next frame
@@ -317,7 +295,7 @@ def _validated(
         _offset, obj, raw = item
         if header is None:
             header = _check_header(obj, limits)
-            yield "header", cast(dict[str, Any], obj), raw
+            yield Header.from_wire(obj), raw  # type: ignore[arg-type]
             continue
         if isinstance(obj, dict) and "type" in obj:
             _check_result(obj, tick)
@@ -329,7 +307,7 @@ def _validated(
                 extra = (exc.offset, None, b"")
             if extra is not None:
                 raise ReplayError(f"trailing data after the result, at byte {extra[0]}")
-            yield "result", obj, raw
+            yield Result.from_wire(obj), raw
             return
         if ended:
             raise ReplayError(
@@ -341,8 +319,9 @@ def _validated(
                 f" or max_frames ({limits.max_frames}) allow",
                 tick,
             )
-        ended = _check_frame(obj, tick, header, limits)
-        yield "frame", cast(dict[str, Any], obj), raw
+        shape = _check_frame(obj, tick, header, limits)
+        ended = shape is ForfeitFrame
+        yield shape.from_wire(obj), raw  # type: ignore[arg-type]
         tick += 1
 
 
@@ -499,7 +478,9 @@ def _header_fields(obj: object, limits: ReplayLimits) -> _Header:
             raise _Fault(f"map.colonies[{s}]", f"{cell} is not a cell of the map")
 
     try:
-        replay_map(h)  # the checks above are sim.GameMap's; this keeps them in step
+        # The checks above are sim.GameMap's; building one keeps them in step.
+        (ax, ay), (bx, by) = colonies
+        sim.GameMap(w, hh, rock, tuple(m["ore"]), ((ax, ay), (bx, by)))
     except sim.MapError as exc:
         raise _Fault("map", str(exc)) from None
 
@@ -518,15 +499,19 @@ def _header_fields(obj: object, limits: ReplayLimits) -> _Header:
     )
 
 
-def _check_frame(obj: object, tick: int, header: _Header, limits: ReplayLimits) -> bool:
-    """Validate one frame; return whether it is a forfeit tick's (unapplied) frame."""
+def _check_frame(
+    obj: object, tick: int, header: _Header, limits: ReplayLimits
+) -> type[KeyFrame] | type[DeltaFrame] | type[ForfeitFrame]:
+    """Validate one frame; return its shape."""
     try:
         return _frame_fields(obj, tick, header, limits)
     except _Fault as exc:
         raise ReplayError(f"frame of tick {tick}: {exc}", tick) from None
 
 
-def _frame_fields(obj: object, tick: int, hd: _Header, limits: ReplayLimits) -> bool:
+def _frame_fields(
+    obj: object, tick: int, hd: _Header, limits: ReplayLimits
+) -> type[KeyFrame] | type[DeltaFrame] | type[ForfeitFrame]:
     if not isinstance(obj, dict):
         raise _Fault("", f"expected a map, got {_kind(obj)}")
     # The tick decides the shape, so judge it first.
@@ -581,7 +566,7 @@ def _frame_fields(obj: object, tick: int, hd: _Header, limits: ReplayLimits) -> 
     _list(f["f"], "f", length=2)
     _int(f["x"], "x", 0, _U64_MAX)
     if forfeit:
-        return True
+        return ForfeitFrame
 
     cells = hd.width * hd.height
     if "u" in f:
@@ -666,7 +651,7 @@ def _frame_fields(obj: object, tick: int, hd: _Header, limits: ReplayLimits) -> 
                     )
                 if cell >= cells:
                     raise _Fault(f"{path}[{i + 3}]", f"cell {cell} is off the map")
-    return False
+    return KeyFrame if "u" in f else DeltaFrame
 
 
 def _check_result(obj: dict[Any, Any], ticks: int) -> None:
@@ -682,8 +667,8 @@ def _result_fields(obj: dict[Any, Any], ticks: int) -> None:
     r = _map(obj, "", _RESULT_KEYS)
     if r["winner"] is not None:
         _int(r["winner"], "winner", 0, 1)
-    if _str(r["reason"], "reason") not in REASONS:
-        raise _Fault("reason", f"{r['reason']!r} is not one of {', '.join(sorted(REASONS))}")
+    if _str(r["reason"], "reason") not in _REASONS:
+        raise _Fault("reason", f"{r['reason']!r} is not one of {', '.join(sorted(_REASONS))}")
     if _int(r["ticks"], "ticks", 0, _I64_MAX) != ticks:
         raise _Fault("ticks", f"{r['ticks']} differs from the {ticks} frame(s) read")
     for s, side in enumerate(_list(r["sides"], "sides", length=2)):
@@ -695,6 +680,6 @@ def _result_fields(obj: dict[Any, Any], ticks: int) -> None:
             fp = f"{path}.forfeit"
             ff = _map(d["forfeit"], fp, frozenset({"tick", "kind", "detail"}))
             _int(ff["tick"], f"{fp}.tick", 0, _I64_MAX)
-            if _str(ff["kind"], f"{fp}.kind") not in FORFEIT_KINDS:
+            if _str(ff["kind"], f"{fp}.kind") not in _FORFEIT_KINDS:
                 raise _Fault(f"{fp}.kind", f"{ff['kind']!r} is not a forfeit kind")
             _str(ff["detail"], f"{fp}.detail")

@@ -8,26 +8,31 @@ result must be the outcome the rules give.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, BinaryIO
 
 import sim
-from replays._format import FrameEncoder, unpack_actions, unraw_actions
-from replays._reader import (
-    DEFAULT_LIMITS,
-    ReplayError,
-    ReplayLimits,
-    is_forfeit_frame,
-    iter_replay,
-    replay_config,
-    replay_map,
-)
+from replays._format import ForfeitFrame, FrameEncoder, Header, Result, ResultSide
+from replays._reader import DEFAULT_LIMITS, ReplayError, ReplayLimits, iter_replay
 
 __all__ = ["VerifyReport", "verify_replay"]
 
-# The fields of an applied frame compared after its checksum, in this order ("u" in
-# keyframes, "m" and "h" in delta frames).
-_COMPARED = ("a", "f", "u", "g", "m", "h", "k", "b", "e", "o", "v")
+# A typed frame's field -> its key on the wire, which is what a mismatch names.
+_WIRE_KEY = {
+    "tick": "t",
+    "actions": "a",
+    "fuel": "f",
+    "units": "u",
+    "ore": "g",
+    "moves": "m",
+    "changes": "h",
+    "colony_hp": "k",
+    "banked": "b",
+    "energy": "e",
+    "ore_changed": "o",
+    "events": "v",
+    "checksum": "x",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +60,7 @@ class _ForfeitTick:
     """The unapplied frame of a forfeit tick, as judged against the tick's rosters."""
 
     tick: int
-    records: list[list[sim.Record]]
+    records: tuple[tuple[sim.Record, ...], tuple[sim.Record, ...]]
     broken: list[str | None]  # what validate_actions said of each side's records
     fuel: list[int]
     budget: int | None  # the header's fuel_per_tick, when recorded
@@ -90,7 +95,8 @@ class _Check:
 
     def run(self, source: BinaryIO | bytes, limits: ReplayLimits) -> None:
         objects = iter_replay(source, limits)
-        _, header = next(objects)
+        header = next(objects)
+        assert isinstance(header, Header)
         game = self._game(header)
         # One encoder for the whole match: delta frames are relative to the frame before.
         encoder = FrameEncoder(game)
@@ -99,21 +105,22 @@ class _Check:
         fuel_peak = [0, 0]
         ended: sim.Outcome | None = None  # the match ended after the last applied frame
         forfeit_frame: _ForfeitTick | None = None
-        budget = header["limits"].get("fuel_per_tick")
+        budget = header.limits.get("fuel_per_tick")
         if type(budget) is not int:
             budget = None  # limits are metadata; without the budget, fuel goes unchecked
         frames = 0
-        for kind, obj in objects:
-            if kind == "result":
-                self._result(obj, game, frames, ended, forfeit_frame, fuel_sum, fuel_peak)
+        for frame in objects:
+            if isinstance(frame, Result):
+                self._result(frame, game, frames, ended, forfeit_frame, fuel_sum, fuel_peak)
                 return
-            t: int = obj["t"]
+            assert not isinstance(frame, Header)
+            t = frame.tick
             frames += 1
             if ended is not None:
                 raise _Mismatch(
                     t, f"frame of tick {t}: the match ended after tick {t - 1} ({ended.reason})"
                 )
-            for s, fuel in enumerate(obj["f"]):
+            for s, fuel in enumerate(frame.fuel):
                 if budget is not None and fuel > budget:
                     raise _Mismatch(
                         t,
@@ -121,19 +128,17 @@ class _Check:
                     )
                 fuel_sum[s] += fuel
                 fuel_peak[s] = max(fuel_peak[s], fuel)
-            forfeit = is_forfeit_frame(obj)
-            unpack = unraw_actions if forfeit else unpack_actions
-            records = [unpack(obj["a"][0]), unpack(obj["a"][1])]
+            records = frame.actions
             broken = [
                 sim.validate_actions(len(records[s]), records[s], game.roster(s), max_units)
                 for s in (0, 1)
             ]
-            if forfeit:
-                # Not applied: "x" is the state the tick started from. The
+            if isinstance(frame, ForfeitFrame):
+                # Not applied: the checksum is the state the tick started from. The
                 # reader guarantees the result comes next.
-                self._checksum(t, obj["x"], game, "of the unchanged state")
+                self._checksum(t, frame.checksum, game, "of the unchanged state")
                 self.ticks = t + 1
-                forfeit_frame = _ForfeitTick(t, records, broken, obj["f"], budget)
+                forfeit_frame = _ForfeitTick(t, records, broken, list(frame.fuel), budget)
                 continue
             for s in (0, 1):
                 if broken[s] is not None:
@@ -143,38 +148,38 @@ class _Check:
                         " yet the tick was applied",
                     )
             events = game.step(records)
-            self._checksum(t, obj["x"], game, "after the step")
-            expected = encoder.applied(game, t, records, obj["f"], events)
-            for key in _COMPARED:
-                if key in expected and obj.get(key) != expected[key]:
-                    raise _Mismatch(
-                        t,
-                        f"frame of tick {t}: field {key!r} differs from the re-simulated state"
-                        f" (recorded {obj.get(key)!r}, re-simulated {expected[key]!r})",
-                    )
+            self._checksum(t, frame.checksum, game, "after the step")
+            expected = encoder.applied(game, records, frame.fuel, events)
+            if expected != frame:
+                for f in fields(frame):
+                    got, want = getattr(frame, f.name), getattr(expected, f.name)
+                    if got != want:
+                        raise _Mismatch(
+                            t,
+                            f"frame of tick {t}: field {_WIRE_KEY[f.name]!r} differs from the"
+                            f" re-simulated state (recorded {got!r}, re-simulated {want!r})",
+                        )
             self.ticks = t + 1
             # Whether play goes on does not depend on fuel; only who wins at the end does.
             ended = game.outcome((0, 0))
         raise AssertionError("unreachable: iter_replay ends with the result or raises")
 
-    def _game(self, header: dict[str, Any]) -> sim.Game:
-        for key, implemented in (
-            ("rules_version", sim.RULES_VERSION),
-            ("generator_version", sim.GENERATOR_VERSION),
+    def _game(self, header: Header) -> sim.Game:
+        for key, recorded, implemented in (
+            ("rules_version", header.rules_version, sim.RULES_VERSION),
+            ("generator_version", header.generator_version, sim.GENERATOR_VERSION),
         ):
-            if header[key] != implemented:
+            if recorded != implemented:
                 raise _Mismatch(
                     None,
-                    f"header: field {key!r}: {header[key]} is not the version this code"
+                    f"header: field {key!r}: {recorded} is not the version this code"
                     f" implements ({implemented}); verify with a matching arena release",
                 )
-        config = replay_config(header)  # validated by the reader
-        game_map = replay_map(header)
         try:
-            sim.check_map(game_map, where="header map")
+            sim.check_map(header.game_map, where="header map")
         except sim.MapError as exc:
             raise _Mismatch(None, f"header: field 'map': {exc}") from None
-        return sim.Game(game_map, config)
+        return sim.Game(header.game_map, header.config)
 
     def _checksum(self, t: int, recorded: int, game: sim.Game, when: str) -> None:
         actual = game.checksum()
@@ -187,7 +192,7 @@ class _Check:
 
     def _result(
         self,
-        result: dict[str, Any],
+        result: Result,
         game: sim.Game,
         frames: int,
         ended: sim.Outcome | None,
@@ -195,19 +200,19 @@ class _Check:
         fuel_sum: list[int],
         fuel_peak: list[int],
     ) -> None:
-        sides: list[dict[str, Any]] = result["sides"]
-        forfeits: list[dict[str, Any] | None] = [side["forfeit"] for side in sides]
+        sides: tuple[ResultSide, ResultSide] = result.sides
+        forfeits = [side.forfeit for side in sides]
         forfeited = (forfeits[0] is not None, forfeits[1] is not None)
         if frames == 0:
             # Only a forfeit at init ends a match before its first tick.
             if not any(forfeited):
                 raise _Mismatch(None, "result: no tick was played, yet no side forfeited at init")
             for s, ff in enumerate(forfeits):
-                if ff is not None and (ff["kind"], ff["tick"]) != ("init", 0):
+                if ff is not None and (ff.kind, ff.tick) != (sim.ForfeitKind.INIT, 0):
                     raise _Mismatch(
                         None,
                         f"result: field 'sides[{s}].forfeit': with no frames it must be"
-                        f" kind 'init' at tick 0, got {ff['kind']!r} at tick {ff['tick']}",
+                        f" kind 'init' at tick 0, got {str(ff.kind)!r} at tick {ff.tick}",
                     )
             expected = sim.forfeit_outcome(forfeited)
         elif forfeit_frame is not None:
@@ -226,42 +231,41 @@ class _Check:
                     None,
                     f"result: the replay stops after tick {frames - 1}, but the match goes on",
                 )
-            final = game.outcome((sides[0]["fuel_total"], sides[1]["fuel_total"]))
+            final = game.outcome((sides[0].fuel_total, sides[1].fuel_total))
             assert final is not None  # ended is not None, and fuel does not change that
             expected = final
-        got = (result["winner"], result["reason"])
-        if got != (expected.winner, expected.reason):
+        if (result.winner, result.reason) != (expected.winner, expected.reason):
             raise _Mismatch(
                 None,
-                f"result: fields 'winner', 'reason': recorded {got[0]!r}, {got[1]!r}; the rules"
-                f" give {expected.winner!r}, {expected.reason!r}",
+                f"result: fields 'winner', 'reason': recorded {result.winner!r},"
+                f" {str(result.reason)!r}; the rules give {expected.winner!r},"
+                f" {str(expected.reason)!r}",
             )
         for s, side in enumerate(sides):
             path = f"result: field 'sides[{s}]"
-            if side["banked"] != game.sides[s].banked:
+            if side.banked != game.sides[s].banked:
                 raise _Mismatch(
                     None,
-                    f"{path}.banked': {side['banked']} differs from the re-simulated"
+                    f"{path}.banked': {side.banked} differs from the re-simulated"
                     f" {game.sides[s].banked}",
                 )
             # fuel_peak is the largest single tick; fuel_total adds init to the ticks.
-            if side["fuel_peak"] != fuel_peak[s]:
+            if side.fuel_peak != fuel_peak[s]:
                 raise _Mismatch(
                     None,
-                    f"{path}.fuel_peak': {side['fuel_peak']} is not the largest frame fuel"
+                    f"{path}.fuel_peak': {side.fuel_peak} is not the largest frame fuel"
                     f" {fuel_peak[s]}",
                 )
-            if side["fuel_total"] < fuel_sum[s]:
+            if side.fuel_total < fuel_sum[s]:
                 raise _Mismatch(
                     None,
-                    f"{path}.fuel_total': {side['fuel_total']} is below the frames' sum"
-                    f" {fuel_sum[s]}",
+                    f"{path}.fuel_total': {side.fuel_total} is below the frames' sum {fuel_sum[s]}",
                 )
 
     def _forfeits(
         self,
         forfeit_frame: _ForfeitTick,
-        forfeits: list[dict[str, Any] | None],
+        forfeits: list[sim.Forfeit | None],
     ) -> None:
         """A forfeit tick: the recorded forfeits must be exactly the ones the contract calls."""
         t, records, broken = forfeit_frame.tick, forfeit_frame.records, forfeit_frame.broken
@@ -275,13 +279,13 @@ class _Check:
                 if broken[s] is not None:
                     raise _Mismatch(t, f"{where}: invalid actions ({broken[s]}) but no forfeit")
                 continue
-            if ff["tick"] != t or ff["kind"] == "init":
+            if ff.tick != t or ff.kind == sim.ForfeitKind.INIT:
                 raise _Mismatch(
                     None,
-                    f"result: field 'sides[{s}].forfeit': kind {ff['kind']!r} at tick"
-                    f" {ff['tick']} does not match the forfeit frame of tick {t}",
+                    f"result: field 'sides[{s}].forfeit': kind {str(ff.kind)!r} at tick"
+                    f" {ff.tick} does not match the forfeit frame of tick {t}",
                 )
-            if ff["kind"] == "invalid_action":
+            if ff.kind == sim.ForfeitKind.INVALID_ACTION:
                 # An out-of-range count n is recorded as no records at all.
                 if broken[s] is None and records[s]:
                     raise _Mismatch(
@@ -290,15 +294,16 @@ class _Check:
                 continue
             if records[s]:
                 raise _Mismatch(
-                    t, f"{where}: a {ff['kind']} fault returns no actions, yet actions are recorded"
+                    t, f"{where}: a {ff.kind} fault returns no actions, yet actions are recorded"
                 )
-            # Spec section 8: a trapped call (out of fuel and the backstop included)
+            # Rules §8: a trapped call (out of fuel and the backstop included)
             # is charged its whole budget.
             budget = forfeit_frame.budget
             charged = forfeit_frame.fuel[s]
-            if ff["kind"] in ("fuel", "trap", "timeout") and budget not in (None, charged):
+            charged_whole = (sim.ForfeitKind.FUEL, sim.ForfeitKind.TRAP, sim.ForfeitKind.TIMEOUT)
+            if ff.kind in charged_whole and budget not in (None, charged):
                 raise _Mismatch(
                     t,
-                    f"{where}: a {ff['kind']} fault is charged fuel_per_tick {budget},"
+                    f"{where}: a {ff.kind} fault is charged fuel_per_tick {budget},"
                     f" but the frame records {charged}",
                 )
