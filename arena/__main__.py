@@ -1,5 +1,5 @@
 import sys
 
-from arena._cli import main
+from arena.cli import main
 
 sys.exit(main())

@@ -11,8 +11,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena._build import compile_c
 from arena._errors import UnknownControllerError
+from arena.baselines._build import compile_c
 
 __all__ = [
     "BASELINES",
@@ -25,7 +25,7 @@ __all__ = [
     "load_baseline",
 ]
 
-BASELINES_DIR: Path = Path(__file__).resolve().parent.parent / "baselines"
+BASELINES_DIR: Path = Path(__file__).resolve().parents[2] / "baselines"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +36,16 @@ class Baseline:
     source: Path
     wasm: Path
     hidden: bool
-    role: str
+    summary: str
 
 
-def _baseline(name: str, stem: str, *, hidden: bool, role: str) -> Baseline:
+def _baseline(name: str, stem: str, *, hidden: bool, summary: str) -> Baseline:
     return Baseline(
         name=name,
         source=BASELINES_DIR / f"{stem}.c",
         wasm=BASELINES_DIR / f"{stem}.wasm",
         hidden=hidden,
-        role=role,
+        summary=summary,
     )
 
 
@@ -56,27 +56,27 @@ BASELINES: dict[str, Baseline] = {
             "random",
             "random",
             hidden=False,
-            role="seeded random legal actions; an exhibition opponent",
+            summary="seeded random legal actions; an exhibition opponent",
         ),
         _baseline(
             "border-soldier",
             "border_soldier",
             hidden=False,
-            role="mines its own half and holds soldiers on a line at the map's middle; "
+            summary="mines its own half and holds soldiers on a line at the map's middle; "
             "the canonical opponent",
         ),
         _baseline(
             "greedy-raider",
             "greedy_raider",
             hidden=False,
-            role="mines the nearest ore anywhere and sends soldiers at the nearest visible "
+            summary="mines the nearest ore anywhere and sends soldiers at the nearest visible "
             "enemy worker, then at the enemy colony",
         ),
         _baseline(
             "fuel-probe",
             "fuel_probe",
             hidden=True,
-            role="the hidden, stronger reference: sound economy, defence, focus fire and a "
+            summary="the hidden, stronger reference: sound economy, defence, focus fire and a "
             "timed attack, on little fuel",
         ),
     )

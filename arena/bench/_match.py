@@ -5,11 +5,10 @@ from __future__ import annotations
 import time
 
 import sim
-from arena._baselines import build_extra
-from arena._bench import _crowded_game
-from arena._contract import encode_init, encode_obs
-from arena._match import Contestant, run_match
-from arena._sandbox import Controller, Fault, Limits
+from arena.baselines import build_extra
+from arena.bench._scenes import crowded_game
+from arena.match import Contestant, encode_init, encode_obs, run_match
+from arena.sandbox import Controller, Fault, Limits
 
 __all__ = ["host_overhead_us", "match_figures"]
 
@@ -77,7 +76,7 @@ def match_figures(repeat: int) -> None:
             idle,
             sim.Game(sim.generate_map(1), sim.Config()),
         ),
-        ("busy: 48 units a side, 49 records back", echo, _crowded_game(48)),
+        ("busy: 48 units a side, 49 records back", echo, crowded_game(48)),
     ):
         us, size, records = host_overhead_us(blob, game)
         print(f"  {label:<40} {us:>5.1f} us  ({size:,}-byte message, {records} records)")

@@ -1,21 +1,28 @@
 """Baseline strength: every entrant against every other, over seeds and both sides.
 
-``arena baselines strength`` prints (or writes) the tables of docs/baselines.md:
-win rates per pairing, and each controller's mean and peak fuel per tick.
+``arena baselines strength`` prints the tables of docs/baselines.md: win rates
+per pairing, and each controller's mean and peak fuel per tick.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-import replays
-from arena._baselines import BASELINES, build_extra, load_baseline
-from arena._match import Contestant, run_match
+from arena.baselines import BASELINES, build_extra, load_baseline
+from arena.executors import LocalExecutor, MatchJob
+from arena.match import Contestant
 
-__all__ = ["ECONOMY", "Standing", "Tally", "entrants", "play_all", "render_markdown"]
+__all__ = [
+    "ECONOMY",
+    "FuelTally",
+    "Tally",
+    "default_field",
+    "entrants",
+    "play_all",
+    "render_markdown",
+]
 
 ECONOMY = "economy"
 """The plain economy sparring bot (workers only), built from baselines/extra/economy.c."""
@@ -39,7 +46,7 @@ class Tally:
 
 
 @dataclass(slots=True)
-class Standing:
+class FuelTally:
     """A controller's fuel over all its matches: per-tick mean and the largest tick."""
 
     fuel_ticks: int = 0
@@ -54,70 +61,45 @@ class Standing:
 
 def entrants(names: Iterable[str]) -> dict[str, bytes]:
     """Module bytes by name: baseline names, or ``economy`` (built from source)."""
-    out: dict[str, bytes] = {}
-    for name in names:
-        out[name] = build_extra(name) if name == ECONOMY else load_baseline(name)
-    return out
-
-
-_Job = tuple[str, bytes, str, bytes, int]
-_Outcome = tuple[str, str, int | None, list[tuple[int, int, int]], list[str]]
-
-
-def _play(job: _Job) -> _Outcome:
-    a, blob_a, b, blob_b, seed = job
-    result = run_match(Contestant(a, blob_a), Contestant(b, blob_b), seed=seed)
-    tick_fuel = [0, 0]
-    ticks = 0
-    for kind, obj in replays.iter_replay(result.replay):
-        if kind == "frame":
-            ticks += 1
-            tick_fuel[0] += obj["f"][0]
-            tick_fuel[1] += obj["f"][1]
-    fuel = [(tick_fuel[s], ticks, result.sides[s].fuel_peak) for s in (0, 1)]
-    forfeits = [
-        f"{side.name} seed {seed}: {side.forfeit.kind} at tick {side.forfeit.tick}"
-        for side in result.sides
-        if side.forfeit
-    ]
-    return a, b, result.winner, fuel, forfeits
+    return {name: build_extra(name) if name == ECONOMY else load_baseline(name) for name in names}
 
 
 def play_all(
     names: Sequence[str], seeds: int, jobs: int = 2
-) -> tuple[dict[tuple[str, str], Tally], dict[str, Standing]]:
+) -> tuple[dict[tuple[str, str], Tally], dict[str, FuelTally]]:
     """Every ordered pair of distinct entrants on seeds 0..seeds-1 (so both sides each)."""
     blobs = entrants(names)
-    work: list[_Job] = [
-        (a, blobs[a], b, blobs[b], seed)
-        for a, b in itertools.permutations(names, 2)
+    pairs = list(itertools.permutations(names, 2))
+    work = [
+        MatchJob(Contestant(a, blobs[a]), Contestant(b, blobs[b]), seed=seed)
+        for a, b in pairs
         for seed in range(seeds)
     ]
-    tallies = {(a, b): Tally() for a, b in itertools.permutations(names, 2)}
-    fuel = {name: Standing() for name in names}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for a, b, winner, sides, forfeits in pool.map(_play, work, chunksize=4):
-            for me, them, s in ((a, b, 0), (b, a, 1)):
-                tally = tallies[(me, them)]
-                if winner is None:
-                    tally.draws += 1
-                elif winner == s:
-                    tally.wins += 1
-                else:
-                    tally.losses += 1
-                spent, ticks, peak = sides[s]
-                fuel[me].fuel_ticks += spent
-                fuel[me].ticks += ticks
-                fuel[me].peak = max(fuel[me].peak, peak)
-            for f in forfeits:
-                fuel[f.split(" ")[0]].forfeits.append(f)
+    tallies = {pair: Tally() for pair in pairs}
+    fuel = {name: FuelTally() for name in names}
+    for job, result in zip(work, LocalExecutor(jobs).map(work), strict=True):
+        for s, (me, them) in enumerate(((job.a.name, job.b.name), (job.b.name, job.a.name))):
+            tally = tallies[(me, them)]
+            if result.winner is None:
+                tally.draws += 1
+            elif result.winner == s:
+                tally.wins += 1
+            else:
+                tally.losses += 1
+            side = result.sides[s]
+            fuel[me].fuel_ticks += sum(side.tick_fuel)
+            fuel[me].ticks += len(side.tick_fuel)
+            fuel[me].peak = max(fuel[me].peak, side.fuel_peak)
+            if side.forfeit:
+                f = side.forfeit
+                fuel[me].forfeits.append(f"{me} seed {job.seed}: {f.kind} at tick {f.tick}")
     return tallies, fuel
 
 
 def render_markdown(
     names: Sequence[str],
     tallies: dict[tuple[str, str], Tally],
-    fuel: dict[str, Standing],
+    fuel: dict[str, FuelTally],
     seeds: int,
 ) -> str:
     """The win-rate and fuel tables, as Markdown."""

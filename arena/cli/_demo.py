@@ -1,40 +1,69 @@
-"""``arena demo``: the embedded default job. Plays the committed baselines against
-each other, writes each replay atomically under the data directory and checks it
-by re-simulation."""
+"""``arena demo``: the embedded default job.
+
+Plays the committed baselines against each other, writes each replay
+atomically under the data directory and checks it by re-simulation.
+"""
 
 from __future__ import annotations
 
+import argparse
 import itertools
 
-import replays
-from arena._baselines import BASELINES, load_baseline
-from arena._files import atomic_write, data_dir
-from arena._match import Contestant, run_match
+from arena.cli._common import u32
 
-__all__ = ["run_demo"]
+__all__ = ["register", "run_demo"]
 
 
 def run_demo(seed: int = 0) -> int:
     """Play every ordered pair of distinct baselines once; return a process exit code."""
+    from rich.console import Console
+    from rich.table import Table
+
+    import replays
+    from arena._files import atomic_write, data_dir
+    from arena.baselines import BASELINES, load_baseline
+    from arena.executors import LocalExecutor, MatchJob
+    from arena.match import Contestant
+
     field = [Contestant(name, load_baseline(name)) for name in BASELINES]
     out = data_dir() / "replays"
     wins = {c.name: 0 for c in field}
     failures = 0
-    print(f"demo: {len(field)} baselines, every pairing both ways, seed {seed}")
-    for a, b in itertools.permutations(field, 2):
-        result = run_match(a, b, seed=seed)
-        path = out / f"{result.replay_sha256}.replay"
-        atomic_write(path, result.replay)
+    jobs = [MatchJob(a, b, seed=seed) for a, b in itertools.permutations(field, 2)]
+    table = Table(title=f"demo: {len(field)} baselines, every pairing both ways, seed {seed}")
+    for column in ("A", "B", "outcome", "reason", "banked", "replay"):
+        table.add_column(column)
+    for job, result in zip(jobs, LocalExecutor().map(jobs), strict=True):
+        atomic_write(out / f"{result.replay_sha256}.replay", result.replay)
         report = replays.verify_replay(result.replay)
         failures += not report.ok
-        verdict = "draw" if result.winner is None else f"{result.sides[result.winner].name} wins"
-        if result.winner is not None:
+        if result.winner is None:
+            verdict = "draw"
+        else:
+            verdict = f"{result.sides[result.winner].name} wins"
             wins[result.sides[result.winner].name] += 1
-        banked = "-".join(str(s.banked) for s in result.sides)
-        print(
-            f"  {a.name:>14} vs {b.name:<14} {verdict:<22} {result.reason:<7} "
-            f"banked {banked:<9} {'verified' if report.ok else 'VERIFY FAILED'}"
+        table.add_row(
+            job.a.name,
+            job.b.name,
+            verdict,
+            str(result.reason),
+            "-".join(str(s.banked) for s in result.sides),
+            "verified" if report.ok else "VERIFY FAILED",
         )
-    print("wins: " + ", ".join(f"{n} {w}" for n, w in sorted(wins.items(), key=lambda kv: -kv[1])))
-    print(f"replays: {out}")
+    console = Console()
+    console.print(table)
+    console.print(
+        "wins: " + ", ".join(f"{n} {w}" for n, w in sorted(wins.items(), key=lambda kv: -kv[1]))
+    )
+    console.print(f"replays: {out}")
     return 1 if failures else 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    return run_demo(args.seed)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    d = sub.add_parser("demo", help="the default job: the baselines play each other")
+    d.add_argument("--seed", type=u32, default=0)
+    d.set_defaults(func=cmd_demo)

@@ -1,4 +1,4 @@
-"""The controller contract, ABI version 1 (spec section 9): messages in, actions out."""
+"""The controller contract, ABI version 1 (rules §9): messages in, actions out."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import struct
 
 from sim import Config, Game, Observation, Record
 
-__all__ = ["ABI_VERSION", "BUFFER_SIZE", "decode_actions", "encode_init", "encode_obs"]
+__all__ = ["ABI_VERSION", "decode_actions", "encode_init", "encode_obs"]
 
 ABI_VERSION = 1
-BUFFER_SIZE = 65_536
 _HEADER_WORDS = 24  # INIT words 0..23; the terrain starts at byte 96
 _OBS_WORDS = 16
 _RECORD = struct.Struct("<3i")
@@ -18,7 +17,7 @@ _RECORD = struct.Struct("<3i")
 def encode_init(
     game: Game, side: int, *, seed: int, fuel_per_tick: int, max_memory_bytes: int
 ) -> bytes:
-    """The INIT message for ``side``, entirely in its own frame."""
+    """The INIT message for ``side``, entirely in its own view."""
     cfg: Config = game.config
     w, h, n = game.width, game.height, game.cells
     me, foe = game.sides[side], game.sides[1 - side]

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import sim
 from arena._errors import ArenaError, UnknownControllerError
-from arena._match import Contestant
-from arena._sandbox import MAX_MODULE_BYTES
+from arena.baselines import BASELINES, load_baseline
+from arena.match._runner import Contestant
+from arena.sandbox import MAX_MODULE_BYTES
 
 __all__ = ["MAX_MAP_BYTES", "load_contestant", "load_map"]
 
@@ -30,8 +31,6 @@ def load_contestant(spec: str) -> Contestant:
                 f"{spec}: cannot read the module: {exc.strerror or exc}"
             ) from None
         return Contestant(path.stem, blob)
-    from arena._baselines import BASELINES, load_baseline
-
     if spec not in BASELINES:
         known = ", ".join(sorted(BASELINES))
         raise UnknownControllerError(
@@ -41,19 +40,21 @@ def load_contestant(spec: str) -> Contestant:
 
 
 def load_map(path: Path) -> sim.GameMap:
-    """Read and check a map file; errors name the file (and the line and cell)."""
+    """Read and check a map file.
+
+    A file that cannot be read is an ``ArenaError``; one that is not a valid map
+    (too large, not UTF-8, breaking a rule) is a ``sim.MapError`` naming the
+    file, and the line and cell where it can.
+    """
     try:
         with path.open("rb") as f:
             data = f.read(MAX_MAP_BYTES + 1)
     except OSError as exc:
         raise ArenaError(f"{path}: cannot read the map: {exc.strerror or exc}") from None
     if len(data) > MAX_MAP_BYTES:
-        raise ArenaError(f"{path}: larger than {MAX_MAP_BYTES} bytes: not a map file")
+        raise sim.MapError(f"{path}: larger than {MAX_MAP_BYTES} bytes: not a map file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ArenaError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        return sim.parse_map(text, source=str(path))
-    except sim.MapError as exc:
-        raise ArenaError(str(exc)) from None
+        raise sim.MapError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return sim.parse_map(text, source=str(path))

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import io
 from dataclasses import dataclass, field
 from typing import Any
 
+import replays
 import sim
-from arena._contract import decode_actions, encode_init, encode_obs
-from arena._sandbox import WASMTIME_VERSION, Controller, Fault, Limits
-from replays._format import FrameEncoder, ReplayWriter
+from arena._errors import ArenaError
+from arena.match._contract import decode_actions, encode_init, encode_obs
+from arena.sandbox import WASMTIME_VERSION, Controller, Fault, Limits
 
-__all__ = ["Contestant", "Forfeit", "MatchResult", "SideResult", "run_match"]
+__all__ = ["Contestant", "MatchResult", "SideResult", "run_match"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,25 +29,18 @@ class Contestant:
 
 
 @dataclass(frozen=True, slots=True)
-class Forfeit:
-    """A guest's fault, as an outcome: when, what kind (spec section 8) and why."""
-
-    tick: int
-    kind: str  # init | fuel | memory | trap | invalid_action | timeout
-    detail: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"tick": self.tick, "kind": self.kind, "detail": self.detail}
-
-
-@dataclass(frozen=True, slots=True)
 class SideResult:
+    """One side's part of a result: who it was, what it banked and spent, how it forfeited."""
+
     name: str
     sha256: str
     banked: int
     fuel_total: int
+    """Fuel of init and every tick (a fault is charged its whole budget)."""
     fuel_peak: int
-    forfeit: Forfeit | None
+    forfeit: sim.Forfeit | None
+    tick_fuel: tuple[int, ...] = field(default=(), repr=False)
+    """The fuel of each tick played, in order (init not included)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,7 +58,8 @@ class MatchResult:
     """The outcome of a match, with the replay it was recorded in."""
 
     winner: int | None
-    reason: str
+    """The winning side's index (0 = A, 1 = B), or None for a draw."""
+    reason: sim.Reason
     ticks: int
     seed: int
     sides: tuple[SideResult, SideResult]
@@ -79,7 +73,7 @@ class MatchResult:
         """The stable JSON of ``arena match --json`` (keys fixed by the design)."""
         return {
             "winner": self.winner,
-            "reason": self.reason,
+            "reason": str(self.reason),
             "ticks": self.ticks,
             "seed": self.seed,
             "replay": replay_path,
@@ -96,7 +90,7 @@ def run_match(
     config: sim.Config | None = None,
     limits: Limits | None = None,
     game_map: sim.GameMap | None = None,
-    case: dict[str, Any] | None = None,
+    case: replays.CaseRef | None = None,
 ) -> MatchResult:
     """Play ``a`` (side 0) against ``b`` (side 1) and record the replay.
 
@@ -104,7 +98,7 @@ def run_match(
     unless the wall-clock backstop fires (forfeit kind ``timeout``).
     """
     if not 0 <= seed < 1 << 32:
-        raise ValueError(f"seed {seed} is not an unsigned 32-bit integer")
+        raise ArenaError(f"seed {seed} is not an unsigned 32-bit integer")
     config = config or sim.Config()
     limits = limits or Limits()
     if game_map is None:
@@ -115,11 +109,18 @@ def run_match(
     game = sim.Game(game_map, config)
     contestants = (a, b)
     out = io.BytesIO()
-    writer = ReplayWriter(out)
-    writer.header(_header(game, contestants, seed, limits, case))
+    header = replays.Header.for_game(
+        game,
+        (replays.SideInfo(a.name, a.sha256), replays.SideInfo(b.name, b.sha256)),
+        seed=seed,
+        limits=limits.to_dict(),
+        wasmtime=WASMTIME_VERSION,
+        case=case,
+    )
+    recorder = replays.Recorder(out, game, header)
 
     ctrls = (Controller(a.blob, limits), Controller(b.blob, limits))
-    forfeits: list[Forfeit | None] = [None, None]
+    forfeits: list[sim.Forfeit | None] = [None, None]
     for s, ctrl in enumerate(ctrls):
         message = encode_init(
             game,
@@ -130,37 +131,39 @@ def run_match(
         )
         fault = ctrl.init(message)
         if fault is not None:
-            # "init", or "timeout" when the wall-clock backstop fired during init.
-            forfeits[s] = Forfeit(0, fault.kind, fault.detail)
+            # init, or timeout when the wall-clock backstop fired during init.
+            forfeits[s] = sim.Forfeit(0, fault.kind, fault.detail)
 
     outcome: sim.Outcome | None = None
     ticks = 0
+    tick_fuel: tuple[list[int], list[int]] = ([], [])
     if any(forfeits):
         outcome = _forfeit_outcome(forfeits)
     max_records = config.max_units + 1
-    frames = FrameEncoder(game)
     while outcome is None:
         tick = game.tick
         submitted: list[list[sim.Record]] = [[], []]
         for s, ctrl in enumerate(ctrls):
             reply = ctrl.tick(encode_obs(game.observe(s), ctrl.last_fuel), max_records)
             if isinstance(reply, Fault):
-                forfeits[s] = Forfeit(tick, reply.kind, reply.detail)
+                forfeits[s] = sim.Forfeit(tick, reply.kind, reply.detail)
                 continue
             n, raw = reply
             records = decode_actions(raw)
             submitted[s] = records
             broken = sim.validate_actions(n, records, game.roster(s), config.max_units)
             if broken is not None:
-                forfeits[s] = Forfeit(tick, "invalid_action", broken)
+                forfeits[s] = sim.Forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
         fuel = [ctrl.last_fuel for ctrl in ctrls]
+        tick_fuel[0].append(fuel[0])
+        tick_fuel[1].append(fuel[1])
         ticks = tick + 1
         if any(forfeits):
-            writer.frame(frames.forfeit(game, tick, submitted, fuel))
+            recorder.forfeit(submitted, fuel)
             outcome = _forfeit_outcome(forfeits)
             break
         events = game.step(submitted)
-        writer.frame(frames.applied(game, tick, submitted, fuel, events))
+        recorder.applied(submitted, fuel, events)
         outcome = game.outcome((ctrls[0].fuel_total, ctrls[1].fuel_total))
 
     sides = tuple(
@@ -171,19 +174,17 @@ def run_match(
             fuel_total=ctrls[s].fuel_total,
             fuel_peak=ctrls[s].fuel_peak,
             forfeit=forfeits[s],
+            tick_fuel=tuple(tick_fuel[s]),
         )
         for s, c in enumerate(contestants)
     )
-    writer.result(
-        {
-            "winner": outcome.winner,
-            "reason": outcome.reason,
-            "ticks": ticks,
-            "sides": [
-                {k: v for k, v in side.to_dict().items() if k not in ("name", "sha256")}
-                for side in sides
-            ],
-        }
+    recorder.result(
+        replays.Result(
+            winner=outcome.winner,
+            reason=outcome.reason,
+            ticks=ticks,
+            sides=(_result_side(sides[0]), _result_side(sides[1])),
+        )
     )
     return MatchResult(
         winner=outcome.winner,
@@ -195,32 +196,9 @@ def run_match(
     )
 
 
-def _forfeit_outcome(forfeits: list[Forfeit | None]) -> sim.Outcome:
+def _result_side(side: SideResult) -> replays.ResultSide:
+    return replays.ResultSide(side.banked, side.fuel_total, side.fuel_peak, side.forfeit)
+
+
+def _forfeit_outcome(forfeits: list[sim.Forfeit | None]) -> sim.Outcome:
     return sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
-
-
-def _header(
-    game: sim.Game,
-    contestants: tuple[Contestant, Contestant],
-    seed: int,
-    limits: Limits,
-    case: dict[str, Any] | None,
-) -> dict[str, Any]:
-    m = game.map
-    return {
-        "rules_version": sim.RULES_VERSION,
-        "generator_version": sim.GENERATOR_VERSION,
-        "wasmtime": WASMTIME_VERSION,
-        "case": case,
-        "seed": seed,
-        "config": game.config.to_dict(),
-        "limits": dataclasses.asdict(limits),
-        "map": {
-            "width": m.width,
-            "height": m.height,
-            "rock": bytes(m.rock),
-            "ore": list(m.ore),
-            "colonies": [list(c) for c in m.colonies],
-        },
-        "sides": [{"name": c.name, "sha256": c.sha256} for c in contestants],
-    }

@@ -1,7 +1,7 @@
 """Out-of-process compiler for untrusted wasm modules.
 
 Compiling is done apart from the host process because a small module can take
-minutes and gigabytes to compile (spec section 8). The host runs this file as a
+minutes and gigabytes to compile (rules §8). The host runs this file as a
 script (``python -I path/to/_compile_worker.py MEMORY_BYTES``), so the child
 imports only the standard library and wasmtime, never the ``arena`` package.
 

@@ -1,0 +1,32 @@
+"""The committed baseline controllers and their reproducible build (rules §10).
+
+The baselines are C files under the repository's ``baselines/`` folder, built
+against ``baselines/foray.h`` with the pip-installable ``ziglang``; the built
+modules are committed beside them and a rebuild reproduces them byte for byte.
+"""
+
+from arena.baselines._build import ZIG_FLAGS, BuildError, compile_c
+from arena.baselines._registry import (
+    BASELINES,
+    BASELINES_DIR,
+    Baseline,
+    baseline_path,
+    build_baselines,
+    build_extra,
+    check_baselines,
+    load_baseline,
+)
+
+__all__ = [
+    "BASELINES",
+    "BASELINES_DIR",
+    "ZIG_FLAGS",
+    "Baseline",
+    "BuildError",
+    "baseline_path",
+    "build_baselines",
+    "build_extra",
+    "check_baselines",
+    "compile_c",
+    "load_baseline",
+]

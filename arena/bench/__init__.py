@@ -1,0 +1,35 @@
+"""Measurements: the speed figures of ``arena bench`` and the strength tables of the baselines.
+
+Figures are printed, never asserted in tests; docs/benchmarks.md and
+docs/baselines.md keep them with the machine they came from.
+"""
+
+from arena.bench._match import host_overhead_us, match_figures
+from arena.bench._run import machine, run_benchmarks
+from arena.bench._sim import observe_us, sim_figures, sim_ticks_per_second
+from arena.bench._strength import (
+    ECONOMY,
+    FuelTally,
+    Tally,
+    default_field,
+    entrants,
+    play_all,
+    render_markdown,
+)
+
+__all__ = [
+    "ECONOMY",
+    "FuelTally",
+    "Tally",
+    "default_field",
+    "entrants",
+    "host_overhead_us",
+    "machine",
+    "match_figures",
+    "observe_us",
+    "play_all",
+    "render_markdown",
+    "run_benchmarks",
+    "sim_figures",
+    "sim_ticks_per_second",
+]

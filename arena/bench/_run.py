@@ -1,0 +1,42 @@
+"""``arena bench``: which figures to print, and the machine they come from."""
+
+from __future__ import annotations
+
+import os
+import platform
+
+from arena.sandbox import WASMTIME_VERSION
+
+__all__ = ["machine", "run_benchmarks"]
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown cpu"
+
+
+def machine() -> str:
+    """One line naming the CPU, cores, Python and wasmtime."""
+    return (
+        f"{_cpu_model()}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, wasmtime {WASMTIME_VERSION}"
+    )
+
+
+def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
+    """Print the figures for ``which`` (all, sim or match)."""
+    from arena.bench._match import match_figures
+    from arena.bench._sim import sim_figures
+
+    repeat = 1 if quick else 3
+    print(f"machine: {machine()}")
+    if which in ("all", "sim"):
+        sim_figures(repeat)
+    if which in ("all", "match"):
+        match_figures(repeat)

@@ -1,0 +1,21 @@
+"""``arena bench``."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["register"]
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from arena.bench import run_benchmarks
+
+    run_benchmarks(args.which, quick=args.quick)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    be = sub.add_parser("bench", help="print speed figures")
+    be.add_argument("which", nargs="?", default="all", choices=["all", "sim", "match"])
+    be.add_argument("--quick", action="store_true", help="fewer repetitions")
+    be.set_defaults(func=cmd_bench)

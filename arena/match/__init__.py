@@ -1,0 +1,23 @@
+"""Matches: the contract codec (rules §9), the match runner, and resolving contestants.
+
+``run_match`` is the one place a match is played; executors call it, in this
+process or in workers.
+"""
+
+from arena.match._contract import ABI_VERSION, decode_actions, encode_init, encode_obs
+from arena.match._resolve import MAX_MAP_BYTES, load_contestant, load_map
+from arena.match._runner import Contestant, MatchResult, SideResult, run_match
+
+__all__ = [
+    "ABI_VERSION",
+    "MAX_MAP_BYTES",
+    "Contestant",
+    "MatchResult",
+    "SideResult",
+    "decode_actions",
+    "encode_init",
+    "encode_obs",
+    "load_contestant",
+    "load_map",
+    "run_match",
+]

@@ -1,0 +1,101 @@
+"""Every private wasmtime-py and ctypes name the sandbox uses, in one place.
+
+wasmtime-py's public API costs 18-47 us a call (argument conversion per call);
+the hot path needs the C API underneath it. Everything that reaches past the
+public API lives here, so a wasmtime upgrade has one module to check.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Final
+
+import wasmtime
+from wasmtime import _bindings as _b
+from wasmtime import _ffi as _wasmtime_ffi
+
+from arena.sandbox._limits import BUFFER_BYTES
+
+__all__ = [
+    "ONE",
+    "Buffer",
+    "ErrorPtr",
+    "FuncHandle",
+    "MemoryHandle",
+    "TrapPtr",
+    "ValRaw1",
+    "call_unchecked",
+    "context_of",
+    "engine_increment_epoch",
+    "engine_pointer",
+    "error_from",
+    "func_handle",
+    "get_fuel",
+    "memory_data",
+    "memory_data_size",
+    "memory_handle",
+    "set_epoch_deadline",
+    "set_fuel",
+    "trap_from",
+]
+
+TrapPtr = ctypes.POINTER(_b.wasm_trap_t)
+ErrorPtr = ctypes.POINTER(_b.wasmtime_error_t)
+ValRaw1 = _b.wasmtime_val_raw_t * 1
+MemoryHandle = _b.wasmtime_memory_t
+FuncHandle = _b.wasmtime_func_t
+Buffer = ctypes.c_ubyte * BUFFER_BYTES
+ONE: Final = ctypes.c_size_t(1)
+
+
+def _raw_function(name: str, restype: type | None) -> Any:
+    """A fresh ctypes function for ``name`` WITHOUT argtypes.
+
+    wasmtime-py's bindings declare argtypes, and ctypes' per-argument
+    conversion of pointer types costs about 1 us each call. Without argtypes
+    the callers must pass exactly typed ctypes objects (c_void_p, c_uint64,
+    byref(...)); the sandbox does. ``dll[name]`` builds a new function object,
+    so wasmtime-py's own (cached, typed) ones are untouched.
+    """
+    func = _wasmtime_ffi.dll[name]
+    func.restype = restype
+    return func
+
+
+set_fuel = _raw_function("wasmtime_context_set_fuel", ctypes.c_void_p)
+get_fuel = _raw_function("wasmtime_context_get_fuel", ctypes.c_void_p)
+set_epoch_deadline = _raw_function("wasmtime_context_set_epoch_deadline", None)
+memory_data_size = _raw_function("wasmtime_memory_data_size", ctypes.c_size_t)
+memory_data = _raw_function("wasmtime_memory_data", ctypes.c_void_p)
+call_unchecked = _raw_function("wasmtime_func_call_unchecked", ctypes.c_void_p)
+engine_increment_epoch = _b._wasmtime_engine_increment_epoch
+
+
+def engine_pointer(engine: wasmtime.Engine) -> Any:
+    """The C pointer of an engine, for the epoch ticker thread."""
+    return engine.ptr()
+
+
+def context_of(store: wasmtime.Store) -> int | None:
+    """The address of a store's context, for the argtype-free calls."""
+    return ctypes.cast(store._context(), ctypes.c_void_p).value
+
+
+def memory_handle(memory: wasmtime.Memory) -> Any:
+    """The C handle of an exported memory."""
+    return memory._memory
+
+
+def func_handle(func: wasmtime.Func) -> Any:
+    """The C handle of an exported function."""
+    return func._func
+
+
+def trap_from(pointer: Any) -> wasmtime.Trap:
+    """Take ownership of a trap pointer a call returned (freed when collected)."""
+    return wasmtime.Trap._from_ptr(pointer)
+
+
+def error_from(pointer: int) -> wasmtime.WasmtimeError:
+    """Take ownership of an error pointer a call returned."""
+    return wasmtime.WasmtimeError._from_ptr(ctypes.cast(pointer, ErrorPtr))
