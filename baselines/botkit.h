@@ -5,7 +5,7 @@
  * - a per-tick picture of who stands where (own and visible enemy units);
  * - moves that never collide with our own units: a unit steps only into a
  *   cell no other of our units aims at, and that is empty or being left, so
- *   our units never block each other or swap (both of which fail, spec 6.4);
+ *   our units never block each other or swap (both of which fail, rules §6.4);
  * - field-following with sidesteps that unjam crowds;
  * - strikes that focus fire: damage already aimed at an enemy this tick is
  *   counted, so soldiers finish wounded units instead of overkilling;
@@ -227,7 +227,7 @@ BK_API int32_t bk_is_home(int32_t x, int32_t y) { return bk_home[foray_cell(x, y
 
 /* Mine the richest cell among u's own and its 4 neighbours whose ore covers
  * one more of our requests (a cell short of its requests yields nothing to
- * anyone, spec 6.5). Cells u sees but the observation does not list are
+ * anyone, rules §6.5). Cells u sees but the observation does not list are
  * empty: the belief is corrected here. Returns 1 if a MINE was emitted. */
 BK_API int32_t bk_mine_near(foray_actions_t *a, const foray_unit_t *u) {
     int32_t best_dir = -1, best_left = 0;

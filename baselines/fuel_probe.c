@@ -11,7 +11,7 @@
  * on our side of the middle are hunted down one BFS field from all of them
  * (by every defender, however far, once an enemy soldier comes near one of
  * our workers), and strikes focus on what they can kill. A soldier that
- * keeps stepping at a cell an enemy steps at too (spec 6.4: neither enters)
+ * keeps stepping at a cell an enemy steps at too (rules §6.4: neither enters)
  * holds and lets the enemy come into reach. The colony builds
  * soldiers to match the enemy soldiers it has seen lately, and at once when
  * besieged.
@@ -69,7 +69,7 @@ static int32_t siege;       /* an enemy soldier is at our colony: every defender
 static int32_t guard_post;  /* where idle defenders wait: the worked ore nearest the enemy */
 static int32_t raid_on;     /* an attack is under way */
 static int32_t worker_goal; /* workers to build before soldiers only */
-/* Per-unit memory of last tick's move, to see contested cells (spec 6.4: a
+/* Per-unit memory of last tick's move, to see contested cells (rules §6.4: a
  * cell two units step into is entered by neither, every tick if both insist). */
 static int32_t last_tick[MAX_ID], last_pos[MAX_ID], last_aim[MAX_ID], stuck_n[MAX_ID];
 

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from arena._build import compile_c
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = Path(__file__).resolve().parent / "bots"
-EXTRA = ROOT / "baselines" / "extra"
-
-Builder = Callable[..., bytes]
+from arena.baselines import compile_c
+from tests._support import EXTRA, Builder
 
 
 @pytest.fixture(scope="session")

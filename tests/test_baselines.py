@@ -1,7 +1,7 @@
 """The committed baselines: reproducible builds, the contract's exports, sane actions.
 
 Everything here drives the modules through raw wasmtime with hand-made INIT
-and OBS messages (spec section 9), independent of the arena's sandbox.
+and OBS messages (rules §9), independent of the arena's sandbox.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 import wasmtime
 
-from arena._baselines import (
+from arena import UnknownControllerError
+from arena.baselines import (
     BASELINES,
     BASELINES_DIR,
     baseline_path,
     check_baselines,
+    compile_c,
     load_baseline,
 )
-from arena._build import compile_c
-from arena._errors import UnknownControllerError
 
 NAMES = ("random", "border-soldier", "greedy-raider", "fuel-probe")
 FUEL_PER_TICK = 5_000_000
@@ -107,7 +107,7 @@ class Controller:
 
 
 def assert_valid(records: list[tuple[int, int, int]], own: Sequence[Unit]) -> None:
-    """Spec section 9's rules for a reply."""
+    """Rules §9's rules for a reply."""
     roster = {u[0] for u in own}
     seen: set[int] = set()
     for uid, op, arg in records:
@@ -138,7 +138,7 @@ def test_registry() -> None:
         assert b.source.is_file() and b.wasm.is_file()
         assert baseline_path(name) == b.wasm
         assert load_baseline(name) == b.wasm.read_bytes()
-        assert b.role
+        assert b.summary
 
 
 def test_unknown_name_lists_the_known_ones() -> None:

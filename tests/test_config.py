@@ -1,4 +1,4 @@
-"""The rules' constants: one frozen, validated object (spec section 4)."""
+"""The rules' constants: one frozen, validated object (rules §4)."""
 
 from __future__ import annotations
 

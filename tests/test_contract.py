@@ -1,4 +1,4 @@
-"""The ABI v1 messages, byte by byte (spec section 9)."""
+"""The ABI v1 messages, byte by byte (rules §9)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import arena
 import sim
-from tests.conftest import EXTRA, Builder
-from tests.test_sim_properties import policy
+from tests._support import EXTRA, Builder, policy
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGENERATE = os.environ.get("FORAY_REGENERATE_GOLDEN") == "1"

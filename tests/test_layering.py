@@ -1,13 +1,22 @@
-"""The package layering of the design: sim < replays < arena < web."""
+"""The layering of the design, read from the code's own imports.
+
+Packages: sim < replays < arena < web. Inside ``arena``, each sub-package has
+one job: only ``sandbox`` touches wasmtime, only ``match`` and ``executors``
+(and ``bench``, which times them) play matches, ``tournament`` stays pure. A
+module whose name starts with ``_`` is private to the package that holds it.
+"""
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests._support import ROOT
+
+PACKAGES = ("sim", "replays", "arena", "web")
 # package -> the project packages it may import
 ALLOWED = {
     "sim": set(),
@@ -15,46 +24,153 @@ ALLOWED = {
     "arena": {"sim", "replays"},
     "web": {"arena", "replays"},
 }
+# Who may import the names that play a match (the runner, or a controller).
+MATCH_PLAYERS = ("arena.match", "arena.executors", "arena.bench")
+PLAYING_NAMES = {"run_match", "Controller"}
 
 
-def _imports(path: Path) -> list[tuple[str, int]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found: list[tuple[str, int]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(alias.name, node.lineno) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.module, node.lineno))
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target, as seen from the module that makes it."""
+
+    source: Path
+    importer: str  # dotted name of the importing module
+    module: str  # dotted name of the imported module
+    names: tuple[str, ...]  # the names taken with ``from module import ...``
+    line: int
+
+    def where(self) -> str:
+        return f"{self.source.relative_to(ROOT)}:{self.line}"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports() -> list[Import]:
+    found: list[Import] = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            importer = _module_name(path)
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    found += [Import(path, importer, a.name, (), node.lineno) for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = tuple(a.name for a in node.names)
+                    found.append(Import(path, importer, node.module, names, node.lineno))
     return found
 
 
-@pytest.mark.parametrize("package", sorted(ALLOWED))
+IMPORTS = _imports()
+
+
+def test_the_scan_sees_the_project() -> None:
+    """The other tests here would pass on an empty list: make sure they have work to do."""
+    importers = {imp.importer.split(".")[0] for imp in IMPORTS}
+    assert {"sim", "replays", "arena"} <= importers
+    assert any(imp.module == "wasmtime" for imp in IMPORTS)
+    assert any(imp.importer.startswith("arena.cli") for imp in IMPORTS)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
 def test_packages_import_only_what_the_layering_allows(package: str) -> None:
-    bad = []
-    for path in sorted((ROOT / package).rglob("*.py")):
-        for module, line in _imports(path):
-            top = module.split(".")[0]
-            if top in ALLOWED and top != package and top not in ALLOWED[package]:
-                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    bad = [
+        f"{imp.where()} imports {imp.module}"
+        for imp in IMPORTS
+        if imp.importer.split(".")[0] == package
+        and (top := imp.module.split(".")[0]) in ALLOWED
+        and top != package
+        and top not in ALLOWED[package]
+    ]
     assert not bad, "\n".join(bad)
 
 
-def test_web_uses_only_arenas_public_names() -> None:
+def _private_owner(module: str) -> str | None:
+    """The package a private module belongs to, or None if ``module`` is public."""
+    parts = module.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_"):
+            return ".".join(parts[:i])
+    return None
+
+
+def test_no_module_imports_another_packages_private_modules() -> None:
     bad = []
-    for path in sorted((ROOT / "web").rglob("*.py")):
-        for module, line in _imports(path):
-            parts = module.split(".")
-            if parts[0] == "arena" and any(p.startswith("_") for p in parts[1:]):
-                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    for imp in IMPORTS:
+        owner = _private_owner(imp.module)
+        if owner is None or imp.module.split(".")[0] not in PACKAGES:
+            continue
+        inside = imp.importer == owner or imp.importer.startswith(owner + ".")
+        if not inside:
+            bad.append(f"{imp.where()}: {imp.importer} imports {imp.module}")
+    assert not bad, "\n".join(bad)
+
+
+def test_private_names_are_not_imported_across_packages() -> None:
+    bad = [
+        f"{imp.where()} takes {name} from {imp.module}"
+        for imp in IMPORTS
+        for name in imp.names
+        if name.startswith("_")
+        and not name.startswith("__")
+        and imp.module.split(".")[0] in PACKAGES
+        and not imp.importer.startswith(imp.module.split(".")[0] + ".")
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_only_the_sandbox_imports_wasmtime() -> None:
+    bad = [
+        f"{imp.where()} imports {imp.module}"
+        for imp in IMPORTS
+        if imp.module.split(".")[0] == "wasmtime" and not imp.importer.startswith("arena.sandbox")
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_only_match_and_executors_play_matches() -> None:
+    bad = [
+        f"{imp.where()} takes {name} from {imp.module}"
+        for imp in IMPORTS
+        for name in imp.names
+        if name in PLAYING_NAMES
+        and imp.module.startswith("arena")
+        and not imp.importer.startswith(MATCH_PLAYERS)
+        and not imp.importer.startswith("arena.sandbox")
+        and imp.importer != "arena"  # the facade re-exports them
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_tournament_imports_no_sandbox_and_does_no_io() -> None:
+    impure = ("arena.sandbox", "arena.match", "arena.executors", "arena.store", "wasmtime")
+    io_modules = ("os", "io", "pathlib", "sqlite3", "subprocess", "socket", "shutil")
+    bad = [
+        f"{imp.where()} imports {imp.module}"
+        for imp in IMPORTS
+        if imp.importer.startswith("arena.tournament")
+        and (imp.module.startswith(impure) or imp.module.split(".")[0] in io_modules)
+    ]
     assert not bad, "\n".join(bad)
 
 
 def test_every_package_names_its_api() -> None:
-    import arena
-    import replays
-    import sim
+    import importlib
 
-    for module in (sim, arena, replays):
-        assert module.__all__, module.__name__
-        for name in module.__all__:
-            assert hasattr(module, name), f"{module.__name__}.{name}"
+    packages = [
+        _module_name(init.parent / "__init__.py")
+        for package in PACKAGES
+        for init in sorted((ROOT / package).rglob("__init__.py"))
+    ]
+    assert "arena.sandbox" in packages and "arena.match" in packages
+    for name in packages:
+        module = importlib.import_module(name)
+        exported = getattr(module, "__all__", None)
+        assert exported is not None, f"{name} has no __all__"
+        assert exported or name == "web", f"{name}'s __all__ is empty"
+        for attr in exported:
+            assert hasattr(module, attr), f"{name}.{attr} is in __all__ but missing"

@@ -1,4 +1,4 @@
-"""Maps: text format, rule checker and seeded generator (spec section 2)."""
+"""Maps: text format, rule checker and seeded generator (rules §2)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import arena
 import replays
 import sim
-from tests.conftest import BOTS, Builder
+from tests._support import BOTS, Builder
 
 FAULTY = BOTS / "faulty.c"
 RICH = sim.Config(start_energy=100)
@@ -196,18 +196,18 @@ def test_two_processes_write_the_same_replay_bytes(
 def test_a_controller_compiles_once_per_process(
     monkeypatch: pytest.MonkeyPatch, build_c: Builder
 ) -> None:
-    import arena._sandbox as sandbox
+    from arena.sandbox import _engine
 
     blob = build_c(FAULTY, "FAULT=0", "FAULT_TICK=999")
     calls = []
-    real = sandbox._compile_out_of_process
+    real = _engine._compile_out_of_process
 
     def counting(data: bytes, limits: arena.Limits) -> bytes | str:
         calls.append(len(data))
         return real(data, limits)
 
-    monkeypatch.setattr(sandbox, "_compile_out_of_process", counting)
-    sandbox._engine_state().modules.pop(hashlib.sha256(blob).hexdigest(), None)
+    monkeypatch.setattr(_engine, "_compile_out_of_process", counting)
+    _engine.forget_module(hashlib.sha256(blob).hexdigest())
     for seed in (1, 2):
         play(blob, blob, seed=seed, config=sim.Config(max_ticks=5))
     assert calls == [len(blob)]

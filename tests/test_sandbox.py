@@ -1,4 +1,4 @@
-"""The wasm sandbox against a zoo of hostile modules (spec section 8).
+"""The wasm sandbox against a zoo of hostile modules (rules §8).
 
 Every module is built from source in tests/zoo: C through ziglang, WAT through
 ``wasmtime.wat2wasm`` (the sandbox itself refuses text), and the compile bomb
@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import wasmtime
 
-from arena._build import compile_c
-from arena._sandbox import (
+import sim
+from arena.baselines import compile_c
+from arena.sandbox import (
     BUFFER_BYTES,
     WASMTIME_VERSION,
     Admission,
@@ -105,9 +106,11 @@ def fault_of(blob: bytes, limits: Limits | None = None, word0: int = 0) -> Fault
     controller = started(blob, limits)
     result = controller.tick(struct.pack("<4i", word0, 0, 0, 0), 10)
     assert isinstance(result, Fault), result
-    if result.detail.startswith("tick ") or "the call ended with" in result.detail:
-        # Traps and fuel exhaustion are charged the whole tick budget.
-        assert controller.last_fuel == controller.limits.fuel_per_tick
+    # A call that trapped, ran out of fuel or hit the backstop is charged the whole
+    # tick; one that returned (over the memory cap) is charged what it used.
+    trapped = result.kind != sim.ForfeitKind.MEMORY or "the call ended with" in result.detail
+    budget = controller.limits.fuel_per_tick
+    assert (controller.last_fuel == budget) == trapped, (result, controller.last_fuel)
     with pytest.raises(RuntimeError):
         controller.tick(b"", 10)
     return result
@@ -198,7 +201,7 @@ def test_compile_bomb_exceeds_the_time_bound(healthy: None) -> None:
     assert time.monotonic() - start < 5.0
     # And as a controller: an init fault, not a hang or a crash.
     fault = Controller(compile_bomb(), Limits(compile_timeout=1.0)).init(INIT_MESSAGE)
-    assert fault == Fault("init", "module not admissible: compile exceeded 1 s")
+    assert fault == Fault(sim.ForfeitKind.INIT, "module not admissible: compile exceeded 1 s")
 
 
 def test_compile_bomb_exceeds_the_memory_bound(healthy: None) -> None:
@@ -208,18 +211,18 @@ def test_compile_bomb_exceeds_the_memory_bound(healthy: None) -> None:
 
 
 def test_disk_cache(zoo: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import arena._sandbox as sandbox
+    from arena.sandbox import _engine
 
     monkeypatch.setenv("FORAY_CACHE_DIR", str(tmp_path))
     blob = zoo["idle"] + b"\0\x02\x01x"  # a fresh sha: a custom section
     assert check_module(blob).admissible
     (artifact,) = tmp_path.glob("*.cwasm")
     assert WASMTIME_VERSION in artifact.name
-    sandbox._engine_state().modules.clear()  # force a load from disk
+    _engine.forget_module(artifact.name[:64])  # force a load from disk
     assert started(blob).tick(b"", 0) == (0, b"")
     # A damaged entry is dropped and recompiled, not trusted or fatal.
     artifact.write_bytes(b"junk")
-    sandbox._engine_state().modules.clear()
+    _engine.forget_module(artifact.name[:64])
     assert started(blob).tick(b"", 0) == (0, b"")
     assert artifact.read_bytes() != b"junk"
 
@@ -263,14 +266,16 @@ def test_init_backstop(zoo: dict[str, bytes], healthy: None) -> None:
     start = time.monotonic()
     fault = Controller(zoo["init_spin"], limits).init(INIT_MESSAGE)
     assert time.monotonic() - start < 2.0
-    assert fault == Fault("timeout", "init exceeded the 0.05 s wall-clock backstop")
+    assert fault == Fault(sim.ForfeitKind.TIMEOUT, "init exceeded the 0.05 s wall-clock backstop")
 
 
 # ---- tick faults ------------------------------------------------------------
 
 
 def test_fuel_loop(zoo: dict[str, bytes], healthy: None) -> None:
-    assert fault_of(zoo["spin"]) == Fault("fuel", "tick ran out of fuel_per_tick (5000000)")
+    assert fault_of(zoo["spin"]) == Fault(
+        sim.ForfeitKind.FUEL, "tick ran out of fuel_per_tick (5000000)"
+    )
 
 
 def test_bulk_memory_loop_costs_fuel(zoo: dict[str, bytes], healthy: None) -> None:
@@ -336,7 +341,7 @@ def test_tick_backstop(zoo: dict[str, bytes], healthy: None) -> None:
     start = time.monotonic()
     fault = controller.tick(b"", 10)
     elapsed = time.monotonic() - start
-    assert fault == Fault("timeout", "tick exceeded the 0.05 s wall-clock backstop")
+    assert fault == Fault(sim.ForfeitKind.TIMEOUT, "tick exceeded the 0.05 s wall-clock backstop")
     assert 0.04 <= elapsed < 2.0
 
 

@@ -1,4 +1,4 @@
-"""The engine's determinism and safety settings (spec section 8), each shown by a module.
+"""The engine's determinism and safety settings (rules §8), each shown by a module.
 
 Threads, shared memory, memory64 and relaxed SIMD are off, so modules that use
 them are not admissible; floats are NaN-canonicalised, so a NaN's bits do not

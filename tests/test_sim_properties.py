@@ -6,33 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sim
-from sim import ATTACK, DEPOSIT, MINE, MOVE, NOOP, SOLDIER, SPAWN, WORKER
+from sim import MOVE, SOLDIER, WORKER
+from tests._support import policy
 
 OPEN_10 = "A" + "." * 9 + "\n" + ("." * 10 + "\n") * 8 + "." * 9 + "B\n"
-
-
-def policy(obs: sim.Observation, max_units: int) -> list[sim.Record]:
-    """A deterministic, busy policy of the observation alone (so mirrored sides agree)."""
-    out: list[sim.Record] = []
-    ore_at = {(x, y): a for x, y, a in obs.ore}
-    enemies = {(x, y) for _, _, x, y, _, _ in obs.enemy}
-    deltas = ((0, -1), (1, 0), (0, 1), (-1, 0))
-    for uid, kind, x, y, _hp, carry in obs.own:
-        h = (uid * 2654435761 + obs.tick * 40503 + x * 31 + y * 17) & 0xFFFF
-        near = [d + 1 for d, (dx, dy) in enumerate(deltas) if (x + dx, y + dy) in enemies]
-        if kind == SOLDIER and near:
-            out.append((uid, ATTACK, near[0]))
-        elif kind == WORKER and carry and h % 3 == 0:
-            out.append((uid, DEPOSIT, 0))
-        elif kind == WORKER and (x, y) in ore_at and carry < 4:
-            out.append((uid, MINE, 0))
-        elif h % 5:
-            out.append((uid, MOVE, 1 + h % 4))
-        else:
-            out.append((uid, NOOP, 0))
-    if obs.tick % 3 == 0:
-        out.append((0, SPAWN, 1 + (obs.tick // 3) % 2))
-    return out[: max_units + 1]
 
 
 def mirrored(g: sim.Game) -> bool:
@@ -61,7 +38,7 @@ def test_a_policy_playing_itself_stays_mirrored_and_draws(seed: int, size: tuple
         g.step([a, b])
         assert mirrored(g), f"asymmetric after tick {g.tick - 1}"
         outcome = g.outcome((1000, 1000))
-    assert outcome == sim.Outcome(None, "draw")
+    assert outcome == sim.Outcome(None, sim.Reason.DRAW)
 
 
 def _scatter(draw: st.DrawFn) -> tuple[sim.Game, list[list[sim.Record]]]:

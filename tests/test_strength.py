@@ -1,7 +1,7 @@
 """The baselines' pecking order, on a handful of seeds (docs/baselines.md has the full tables).
 
 Every entrant plays every other on seeds 0..SEEDS-1 with both side assignments,
-through ``arena._strength.play_all`` (the engine of ``arena baselines strength``).
+through ``arena.bench.play_all`` (the engine of ``arena baselines strength``).
 Matches are deterministic, so these figures are the same on every machine.
 """
 
@@ -13,14 +13,14 @@ import pytest
 
 import arena
 import sim
-from arena._baselines import BASELINES, load_baseline
-from arena._strength import ECONOMY, Standing, Tally, default_field, play_all
+from arena.baselines import BASELINES, load_baseline
+from arena.bench import ECONOMY, FuelTally, Tally, default_field, play_all
 
 SEEDS = 4
 PROBE = "fuel-probe"
 SOLDIERS = ("border-soldier", "greedy-raider")
 
-Results = tuple[dict[tuple[str, str], Tally], dict[str, Standing]]
+Results = tuple[dict[tuple[str, str], Tally], dict[str, FuelTally]]
 
 
 @pytest.fixture(scope="module")

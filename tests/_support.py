@@ -1,0 +1,284 @@
+"""Helpers shared by the tests: paths, the in-process CLI, scripted policies and matches.
+
+Fixtures live in conftest.py; everything else a test module shares lives here,
+so no test module imports another.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+import replays
+import sim
+from arena.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+BOTS = TESTS / "bots"
+ZOO = TESTS / "zoo"
+EXTRA = ROOT / "baselines" / "extra"
+
+Builder = Callable[..., bytes]
+"""The ``build_c`` fixture: (C source, *defines) -> module bytes."""
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a command printed and returned."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> Ran:
+    """Run ``arena ARGS`` in this process; argparse's own exits become codes."""
+    capsys.readouterr()
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 2
+    captured = capsys.readouterr()
+    return Ran(code, captured.out, captured.err)
+
+
+def cli_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m arena ARGS`` as a separate process (smoke tests only)."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, check=False
+    )
+
+
+# --------------------------------------------------------------------------- policies
+
+
+def policy(obs: sim.Observation, max_units: int) -> list[sim.Record]:
+    """A deterministic, busy policy of the observation alone (so mirrored sides agree)."""
+    out: list[sim.Record] = []
+    ore_at = {(o.x, o.y): o.amount for o in obs.ore}
+    enemies = {(u.x, u.y) for u in obs.enemy}
+    for u in obs.own:
+        x, y = u.x, u.y
+        h = (u.id * 2654435761 + obs.tick * 40503 + x * 31 + y * 17) & 0xFFFF
+        near = [
+            d
+            for d in range(1, 5)
+            if (x + sim.DIRECTION_DELTAS[d][0], y + sim.DIRECTION_DELTAS[d][1]) in enemies
+        ]
+        if u.kind == sim.SOLDIER and near:
+            out.append((u.id, sim.ATTACK, near[0]))
+        elif u.kind == sim.WORKER and u.carry and h % 3 == 0:
+            out.append((u.id, sim.DEPOSIT, 0))
+        elif u.kind == sim.WORKER and (x, y) in ore_at and u.carry < 4:
+            out.append((u.id, sim.MINE, 0))
+        elif h % 5:
+            out.append((u.id, sim.MOVE, 1 + h % 4))
+        else:
+            out.append((u.id, sim.NOOP, 0))
+    if obs.tick % 3 == 0:
+        out.append((0, sim.SPAWN, 1 + (obs.tick // 3) % 2))
+    return out[: max_units + 1]
+
+
+def random_policy(
+    game: sim.Game, side: int, rng: random.Random, fierce: bool = False
+) -> list[sim.Record]:
+    """Random legal actions in the side's own view: busy enough to move, mine, fight, spawn.
+
+    ``fierce`` soldiers hunt: they strike adjacent enemies (or the enemy colony)
+    and march on the enemy colony, so that units die.
+    """
+    obs = game.observe(side)
+    out: list[sim.Record] = []
+    enemies = {(u.x, u.y) for u in obs.enemy}
+    # Maps are point-symmetric, so every side's own view has its colony where
+    # side 0's is, and the enemy colony opposite.
+    cx, cy = game.map.colonies[0]
+    goal = (game.width - 1 - cx, game.height - 1 - cy)
+    for u in obs.own:
+        uid, kind, x, y, carry = u.id, u.kind, u.x, u.y, u.carry
+        r = rng.random()
+        if fierce and kind == sim.SOLDIER:
+            near = [(x + dx, y + dy) for dx, dy in sim.DIRECTION_DELTAS]
+            foes = [d for d in range(1, 5) if near[d] in enemies or near[d] == goal]
+            closer = [
+                d
+                for d in range(1, 5)
+                if abs(near[d][0] - goal[0]) + abs(near[d][1] - goal[1])
+                < abs(x - goal[0]) + abs(y - goal[1])
+            ]
+            if foes:
+                out.append((uid, sim.ATTACK, rng.choice(foes)))
+            elif closer and r < 0.8:
+                out.append((uid, sim.MOVE, rng.choice(closer)))
+            else:
+                out.append((uid, sim.MOVE, rng.randint(1, 4)))
+        elif kind == sim.SOLDIER and r < 0.5:
+            out.append((uid, sim.ATTACK, rng.randint(1, 4)))
+        elif kind == sim.WORKER and carry and r < 0.3:
+            out.append((uid, sim.DEPOSIT, 0))
+        elif kind == sim.WORKER and r < 0.6:
+            out.append((uid, sim.MINE, rng.randint(0, 4)))
+        elif r < 0.95:
+            out.append((uid, sim.MOVE, rng.randint(1, 4)))
+    if rng.random() < 0.6:
+        out.append((0, sim.SPAWN, rng.choice((sim.WORKER, sim.SOLDIER, sim.SOLDIER)[: 2 + fierce])))
+    rng.shuffle(out)
+    return out
+
+
+# --------------------------------------------------------------------------- scripted replays
+
+# The shape of arena.Limits (the header's "limits" is {name: number}).
+LIMITS: dict[str, Any] = {
+    "fuel_per_tick": 5_000_000,
+    "init_fuel": 50_000_000,
+    "max_memory_bytes": 64 * 1024 * 1024,
+    "tick_timeout": 2.0,
+    "init_timeout": 10.0,
+    "compile_timeout": 20.0,
+    "compile_memory_bytes": 2 * 1024**3,
+}
+INIT_FUEL_USED = (12_345, 23_456)
+
+
+@dataclass
+class Played:
+    """A scripted match: its replay bytes, the wire objects in them, and the true states."""
+
+    data: bytes
+    header: dict[str, Any]
+    frames: list[dict[str, Any]]
+    result: dict[str, Any]
+    truth: list[replays.FrameState]
+    """The sim's own state after every applied tick."""
+
+
+def truth(game: sim.Game, tick: int) -> replays.FrameState:
+    """The sim's state after ``tick``, in the shape ``iter_states`` draws."""
+    w = game.width
+    s0, s1 = game.sides
+    units = tuple(
+        tuple(
+            sim.UnitRecord(u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
+            for u in sorted(side.units.values(), key=lambda u: u.id)
+        )
+        for side in game.sides
+    )
+    return replays.FrameState(
+        tick=tick,
+        units=(units[0], units[1]),
+        colony_hp=(s0.colony_hp, s1.colony_hp),
+        banked=(s0.banked, s1.banked),
+        energy=(s0.energy, s1.energy),
+        ore=tuple(game.ore),
+    )
+
+
+def play_scripted(
+    seed: int,
+    max_ticks: int = 8,
+    size: int = 16,
+    forfeit: tuple[int, int, str] | None = None,
+    init_forfeit: tuple[bool, bool] = (False, False),
+    fierce: bool = False,
+) -> Played:
+    """Play a scripted match, recorded by ``replays.Recorder`` as run_match records.
+
+    Random policies and made-up fuel stand in for wasm controllers. ``forfeit``
+    is (tick, side, kind). A ``fierce`` match has cheap, frail soldiers that hunt.
+    """
+    config = sim.Config(width=size, height=size, max_ticks=max_ticks, start_energy=40)
+    if fierce:
+        config = config.replace(soldier_cost=6, soldier_hp=4, worker_hp=2)
+    game = sim.Game(sim.generate_map(seed, size, size), config)
+    header = replays.Header.for_game(
+        game,
+        (
+            replays.SideInfo("alpha", "a" * 64),
+            replays.SideInfo("beta", "0123456789abcdef" * 4),
+        ),
+        seed=seed,
+        limits=LIMITS,
+        wasmtime="test",
+        case=replays.CaseRef("foray", 1),
+    )
+    out = io.BytesIO()
+    recorder = replays.Recorder(out, game, header)
+    states: list[replays.FrameState] = []
+    rngs = [random.Random(seed * 2), random.Random(seed * 2 + 1)]
+    forfeits: list[sim.Forfeit | None] = [None, None]
+    fuel_total = list(INIT_FUEL_USED)
+    fuel_peak = [0, 0]
+    for s in (0, 1):
+        if init_forfeit[s]:
+            forfeits[s] = sim.Forfeit(0, sim.ForfeitKind.INIT, "foray_init returned 1")
+            fuel_total[s] = LIMITS["init_fuel"]
+    outcome = sim.forfeit_outcome(init_forfeit) if any(init_forfeit) else None
+    ticks = 0
+    while outcome is None:
+        tick = game.tick
+        submitted: list[list[sim.Record]] = [[], []]
+        fuel = [0, 0]
+        for s in (0, 1):
+            records = random_policy(game, s, rngs[s], fierce)
+            fuel[s] = 1_000 + 37 * len(records) + 5 * tick + s
+            if forfeit is not None and forfeit[:2] == (tick, s) and forfeit[2] != "invalid_action":
+                fuel[s] = LIMITS["fuel_per_tick"]  # a fault is charged its whole budget
+                forfeits[s] = sim.Forfeit(tick, sim.ForfeitKind(forfeit[2]), "scripted fault")
+                continue
+            if forfeit is not None and forfeit == (tick, s, "invalid_action"):
+                records = [*records, (999, sim.NOOP, 0)]
+            submitted[s] = records
+            broken = sim.validate_actions(len(records), records, game.roster(s), config.max_units)
+            if broken is not None:
+                forfeits[s] = sim.Forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
+        for s in (0, 1):
+            fuel_total[s] += fuel[s]
+            fuel_peak[s] = max(fuel_peak[s], fuel[s])
+        ticks = tick + 1
+        if any(forfeits):
+            recorder.forfeit(submitted, fuel)
+            outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
+            break
+        events = game.step(submitted)
+        recorder.applied(submitted, fuel, events)
+        states.append(truth(game, tick))
+        outcome = game.outcome((fuel_total[0], fuel_total[1]))
+    recorder.result(
+        replays.Result(
+            winner=outcome.winner,
+            reason=outcome.reason,
+            ticks=ticks,
+            sides=tuple(  # type: ignore[arg-type]
+                replays.ResultSide(game.sides[s].banked, fuel_total[s], fuel_peak[s], forfeits[s])
+                for s in (0, 1)
+            ),
+        )
+    )
+    data = out.getvalue()
+    objects = list(msgpack.Unpacker(io.BytesIO(data), raw=False))
+    return Played(data, objects[0], objects[1:-1], objects[-1], states)
+
+
+def pack(header: dict[str, Any], frames: list[dict[str, Any]], result: dict[str, Any]) -> bytes:
+    """Re-encode (possibly tampered) wire objects as a replay file."""
+    packer = msgpack.Packer(use_bin_type=True)
+    return b"".join(packer.pack(o) for o in (header, *frames, result))
