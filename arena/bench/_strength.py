@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arena.baselines import BASELINES, build_extra, load_baseline
-from arena.executors import LocalExecutor, MatchJob
+from arena.executors import JobFailed, LocalExecutor, MatchJob
 from arena.match import Contestant
 
 __all__ = [
@@ -78,6 +78,8 @@ def play_all(
     tallies = {pair: Tally() for pair in pairs}
     fuel = {name: FuelTally() for name in names}
     for job, result in zip(work, LocalExecutor(jobs).map(work), strict=True):
+        if isinstance(result, JobFailed):
+            raise RuntimeError(f"{job.a.name} vs {job.b.name} seed {job.seed}: {result.reason}")
         for s, (me, them) in enumerate(((job.a.name, job.b.name), (job.b.name, job.a.name))):
             tally = tallies[(me, them)]
             if result.winner is None:

@@ -22,7 +22,7 @@ def run_demo(seed: int = 0) -> int:
     import replays
     from arena._files import atomic_write, data_dir
     from arena.baselines import BASELINES, load_baseline
-    from arena.executors import LocalExecutor, MatchJob
+    from arena.executors import JobFailed, LocalExecutor, MatchJob
     from arena.match import Contestant
 
     field = [Contestant(name, load_baseline(name)) for name in BASELINES]
@@ -34,6 +34,10 @@ def run_demo(seed: int = 0) -> int:
     for column in ("A", "B", "outcome", "reason", "banked", "replay"):
         table.add_column(column)
     for job, result in zip(jobs, LocalExecutor().map(jobs), strict=True):
+        if isinstance(result, JobFailed):
+            failures += 1
+            table.add_row(job.a.name, job.b.name, "not played", "", "", result.reason)
+            continue
         atomic_write(out / f"{result.replay_sha256}.replay", result.replay)
         report = replays.verify_replay(result.replay)
         failures += not report.ok

@@ -1,18 +1,37 @@
-"""The local executor: matches in this process, or in a pool of worker processes."""
+"""The local executor: matches on this machine's worker processes, through trio-parallel.
+
+The coordinator is a trio task; each match runs in a worker process
+(``trio_parallel``), which keeps the modules it compiled in memory and shares
+the on-disk cache of compiled modules with the other workers. A worker that
+dies mid-match (killed, out of memory) loses nothing: the match is played again
+on a fresh worker, and if that one dies too the match is reported as failed
+with the reason. No other match is affected, and none is reported twice.
+"""
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+
+import trio
+import trio_parallel
 
 import replays
 import sim
 from arena.match import Contestant, MatchResult, run_match
 from arena.sandbox import Limits
 
-__all__ = ["LocalExecutor", "MatchJob", "play"]
+__all__ = [
+    "Executor",
+    "JobFailed",
+    "LocalExecutor",
+    "MatchJob",
+    "Outcome",
+    "default_jobs",
+    "play",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,8 +47,20 @@ class MatchJob:
     case: replays.CaseRef | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class JobFailed:
+    """A match the arena could not play (our failure, not a controller's): it has no result."""
+
+    job: MatchJob
+    reason: str
+
+
+Outcome = MatchResult | JobFailed
+"""What running a job gives: its result, or why there is none."""
+
+
 def play(job: MatchJob) -> MatchResult:
-    """Play one job in this process."""
+    """Play one job in this process. This is the whole of what a worker does."""
     return run_match(
         job.a,
         job.b,
@@ -41,16 +72,85 @@ def play(job: MatchJob) -> MatchResult:
     )
 
 
-class LocalExecutor:
-    """Runs jobs on ``jobs`` worker processes (default: the number of cores); 1 runs in process."""
+def default_jobs() -> int:
+    """Workers by default: the cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
-    def __init__(self, jobs: int | None = None) -> None:
-        self.jobs = jobs or os.cpu_count() or 1
 
-    def map(self, jobs: Iterable[MatchJob]) -> Iterator[MatchResult]:
-        """The results of ``jobs``, in their order."""
-        if self.jobs == 1:
-            yield from map(play, jobs)
-            return
-        with ProcessPoolExecutor(max_workers=self.jobs) as pool:
-            yield from pool.map(play, jobs, chunksize=4)
+OnOutcome = Callable[[int, "Outcome"], Awaitable[None] | None]
+
+
+class Executor:
+    """Where matches run: ``run`` plays jobs and reports each outcome once, as it completes."""
+
+    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+        raise NotImplementedError
+
+    def map(self, jobs: Iterable[MatchJob]) -> Iterator[Outcome]:
+        """The outcomes of ``jobs``, in their order (runs its own trio loop)."""
+        work = list(jobs)
+        outcomes: list[Outcome | None] = [None] * len(work)
+
+        def keep(index: int, outcome: Outcome) -> None:
+            outcomes[index] = outcome
+
+        trio.run(self.run, work, keep)
+        for outcome in outcomes:
+            assert outcome is not None
+            yield outcome
+
+
+class LocalExecutor(Executor):
+    """Plays matches on up to ``jobs`` worker processes (default: the number of cores).
+
+    ``retries`` is how many times a match whose worker died is played again on a
+    fresh worker before it is reported as ``JobFailed``.
+    """
+
+    def __init__(self, jobs: int | None = None, *, retries: int = 1) -> None:
+        if jobs is not None and jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {jobs}")
+        self.jobs = jobs or default_jobs()
+        self.retries = retries
+
+    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+        """Play ``jobs`` concurrently; call ``on_outcome(index, outcome)`` as each completes.
+
+        Outcomes arrive in completion order, each exactly once, in the calling
+        task (so a coordinator may write them to its store without locks).
+        """
+        limiter = trio.CapacityLimiter(self.jobs)
+        done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
+        async with (
+            trio_parallel.open_worker_context(idle_timeout=60.0, grace_period=5.0) as ctx,
+            trio.open_nursery() as nursery,
+        ):
+
+            async def one(index: int, job: MatchJob) -> None:
+                async with limiter:
+                    outcome = await self._play_in_worker(ctx, job)
+                await done_send.send((index, outcome))
+
+            for index, job in enumerate(jobs):
+                nursery.start_soon(one, index, job)
+            for _ in range(len(jobs)):
+                index, outcome = await done_recv.receive()
+                maybe = on_outcome(index, outcome)
+                if maybe is not None:
+                    await maybe
+
+    async def _play_in_worker(self, ctx: trio_parallel.WorkerContext, job: MatchJob) -> Outcome:
+        deaths: list[str] = []
+        for _attempt in range(1 + self.retries):
+            try:
+                result: MatchResult = await ctx.run_sync(play, job, kill_on_cancel=True)
+                return result
+            except trio_parallel.BrokenWorkerError as exc:
+                deaths.append(str(exc) or "the worker process died")
+        return JobFailed(
+            job,
+            f"the worker died {len(deaths)} time(s) playing this match: {deaths[-1]}",
+        )

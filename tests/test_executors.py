@@ -1,0 +1,119 @@
+"""The local executor: matches on worker processes, each recorded once, a dead worker survived."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import trio
+
+import arena
+import sim
+from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, play
+
+SHORT = sim.Config(max_ticks=20)
+LONG = sim.Config(max_ticks=400, start_energy=100_000)
+
+
+def _workers() -> list[int]:
+    """The pids of this process's living worker processes (multiprocessing spawns them)."""
+    me = str(os.getpid())
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z" and b"spawn_main" in cmdline:
+            found.append(int(proc.name))
+    return found
+
+
+def _jobs(idle: bytes, busy: bytes, n: int, config: sim.Config = SHORT) -> list[MatchJob]:
+    a, b = arena.Contestant("busy", busy), arena.Contestant("idle", idle)
+    return [MatchJob(a, b, seed=seed, config=config) for seed in range(n)]
+
+
+def test_workers_give_what_this_process_gives(idle: bytes, busy: bytes) -> None:
+    jobs = _jobs(idle, busy, 5)
+    outcomes = list(LocalExecutor(2).map(jobs))
+    assert all(isinstance(o, arena.MatchResult) for o in outcomes)
+    assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
+
+
+def test_each_outcome_arrives_once_in_the_coordinator(idle: bytes, busy: bytes) -> None:
+    jobs = _jobs(idle, busy, 6)
+    seen: list[int] = []
+
+    async def main() -> None:
+        await LocalExecutor(2).run(jobs, lambda i, o: seen.append(i))
+
+    trio.run(main)
+    assert sorted(seen) == list(range(6))
+
+
+def _kill_workers_while(running: trio.Event, kills: list[int], limit: int) -> None:
+    """Kill workers (SIGKILL) as they appear, until ``limit`` kills or ``running`` is set."""
+    while not running.is_set() and len(kills) < limit:
+        for pid in _workers():
+            if len(kills) < limit:
+                os.kill(pid, signal.SIGKILL)
+                kills.append(pid)
+        time.sleep(0.2)
+
+
+def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
+    idle: bytes, busy: bytes
+) -> None:
+    jobs = _jobs(idle, busy, 1, LONG)
+    kills: list[int] = []
+    outcomes: list[Outcome] = []
+
+    async def main() -> None:
+        done = trio.Event()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, _kill_workers_while, done, kills, 1)
+            await LocalExecutor(1).run(jobs, lambda i, o: outcomes.append(o))
+            done.set()
+
+    trio.run(main)
+    assert len(kills) == 1
+    (outcome,) = outcomes
+    assert isinstance(outcome, arena.MatchResult)
+    assert outcome.replay == play(jobs[0]).replay
+
+
+def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, busy: bytes) -> None:
+    jobs = _jobs(idle, busy, 1, LONG)
+    kills: list[int] = []
+    outcomes: list[Outcome] = []
+
+    async def main() -> None:
+        done = trio.Event()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, _kill_workers_while, done, kills, 2)
+            await LocalExecutor(1, retries=1).run(jobs, lambda i, o: outcomes.append(o))
+            done.set()
+
+    trio.run(main)
+    assert len(kills) == 2
+    (outcome,) = outcomes
+    assert isinstance(outcome, JobFailed) and outcome.job == jobs[0]
+    assert "died 2 time(s)" in outcome.reason
+
+
+def test_ray_gives_what_the_local_executor_gives(idle: bytes, busy: bytes) -> None:
+    """A real local Ray, started here: the same match function, the same replay bytes."""
+    from arena.executors import RayExecutor
+
+    jobs = _jobs(idle, busy, 4)
+    try:
+        outcomes = list(RayExecutor(num_cpus=2).map(jobs))
+    finally:
+        import ray
+
+        ray.shutdown()
+    assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
