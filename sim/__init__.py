@@ -32,6 +32,7 @@ from sim._actions import (
     validate_actions,
 )
 from sim._config import Config, ConfigError
+from sim._explain import ActionReport, Fate, explain_tick
 from sim._maps import (
     GENERATOR_VERSION,
     GameMap,
@@ -71,9 +72,11 @@ __all__ = [
     "SPAWN",
     "WEST",
     "WORKER",
+    "ActionReport",
     "Config",
     "ConfigError",
     "Direction",
+    "Fate",
     "Forfeit",
     "ForfeitKind",
     "Game",
@@ -91,6 +94,7 @@ __all__ = [
     "UnitKind",
     "UnitRecord",
     "check_map",
+    "explain_tick",
     "forfeit_outcome",
     "format_map",
     "generate_map",
