@@ -37,7 +37,7 @@ from replays._reader import (
     iter_replay,
     read_replay,
 )
-from replays._states import FrameState, iter_states
+from replays._states import FrameState, iter_games, iter_states
 from replays._verify import VerifyReport, verify_replay
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "SideInfo",
     "VerifyReport",
     "frame_chunks",
+    "iter_games",
     "iter_replay",
     "iter_states",
     "read_replay",

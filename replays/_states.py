@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import sim
-from replays._format import DeltaFrame, ForfeitFrame, KeyFrame
+from replays._format import DeltaFrame, ForfeitFrame, Frame, KeyFrame
 from replays._reader import Replay, ReplayError
 
-__all__ = ["FrameState", "iter_states"]
+__all__ = ["FrameState", "iter_games", "iter_states"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,3 +149,30 @@ def _apply_delta(
         if not (0 <= x < width and 0 <= y < height):
             raise _Misfit(path, f"cell {cell} is off the map")
         living[uid] = [kind, x, y, hp_of[kind], 0]
+
+
+def iter_games(replay: Replay) -> Iterator[tuple[sim.Game, Frame]]:
+    """Re-simulate a replay: yield the game at the START of each tick, with that tick's frame.
+
+    The same ``sim.Game`` is stepped after each applied frame, so a consumer
+    must read what it needs before asking for the next tick. Recorded actions
+    that the rules would not accept raise ReplayError naming the tick (a
+    tampered file; ``verify_replay`` says more).
+    """
+    header = replay.header
+    game = sim.Game(header.game_map, header.config)
+    max_units = header.config.max_units
+    for frame in replay.frames:
+        yield game, frame
+        if isinstance(frame, ForfeitFrame):
+            return
+        for side in (0, 1):
+            records = frame.actions[side]
+            broken = sim.validate_actions(len(records), records, game.roster(side), max_units)
+            if broken is not None:
+                raise ReplayError(
+                    f"frame of tick {frame.tick}: side {side}'s recorded actions break the"
+                    f" contract ({broken})",
+                    frame.tick,
+                )
+        game.step(frame.actions)

@@ -38,8 +38,11 @@ def test_a_deterministic_controller_against_itself_is_a_draw(busy: bytes) -> Non
 def test_match_json_has_exactly_the_designed_keys(busy: bytes, idle: bytes) -> None:
     out = play(busy, idle, seed=2).to_json("some/path.replay")
     assert set(out) == {"winner", "reason", "ticks", "seed", "replay", "replay_sha256", "sides"}
+    designed = {"name", "sha256", "banked", "fuel_total", "fuel_peak", "forfeit"}
     for side in out["sides"]:
-        assert set(side) == {"name", "sha256", "banked", "fuel_total", "fuel_peak", "forfeit"}
+        # Keys are only ever added (the fuel statistics of issue 13), never renamed.
+        assert set(side) == designed | {"fuel_per_tick"}
+        assert set(side["fuel_per_tick"]) == {"mean", "median", "p90", "peak", "peak_tick"}
     assert out["replay"] == "some/path.replay" and out["seed"] == 2
 
 

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any
 
-__all__ = ["emit_json", "positive", "u32"]
+__all__ = ["emit_json", "positive", "printable", "u32"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (escape sequences) shown as \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def emit_json(obj: dict[str, Any]) -> None:

@@ -9,6 +9,9 @@ from arena.cli._common import emit_json, u32
 
 __all__ = ["register"]
 
+_TINY = 256
+"""Bytes below which a module with a missing export probably lost them all at link time."""
+
 
 # The commands import the sandbox when they run: the parser is built for every
 # command, and wasmtime is the largest import of all.
@@ -20,18 +23,21 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     contestant = load_contestant(args.module)
     admission = check_module(contestant.blob)
+    reason = admission.reason
+    if reason is not None and "missing export" in reason and len(contestant.blob) < _TINY:
+        # The usual cause: a linker that dropped every export (rules §9.10).
+        reason += (
+            f" (the module is only {len(contestant.blob)} bytes: did the build keep your"
+            " exports? Zig needs -rdynamic, clang --export=NAME or -Wl,--export-dynamic)"
+        )
     if args.json:
         emit_json(
-            {
-                "admissible": admission.admissible,
-                "sha256": admission.sha256,
-                "reason": admission.reason,
-            }
+            {"admissible": admission.admissible, "sha256": admission.sha256, "reason": reason}
         )
     elif admission.admissible:
         print(f"{contestant.name}: admissible (sha256 {admission.sha256})")
     else:
-        print(f"{contestant.name}: not admissible: {admission.reason}")
+        print(f"{contestant.name}: not admissible: {reason}")
     return 0 if admission.admissible else 1
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import replays
 from arena._errors import ArenaError
+from arena.cli import _inspect
 from arena.cli._common import emit_json
 
 __all__ = ["register"]
@@ -38,3 +39,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     v.add_argument("file")
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=cmd_verify)
+    _inspect.register(r)

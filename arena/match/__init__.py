@@ -4,7 +4,14 @@
 process or in workers.
 """
 
-from arena.match._contract import ABI_VERSION, decode_actions, encode_init, encode_obs
+from arena.match._contract import (
+    ABI_VERSION,
+    decode_actions,
+    decode_obs,
+    encode_init,
+    encode_obs,
+)
+from arena.match._fuel import FuelStats
 from arena.match._resolve import MAX_MAP_BYTES, load_contestant, load_map
 from arena.match._runner import Contestant, MatchResult, SideResult, run_match
 
@@ -12,9 +19,11 @@ __all__ = [
     "ABI_VERSION",
     "MAX_MAP_BYTES",
     "Contestant",
+    "FuelStats",
     "MatchResult",
     "SideResult",
     "decode_actions",
+    "decode_obs",
     "encode_init",
     "encode_obs",
     "load_contestant",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import struct
 
-from sim import Config, Game, Observation, Record
+from sim import Config, Game, Observation, OreRecord, Record, UnitRecord
 
-__all__ = ["ABI_VERSION", "decode_actions", "encode_init", "encode_obs"]
+__all__ = ["ABI_VERSION", "decode_actions", "decode_obs", "encode_init", "encode_obs"]
 
 ABI_VERSION = 1
 _HEADER_WORDS = 24  # INIT words 0..23; the terrain starts at byte 96
@@ -105,3 +105,32 @@ def _i32(value: int) -> int:
     if value >= 1 << 31:
         return (1 << 31) - 1
     return value if value >= -(1 << 31) else -(1 << 31)
+
+
+def decode_obs(message: bytes) -> tuple[Observation, int]:
+    """Read an OBS message as a controller does: the observation and its ``last_fuel`` word.
+
+    The inverse of :func:`encode_obs`, for tools that show what a controller
+    received (``arena replay show``) and for tests.
+    """
+    head = struct.unpack_from(f"<{_OBS_WORDS}i", message)
+    n_own, n_enemy, n_ore = head[6], head[7], head[8]
+    offset = _OBS_WORDS * 4
+    units = [
+        UnitRecord(*struct.unpack_from("<6i", message, offset + 24 * i))
+        for i in range(n_own + n_enemy)
+    ]
+    offset += 24 * (n_own + n_enemy)
+    ore = [OreRecord(*struct.unpack_from("<3i", message, offset + 12 * i)) for i in range(n_ore)]
+    obs = Observation(
+        tick=head[0],
+        banked=head[1],
+        energy=head[2],
+        colony_hp=head[3],
+        enemy_banked=head[4],
+        enemy_colony_hp=head[5],
+        own=units[:n_own],
+        enemy=units[n_own:],
+        ore=ore,
+    )
+    return obs, head[9]

@@ -11,6 +11,7 @@ import replays
 import sim
 from arena._errors import ArenaError
 from arena.match._contract import decode_actions, encode_init, encode_obs
+from arena.match._fuel import FuelStats
 from arena.sandbox import WASMTIME_VERSION, Controller, Fault, Limits
 
 __all__ = ["Contestant", "MatchResult", "SideResult", "run_match"]
@@ -42,6 +43,11 @@ class SideResult:
     tick_fuel: tuple[int, ...] = field(default=(), repr=False)
     """The fuel of each tick played, in order (init not included)."""
 
+    @property
+    def fuel_stats(self) -> FuelStats:
+        """Mean, median, 90th percentile and peak of the fuel per tick."""
+        return FuelStats.of(self.tick_fuel)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -50,6 +56,7 @@ class SideResult:
             "fuel_total": self.fuel_total,
             "fuel_peak": self.fuel_peak,
             "forfeit": self.forfeit.to_dict() if self.forfeit else None,
+            "fuel_per_tick": self.fuel_stats.to_dict(),
         }
 
 

@@ -1,0 +1,51 @@
+"""Fuel you can read: the distribution of a side's fuel per tick."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["FuelStats"]
+
+
+@dataclass(frozen=True, slots=True)
+class FuelStats:
+    """A side's fuel per tick over the ticks it played (init not included).
+
+    ``p90`` is the nearest-rank 90th percentile (the smallest value that at
+    least 90% of the ticks do not exceed); ``peak_tick`` is the first tick that
+    used ``peak``. With no tick played every figure is 0 and ``peak_tick`` None.
+    """
+
+    mean: float
+    median: float
+    p90: int
+    peak: int
+    peak_tick: int | None
+
+    @classmethod
+    def of(cls, tick_fuel: Sequence[int]) -> FuelStats:
+        if not tick_fuel:
+            return cls(0.0, 0.0, 0, 0, None)
+        ordered = sorted(tick_fuel)
+        rank = math.ceil(0.9 * len(ordered))
+        peak = ordered[-1]
+        return cls(
+            mean=statistics.fmean(tick_fuel),
+            median=float(statistics.median(ordered)),
+            p90=ordered[rank - 1],
+            peak=peak,
+            peak_tick=list(tick_fuel).index(peak),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mean": round(self.mean, 1),
+            "median": self.median,
+            "p90": self.p90,
+            "peak": self.peak,
+            "peak_tick": self.peak_tick,
+        }

@@ -1,0 +1,152 @@
+"""The author's workbench: what a bot saw and did (``replay show``) and spent (``replay fuel``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import arena
+import replays
+import sim
+from tests._support import BOTS, TESTS, Builder, cli
+
+Capture = pytest.CaptureFixture[str]
+GOLDEN = TESTS / "golden" / "busy-vs-idle-seed77.replay"
+
+
+def test_the_summary_has_a_row_per_tick(capsys: Capture) -> None:
+    out = cli(capsys, "replay", "show", str(GOLDEN), "--json")
+    assert out.code == 0, out.err
+    rows = out.json()["ticks"]
+    replay = replays.read_replay(GOLDEN.read_bytes())
+    states = list(replays.iter_states(replay))
+    assert [r["tick"] for r in rows] == list(range(replay.ticks))
+    assert [r["banked"] for r in rows] == [list(s.banked) for s in states]
+    assert [r["units"] for r in rows] == [[len(s.units[0]), len(s.units[1])] for s in states]
+    assert [r["fuel"] for r in rows] == [list(f.fuel) for f in replay.frames]
+    text = cli(capsys, "replay", "show", str(GOLDEN))
+    assert text.code == 0 and "busy (A) vs idle (B), seed 77" in text.out
+    assert len(text.out.splitlines()) >= replay.ticks
+
+
+def test_a_tick_shows_the_observation_as_received(capsys: Capture) -> None:
+    tick = 25
+    out = cli(capsys, "replay", "show", str(GOLDEN), "--tick", str(tick), "--json")
+    assert out.code == 0, out.err
+    report = out.json()
+    replay = replays.read_replay(GOLDEN.read_bytes())
+    game, frame = next((g, f) for g, f in replays.iter_games(replay) if f.tick == tick)
+    for s, side in enumerate(report["sides"]):
+        obs = game.observe(s)
+        shown = side["observation"]
+        assert shown["tick"] == tick and shown["banked"] == obs.banked
+        assert [tuple(u.values()) for u in shown["own"]] == [tuple(u) for u in obs.own]
+        assert [tuple(o.values()) for o in shown["ore"]] == [tuple(o) for o in obs.ore]
+        assert shown["last_fuel"] == replay.frames[tick - 1].fuel[s]
+        assert side["fuel"] == frame.fuel[s]
+        assert [(a["unit"], a["op"], a["arg"]) for a in side["actions"]] == list(frame.actions[s])
+        acted = {a["unit"] for a in side["actions"]}
+        assert side["no_action"] == [u.id for u in obs.own if u.id not in acted]
+    # busy commands every unit; idle none: both kinds of list are exercised.
+    assert report["sides"][0]["actions"] and not report["sides"][1]["actions"]
+    assert report["sides"][1]["no_action"]
+    fates = {a["fate"] for a in report["sides"][0]["actions"]}
+    assert fates <= {"applied", "blocked", "no effect"} and "applied" in fates
+    assert len(report["board"]) == replay.header.game_map.height
+
+
+def test_a_tick_in_text_for_one_side(capsys: Capture) -> None:
+    out = cli(capsys, "replay", "show", str(GOLDEN), "--tick", "3", "--side", "B")
+    assert out.code == 0, out.err
+    assert "side B (idle)" in out.out and "side A" not in out.out
+    assert "the observation as its controller received it" in out.out
+    assert "units given no action (NOOP)" in out.out
+
+
+def test_a_forfeit_tick_says_why_nothing_was_applied(
+    capsys: Capture, tmp_path: Path, build_c: Builder, busy: bytes
+) -> None:
+    bad = build_c(BOTS / "faulty.c", "FAULT=2", "FAULT_TICK=4")  # an unknown unit id
+    result = arena.run_match(
+        arena.Contestant("faulty", bad),
+        arena.Contestant("busy", busy),
+        config=sim.Config(max_ticks=20),
+    )
+    path = tmp_path / "f.replay"
+    path.write_bytes(result.replay)
+    out = cli(capsys, "replay", "show", str(path), "--tick", "4", "--json")
+    assert out.code == 0, out.err
+    report = out.json()
+    assert report["applied"] is False
+    a, b = report["sides"]
+    assert a["forfeit"]["kind"] == "invalid_action"
+    assert all(x["fate"] == "not applied" for x in a["actions"])
+    assert any("not one of the side's units" in x["detail"] for x in a["actions"])
+    assert b["forfeit"] is None and all(x["fate"] == "not applied" for x in b["actions"])
+    text = cli(capsys, "replay", "show", str(path), "--tick", "4")
+    assert "not applied: a side forfeited" in text.out and "forfeit invalid_action" in text.out
+
+
+def test_a_tick_outside_the_replay_is_an_operator_error(capsys: Capture) -> None:
+    out = cli(capsys, "replay", "show", str(GOLDEN), "--tick", "60")
+    assert out.code == 2 and "tick 60 is not in the replay (ticks 0..59)" in out.err
+
+
+def test_fuel_statistics_against_a_hand_count() -> None:
+    stats = arena.FuelStats.of([5, 1, 9, 9, 3, 7, 2, 8, 4, 6])
+    # sorted: 1 2 3 4 5 6 7 8 9 9 -> mean 5.4, median (5 + 6) / 2, nearest-rank p90 = 9th
+    assert (stats.mean, stats.median, stats.p90, stats.peak, stats.peak_tick) == (
+        5.4,
+        5.5,
+        9,
+        9,
+        2,
+    )
+    assert arena.FuelStats.of([]).to_dict() == {
+        "mean": 0.0,
+        "median": 0.0,
+        "p90": 0,
+        "peak": 0,
+        "peak_tick": None,
+    }
+
+
+def test_match_json_carries_the_fuel_statistics(busy: bytes, idle: bytes) -> None:
+    result = arena.run_match(
+        arena.Contestant("busy", busy),
+        arena.Contestant("idle", idle),
+        config=sim.Config(max_ticks=30),
+    )
+    for side in result.sides:
+        expected = arena.FuelStats.of(side.tick_fuel).to_dict()
+        assert side.to_dict()["fuel_per_tick"] == expected
+        assert expected["peak"] == side.fuel_peak and len(side.tick_fuel) == 30
+
+
+def test_replay_fuel_prints_the_chart_and_the_closest_ticks(capsys: Capture) -> None:
+    out = cli(capsys, "replay", "fuel", str(GOLDEN), "--json", "--top", "3")
+    assert out.code == 0, out.err
+    sides = out.json()["sides"]
+    replay = replays.read_replay(GOLDEN.read_bytes())
+    for s, side in enumerate(sides):
+        fuel = [f.fuel[s] for f in replay.frames]
+        assert side["per_tick"] == fuel and side["cap"] == 5_000_000
+        top = sorted(fuel, reverse=True)[:3]
+        assert [c["fuel"] for c in side["closest_to_cap"]] == top
+    text = cli(capsys, "replay", "fuel", str(GOLDEN), "--side", "A")
+    assert text.code == 0 and "against the cap 5,000,000" in text.out
+    assert "closest to the cap" in text.out and "side B" not in text.out
+
+
+def test_check_says_a_tiny_module_probably_lost_its_exports(
+    capsys: Capture, tmp_path: Path
+) -> None:
+    # A memory and nothing else: what a Zig build without -rdynamic gives.
+    tiny = tmp_path / "bot.wasm"
+    tiny.write_bytes(b"\0asm\x01\0\0\0\x05\x03\x01\0\x01\x07\x0a\x01\x06memory\x02\0")
+    out = cli(capsys, "check", str(tiny), "--json")
+    assert out.code == 1
+    reason = out.json()["reason"]
+    assert reason.startswith("missing export foray_buffer")
+    assert "only 25 bytes: did the build keep your exports?" in reason and "-rdynamic" in reason
