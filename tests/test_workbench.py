@@ -150,3 +150,23 @@ def test_check_says_a_tiny_module_probably_lost_its_exports(
     reason = out.json()["reason"]
     assert reason.startswith("missing export foray_buffer")
     assert "only 25 bytes: did the build keep your exports?" in reason and "-rdynamic" in reason
+
+
+def test_the_zig_template_builds_and_plays_the_c_templates_moves(tmp_path: Path) -> None:
+    """The Zig SDK decodes and encodes the ABI exactly as foray.h does: same bot, same moves."""
+    from arena.baselines import BASELINES_DIR, compile_c, compile_zig
+
+    zig = compile_zig(BASELINES_DIR / "template.zig", tmp_path / "zig.wasm")
+    c = compile_c([BASELINES_DIR / "template.c"], tmp_path / "c.wasm", include=[BASELINES_DIR])
+    assert arena.check_module(zig).admissible
+    random = arena.Contestant("random", arena.load_baseline("random"))
+    config = sim.Config(max_ticks=120)
+    played = [
+        arena.run_match(arena.Contestant(name, blob), random, seed=5, config=config)
+        for name, blob in (("zig", zig), ("c", c))
+    ]
+    frames = [replays.read_replay(r.replay).frames for r in played]
+    assert all(r.sides[0].forfeit is None for r in played)
+    assert [f.actions for f in frames[0]] == [f.actions for f in frames[1]]
+    assert played[0].sides[0].banked == played[1].sides[0].banked > 0
+    assert compile_zig(BASELINES_DIR / "template.zig", tmp_path / "again.wasm") == zig

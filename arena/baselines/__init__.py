@@ -3,9 +3,11 @@
 The baselines are C files under the repository's ``baselines/`` folder, built
 against ``baselines/foray.h`` with the pip-installable ``ziglang``; the built
 modules are committed beside them and a rebuild reproduces them byte for byte.
+The SDKs for authors (``foray.h`` for C, ``foray.zig`` for Zig) and their
+templates live there too.
 """
 
-from arena.baselines._build import ZIG_FLAGS, BuildError, compile_c
+from arena.baselines._build import ZIG_BUILD_FLAGS, ZIG_FLAGS, BuildError, compile_c, compile_zig
 from arena.baselines._registry import (
     BASELINES,
     BASELINES_DIR,
@@ -20,6 +22,7 @@ from arena.baselines._registry import (
 __all__ = [
     "BASELINES",
     "BASELINES_DIR",
+    "ZIG_BUILD_FLAGS",
     "ZIG_FLAGS",
     "Baseline",
     "BuildError",
@@ -28,5 +31,6 @@ __all__ = [
     "build_extra",
     "check_baselines",
     "compile_c",
+    "compile_zig",
     "load_baseline",
 ]

@@ -1,8 +1,9 @@
-"""Compile C controllers to wasm32 core modules with the pip-installable ``ziglang``.
+"""Compile C and Zig controllers to wasm32 core modules with the pip-installable ``ziglang``.
 
-The flags make builds reproducible: ``--strip-all`` drops the name and producers
-sections (which embed the output path), so the same source gives the same bytes
-wherever it is built.
+The flags make builds reproducible: ``--strip-all`` (C) and ``-fstrip`` (Zig) drop
+the name and producers sections (which embed the output path), so the same
+source gives the same bytes wherever it is built. Zig keeps a wasm module's
+exports only with ``-rdynamic``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["ZIG_FLAGS", "BuildError", "compile_c"]
+__all__ = ["ZIG_BUILD_FLAGS", "ZIG_FLAGS", "BuildError", "compile_c", "compile_zig"]
 
 ZIG_FLAGS: tuple[str, ...] = (
     "-target",
@@ -27,8 +28,20 @@ ZIG_FLAGS: tuple[str, ...] = (
 )
 
 
+ZIG_BUILD_FLAGS: tuple[str, ...] = (
+    "-target",
+    "wasm32-freestanding",
+    "-O",
+    "ReleaseSmall",
+    "-fno-entry",
+    "-rdynamic",
+    "-fstrip",
+)
+"""``zig build-exe`` flags for a controller written in Zig (rules §9.10)."""
+
+
 class BuildError(RuntimeError):
-    """A C source did not compile; the message carries the compiler's output."""
+    """A source did not compile; the message carries the compiler's output."""
 
 
 def compile_c(
@@ -48,4 +61,34 @@ def compile_c(
     if proc.returncode != 0:
         names = ", ".join(Path(s).name for s in sources)
         raise BuildError(f"compiling {names} failed:\n{proc.stderr.strip()}")
+    return output.read_bytes()
+
+
+def compile_zig(source: Path, output: Path, *, timeout: float = 300.0) -> bytes:
+    """Compile the Zig controller ``source`` into the wasm module ``output``; return its bytes.
+
+    ``source`` imports its SDK (``foray.zig``) by a path relative to itself. The
+    compiler's local cache goes beside the output, not into the current directory.
+    """
+    output = output.resolve()
+    cmd = [
+        sys.executable,
+        "-m",
+        "ziglang",
+        "build-exe",
+        str(Path(source).resolve()),
+        *ZIG_BUILD_FLAGS,
+        "--name",
+        output.stem,
+        "--cache-dir",
+        str(output.parent / ".zig-cache"),
+    ]
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, check=False, cwd=output.parent
+    )
+    if proc.returncode != 0:
+        raise BuildError(f"compiling {Path(source).name} failed:\n{proc.stderr.strip()}")
+    built = output.parent / f"{output.stem}.wasm"
+    if built != output:
+        built.replace(output)
     return output.read_bytes()
