@@ -172,6 +172,7 @@ def test_parallel_and_round_by_round_play_give_the_same_tournament(
     assert sorted(p.key for p in by_rounds) == sorted(p.key for p in in_parallel)
     assert one.standings() == many.standings()
     assert one.standings().complete and one.recorded == one.total
+    assert one.leader == one.standings().leader == one.standings().rows[0].name
 
 
 @settings(max_examples=50, deadline=None)
@@ -189,6 +190,7 @@ def test_a_resumed_tournament_plays_what_is_missing_and_ends_the_same(
     order.shuffle(stored)
     resumed = Scheduler(plan, stored)
     assert resumed.standings() == crashed.standings()
+    assert resumed.leader == crashed.standings().leader
     assert plan.next_round(stored) == crashed.next_round() == resumed.next_round()
     rest = play_parallel(resumed, salt, order)
     assert not {p.key for p in rest} & {p.key for p in stored}

@@ -474,10 +474,17 @@ class Scheduler:
     def standings(self) -> Standings:
         """The standings so far. Ratings take the matches in schedule order, so they
         stop at the first match not yet recorded."""
-        reached = self._reached if self.plan.format is Format.BRACKET else None
         return self._tally.standings(
-            self.plan.format, self._recorded, self.total, self.finished, reached
+            self.plan.format, self._recorded, self.total, self.finished, self._bracket_reached()
         )
+
+    @property
+    def leader(self) -> str:
+        """Who heads the standings now: for a progress line, without building the table."""
+        return self.plan.order[self._tally.order(self._bracket_reached())[0]]
+
+    def _bracket_reached(self) -> list[int] | None:
+        return self._reached if self.plan.format is Format.BRACKET else None
 
     def bracket(self) -> nx.DiGraph:
         """Bracket only: the bracket graph with each match's entrants and winner so far
