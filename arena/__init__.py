@@ -1,9 +1,9 @@
 """The arena: hosts untrusted wasm controllers and plays Foray matches between them.
 
 The public facade over the sub-packages (sandbox, match, executors, baselines,
-bench, cli); ``web`` and other callers use only these names. Names load on
-first use (PEP 562), so a command that never plays a match never imports
-wasmtime.
+bench, tournament, cli); ``web`` and other callers use only these names. Names
+load on first use (PEP 562), so a command that never plays a match never
+imports wasmtime.
 """
 
 from __future__ import annotations
@@ -41,6 +41,16 @@ if TYPE_CHECKING:
         Limits,
         check_module,
     )
+    from arena.tournament import (
+        Format,
+        Pairing,
+        Played,
+        ScheduleMismatchError,
+        Scheduler,
+        Standings,
+        TournamentPlan,
+        TournamentSetupError,
+    )
 
 __all__ = [
     "ABI_VERSION",
@@ -54,12 +64,20 @@ __all__ = [
     "Contestant",
     "Controller",
     "Fault",
+    "Format",
     "FuelStats",
     "Limits",
     "LocalExecutor",
     "MatchJob",
     "MatchResult",
+    "Pairing",
+    "Played",
+    "ScheduleMismatchError",
+    "Scheduler",
     "SideResult",
+    "Standings",
+    "TournamentPlan",
+    "TournamentSetupError",
     "UnknownControllerError",
     "atomic_write",
     "check_module",
@@ -108,6 +126,19 @@ _LAZY = {
             "check_module",
         ),
         "arena.sandbox",
+    ),
+    **dict.fromkeys(
+        (
+            "Format",
+            "Pairing",
+            "Played",
+            "ScheduleMismatchError",
+            "Scheduler",
+            "Standings",
+            "TournamentPlan",
+            "TournamentSetupError",
+        ),
+        "arena.tournament",
     ),
 }
 

@@ -1,0 +1,38 @@
+"""Tournaments over a field: the pairings of each format and the standings. Pure.
+
+No wasm, no I/O, no clock: a ``TournamentPlan`` (format, field in seeded
+order, seeds, options) and the results recorded so far decide everything. A
+``Scheduler`` tells a coordinator what to play next and takes the results back
+in any order; after a crash, a new one built from the stored results plays on
+to the same standings. Entrants are names; the coordinator maps them to
+modules. The formats, tie-breaks and ratings are docs/tournaments.md.
+"""
+
+from arena.tournament._records import (
+    Format,
+    Pairing,
+    Played,
+    ResultLike,
+    ScheduleMismatchError,
+    SideLike,
+    TournamentSetupError,
+)
+from arena.tournament._schedule import Scheduler, TournamentPlan
+from arena.tournament._standings import GauntletRow, Rating, StandingRow, Standings, WinMatrix
+
+__all__ = [
+    "Format",
+    "GauntletRow",
+    "Pairing",
+    "Played",
+    "Rating",
+    "ResultLike",
+    "ScheduleMismatchError",
+    "Scheduler",
+    "SideLike",
+    "StandingRow",
+    "Standings",
+    "TournamentPlan",
+    "TournamentSetupError",
+    "WinMatrix",
+]
