@@ -188,12 +188,12 @@ def check_module(blob: bytes, limits: Limits | None = None) -> Admission:
     store = new_store(limits)
     store.set_fuel(0)
     store.set_epoch_deadline(epoch_ticks(limits.init_timeout))
-    reason = None
+    refused: str | None = None
     try:
         wasmtime.Instance(store, module, [])
     except wasmtime.Trap as trap:
         if trap.trap_code != wasmtime.TrapCode.OUT_OF_FUEL:
-            reason = "instantiation failed: " + trap_text(trap)
+            refused = "instantiation failed: " + trap_text(trap)
     except wasmtime.WasmtimeError as exc:
-        reason = "instantiation failed: " + error_text(exc)
-    return Admission(reason is None, sha, reason)
+        refused = "instantiation failed: " + error_text(exc)
+    return Admission(refused is None, sha, refused)
