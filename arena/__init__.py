@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         encode_obs,
         load_contestant,
         load_map,
+        replay_matches,
         run_match,
     )
     from arena.sandbox import (
@@ -68,6 +69,7 @@ __all__ = [
     "load_contestant",
     "load_map",
     "play",
+    "replay_matches",
     "run_match",
 ]
 
@@ -86,6 +88,7 @@ _LAZY = {
             "encode_obs",
             "load_contestant",
             "load_map",
+            "replay_matches",
             "run_match",
         ),
         "arena.match",

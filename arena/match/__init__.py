@@ -5,6 +5,7 @@ process or in workers.
 """
 
 from arena.match._contract import ABI_VERSION, decode_actions, encode_init, encode_obs
+from arena.match._rematch import replay_matches
 from arena.match._resolve import MAX_MAP_BYTES, load_contestant, load_map
 from arena.match._runner import Contestant, MatchResult, SideResult, run_match
 
@@ -19,5 +20,6 @@ __all__ = [
     "encode_obs",
     "load_contestant",
     "load_map",
+    "replay_matches",
     "run_match",
 ]
