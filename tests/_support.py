@@ -350,12 +350,14 @@ def controller(
     table: int | None = None,
     elements: tuple[bytes, ...] = (),
     globals_: tuple[bytes, ...] = (),
+    more_exports: tuple[bytes, ...] = (),
 ) -> bytes:
     """A controller module: functions 0-2 are foray_buffer, foray_init and foray_tick.
 
     ``tick`` is foray_tick's code (it must leave one i32); ``extra`` are the codes
     of functions 3, 4, ... of type () -> (); ``names`` names functions in a
-    name section; ``data``, ``elements`` and ``globals_`` are raw section entries.
+    name section; ``data``, ``elements``, ``globals_`` and ``more_exports`` are raw
+    section entries.
     """
     types = vec([b"\x60\x00\x01\x7f", b"\x60\x01\x7f\x01\x7f", b"\x60\x00\x00"])
     funcs = vec([leb(0), leb(1), leb(1)] + [leb(2)] * len(extra))
@@ -365,6 +367,7 @@ def controller(
             wasm_name(b"foray_buffer") + b"\x00\x00",
             wasm_name(b"foray_init") + b"\x00\x01",
             wasm_name(b"foray_tick") + b"\x00\x02",
+            *more_exports,
         ]
     )
     code = vec(
