@@ -35,6 +35,8 @@ def data_dir() -> Path:
 
 
 def _kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return "a regular file"
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -45,7 +47,7 @@ def _kind(mode: int) -> str:
         return "a socket"
     if stat.S_ISLNK(mode):
         return "a symbolic link"
-    return "not a regular file"
+    return "something else"
 
 
 def _failed(path: Path, what: str, exc: OSError) -> ArenaError:
@@ -95,7 +97,7 @@ def check_directory(path: Path, what: str) -> None:
         try:
             mode = os.stat(current).st_mode
             break
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             if current == current.parent:
                 raise ArenaError(f"{path}: no existing directory above it") from None
             current = current.parent
@@ -117,8 +119,8 @@ def check_output(path: Path, what: str) -> None:
     """
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        mode = None
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # not there (or under a file, which check_directory names)
     except OSError as exc:
         raise _failed(path, f"write the {what}", exc) from None
     if mode is not None and not stat.S_ISREG(mode):
