@@ -8,9 +8,12 @@ short match whose replay must verify, alone and against the modules.
 
 from __future__ import annotations
 
+import io
 import struct
 from collections.abc import Callable
+from typing import Any
 
+import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,6 +31,7 @@ from tests._support import (
     func_body,
     leb,
     module_bytes,
+    pack,
     section,
     vec,
     wasm_name,
@@ -288,3 +292,149 @@ def test_a_controller_keeps_working_after_the_hostile_ones(zoo: dict[str, bytes]
     good = Controller(zoo["good"], Limits())
     assert good.init(INIT_MESSAGE) is None
     assert good.tick(struct.pack("<4i", 0, 0, 0, 0), 10) == (1, struct.pack("<3i", 7, 1, 2))
+
+
+# --------------------------------------------------------------------------- proving who won
+
+
+@pytest.fixture(scope="module")
+def honest() -> tuple[bytes, bytes, bytes]:
+    """A real match whose play depends on the seed and the view: (replay, module A, module B)."""
+    a, b = arena.load_baseline("random"), arena.load_baseline("greedy-raider")
+    result = arena.run_match(
+        arena.Contestant("random", a),
+        arena.Contestant("greedy-raider", b),
+        seed=3,
+        config=sim.Config(width=16, height=16, max_ticks=20),
+    )
+    return result.replay, a, b
+
+
+def _edit(replay: bytes, edit: Callable[[Any, Any, Any], None]) -> bytes:
+    header, *frames, result = msgpack.Unpacker(io.BytesIO(replay), raw=False)
+    edit(header, frames, result)
+    return pack(header, frames, result)
+
+
+def test_the_honest_replay_is_proved(honest: tuple[bytes, bytes, bytes]) -> None:
+    replay, a, b = honest
+    assert arena.replay_matches(replay, a, b) == replays.VerifyReport(True, 20, None, None)
+
+
+@pytest.mark.parametrize(
+    ("edit", "alone"),
+    [
+        # A raised fuel_total with the winner flipped: the fuel tie-break stolen. Within
+        # the init budget, only playing the match again shows the init charge is false.
+        (lambda h, f, r: r["sides"][0].update(fuel_total=r["sides"][0]["fuel_total"] + 9), True),
+        (
+            lambda h, f, r: r["sides"][0].update(fuel_total=r["sides"][0]["fuel_total"] + 10**8),
+            False,
+        ),
+        # A win cut short with a forged trap forfeit pinned on a side.
+        (lambda h, f, r: _forge_trap(h, f, r), True),
+        # Swapped side names and hashes.
+        (lambda h, f, r: h.update(sides=h["sides"][::-1]), True),
+        # An edited seed, wasmtime version, vision radius.
+        (lambda h, f, r: h.update(seed=h["seed"] + 1), True),
+        (lambda h, f, r: h.update(wasmtime="49.0.0"), True),
+        (lambda h, f, r: h["config"].update(unit_vision=1, colony_vision=1), True),
+    ],
+    ids=[
+        "fuel-in-slack",
+        "fuel-past-init",
+        "forged-trap",
+        "swapped-sides",
+        "seed",
+        "wasmtime",
+        "vision",
+    ],
+)
+def test_what_only_the_modules_prove(
+    honest: tuple[bytes, bytes, bytes], edit: Callable[[Any, Any, Any], None], alone: bool
+) -> None:
+    replay, a, b = honest
+    tampered = _edit(replay, edit)
+    assert replays.verify_replay(tampered).ok is alone
+    report = arena.replay_matches(tampered, a, b)
+    assert not report.ok and report.detail
+
+
+def _forge_trap(header: Any, frames: list[Any], result: Any) -> None:
+    """Cut the match at tick 10 with a trap pinned on side 0, as a forfeit frame records it."""
+    cut = frames[10]
+    budget = header["limits"]["fuel_per_tick"]
+    b_records = [
+        v
+        for i in range(0, len(cut["a"][1]), 2)
+        for v in (cut["a"][1][i], cut["a"][1][i + 1] >> 3, cut["a"][1][i + 1] & 7)
+    ]
+    frames[10:] = [{"t": 10, "a": [[], b_records], "f": [budget, cut["f"][1]], "x": frames[9]["x"]}]
+    fuel = [sum(fr["f"][s] for fr in frames) for s in (0, 1)]
+    for s, side in enumerate(result["sides"]):
+        init = side["fuel_total"] - sum(fr["f"][s] for fr in frames)
+        side.update(
+            banked=frames[9]["b"][s],
+            fuel_peak=max(fr["f"][s] for fr in frames),
+            fuel_total=max(init, 0) + fuel[s],
+        )
+    result["sides"][0]["forfeit"] = {"tick": 10, "kind": "trap", "detail": "wasm trap: forged"}
+    result["sides"][1]["forfeit"] = None
+    result.update(winner=1, reason="forfeit", ticks=11)
+
+
+RESULT_EDITS = st.one_of(
+    st.tuples(st.just("winner"), st.sampled_from([0, 1, None])),
+    st.tuples(st.just("reason"), st.sampled_from(sorted(sim.Reason))),
+    st.tuples(
+        st.sampled_from(["banked", "fuel_total", "fuel_peak"]),
+        st.integers(0, 1),
+        st.integers(-1000, 1000).filter(bool),
+    ),
+    st.tuples(
+        st.just("forfeit"),
+        st.integers(0, 1),
+        st.integers(0, 19),
+        st.sampled_from(sorted(sim.ForfeitKind)),
+    ),
+)
+HEADER_EDITS = st.one_of(
+    st.tuples(st.just("seed"), st.integers(0, 2**32 - 1)),
+    st.tuples(
+        st.sampled_from(["colony_hp", "start_energy", "worker_hp", "max_ticks"]),
+        st.integers(1, 100),
+    ),
+    st.tuples(st.just("sha256"), st.integers(0, 1), st.sampled_from("0123456789abcdef")),
+    st.tuples(st.just("wasmtime"), st.text(max_size=10)),
+)
+
+
+def _apply(edit: tuple[Any, ...], header: Any, result: Any) -> None:
+    key = edit[0]
+    if key in ("winner", "reason"):
+        result[key] = edit[1]
+    elif key in ("banked", "fuel_total", "fuel_peak"):
+        side = result["sides"][edit[1]]
+        side[key] = max(0, side[key] + edit[2])
+    elif key == "forfeit":
+        result["sides"][edit[1]]["forfeit"] = {"tick": edit[2], "kind": edit[3], "detail": "x"}
+    elif key == "seed":
+        header["seed"] = edit[1]
+    elif key == "sha256":
+        header["sides"][edit[1]]["sha256"] = edit[2] * 64
+    elif key == "wasmtime":
+        header["wasmtime"] = edit[1]
+    else:
+        header["config"][key] = edit[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(edit=st.one_of(RESULT_EDITS, HEADER_EDITS))
+def test_modules_refuse_every_tampered_result_and_header(
+    honest: tuple[bytes, bytes, bytes], edit: tuple[Any, ...]
+) -> None:
+    replay, a, b = honest
+    tampered = _edit(replay, lambda h, f, r: _apply(edit, h, r))
+    if tampered == replay:
+        return  # the edit changed nothing (a value set to itself)
+    assert not arena.replay_matches(tampered, a, b).ok
