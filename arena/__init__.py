@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         encode_obs,
         load_contestant,
         load_map,
+        replay_matches,
         run_match,
     )
     from arena.sandbox import (
@@ -90,6 +91,7 @@ __all__ = [
     "load_contestant",
     "load_map",
     "play",
+    "replay_matches",
     "run_match",
 ]
 
@@ -110,6 +112,7 @@ _LAZY = {
             "encode_obs",
             "load_contestant",
             "load_map",
+            "replay_matches",
             "run_match",
         ),
         "arena.match",

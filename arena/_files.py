@@ -1,17 +1,140 @@
-"""Files the arena writes: atomically (temp file + rename), under one data directory."""
+"""Files the arena reads and writes: bounded reads of regular files, atomic writes, one data dir.
+
+Every path comes from the operator, so every failure is an operator error
+(``ArenaError``, exit 2) that names the path (the command line escapes it
+for the terminal): a FIFO, a device or a directory
+is refused without blocking (it is opened non-blocking and judged by ``fstat``
+before a byte is read), an output path is checked before the work that would
+fill it, and no ``OSError`` escapes as a traceback.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["atomic_write", "data_dir"]
+from arena._errors import ArenaError
+
+__all__ = [
+    "atomic_write",
+    "check_directory",
+    "check_output",
+    "data_dir",
+    "open_regular",
+    "read_regular",
+    "write_output",
+]
 
 
 def data_dir() -> Path:
     """The data directory: ``$FORAY_DATA_DIR``, else ``./data``."""
     return Path(os.environ.get("FORAY_DATA_DIR", "data"))
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "something else"
+
+
+def _failed(path: Path, what: str, exc: OSError) -> ArenaError:
+    return ArenaError(f"{path}: cannot {what}: {exc.strerror or exc}")
+
+
+def open_regular(path: Path, what: str) -> BinaryIO:
+    """Open ``path`` for reading if it is a regular file; ``what`` names the file in errors.
+
+    O_NONBLOCK makes opening a FIFO return at once (no writer needed), and
+    ``fstat`` on the open file judges what was opened, so a file swapped in
+    between a check and the open cannot slip through.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _failed(path, f"read the {what}", exc) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ArenaError(f"{path}: the {what} is {_kind(mode)}, not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: Path, most: int, what: str) -> bytes:
+    """At most ``most + 1`` bytes of the regular file ``path`` (one more shows it is too big)."""
+    with open_regular(path, what) as f:
+        try:
+            return f.read(most + 1)
+        except OSError as exc:
+            raise _failed(path, f"read the {what}", exc) from None
+
+
+def check_directory(path: Path, what: str) -> None:
+    """Refuse, before any work, a directory path that could not hold the ``what``.
+
+    ``path`` must be a directory, or not exist yet with a directory as its
+    nearest existing ancestor (it is created when written to).
+    """
+    current = path
+    while True:
+        try:
+            mode = os.stat(current).st_mode
+            break
+        except (FileNotFoundError, NotADirectoryError):
+            if current == current.parent:
+                raise ArenaError(f"{path}: no existing directory above it") from None
+            current = current.parent
+        except OSError as exc:
+            raise _failed(path, f"write the {what}", exc) from None
+    if not stat.S_ISDIR(mode):
+        where = "it" if current == path else str(current)
+        raise ArenaError(
+            f"{path}: cannot write the {what} there: {where} is {_kind(mode)}, not a directory"
+        )
+
+
+def check_output(path: Path, what: str) -> None:
+    """Refuse, before any work, an output path that could not take a file.
+
+    ``path`` may not exist yet, or must be a regular file (never a symbolic
+    link, a directory, a FIFO or a device: a rename would replace the entry
+    itself); its directory must be one, or be creatable (``check_directory``).
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # not there (or under a file, which check_directory names)
+    except OSError as exc:
+        raise _failed(path, f"write the {what}", exc) from None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ArenaError(f"{path}: the {what} would replace {_kind(mode)}; give a file path")
+    check_directory(path.parent, what)
+
+
+def write_output(path: Path, data: bytes, what: str) -> None:
+    """``atomic_write`` for an operator's path: checked first, every OSError an ArenaError."""
+    check_output(path, what)
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        raise _failed(path, f"write the {what}", exc) from None
 
 
 def atomic_write(path: Path, data: bytes) -> None:

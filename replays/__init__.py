@@ -12,6 +12,9 @@ state of every applied tick from the keyframes and delta frames, for viewers.
 from replays._format import (
     FORMAT,
     KEYFRAME_INTERVAL,
+    LIMIT_RANGES,
+    MAX_DETAIL_CHARS,
+    MAX_NAME_CHARS,
     MEDIA_TYPE,
     VERSION,
     CaseRef,
@@ -27,6 +30,7 @@ from replays._format import (
     Result,
     ResultSide,
     SideInfo,
+    clip,
 )
 from replays._reader import (
     DEFAULT_LIMITS,
@@ -44,6 +48,9 @@ __all__ = [
     "DEFAULT_LIMITS",
     "FORMAT",
     "KEYFRAME_INTERVAL",
+    "LIMIT_RANGES",
+    "MAX_DETAIL_CHARS",
+    "MAX_NAME_CHARS",
     "MEDIA_TYPE",
     "VERSION",
     "CaseRef",
@@ -64,6 +71,7 @@ __all__ = [
     "ResultSide",
     "SideInfo",
     "VerifyReport",
+    "clip",
     "frame_chunks",
     "iter_games",
     "iter_replay",

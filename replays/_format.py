@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, TypeAlias
+from typing import Any, BinaryIO, Final, TypeAlias
 
 import msgpack
 
@@ -68,6 +68,9 @@ import sim
 __all__ = [
     "FORMAT",
     "KEYFRAME_INTERVAL",
+    "LIMIT_RANGES",
+    "MAX_DETAIL_CHARS",
+    "MAX_NAME_CHARS",
     "MEDIA_TYPE",
     "VERSION",
     "CaseRef",
@@ -84,6 +87,7 @@ __all__ = [
     "ResultSide",
     "SideInfo",
     "Wire",
+    "clip",
 ]
 
 FORMAT = "foray-replay"
@@ -92,11 +96,44 @@ MEDIA_TYPE = "application/x-msgpack"
 KEYFRAME_INTERVAL = 20
 """Full unit lists every this many ticks bound how far a viewer replays deltas to seek."""
 
+MAX_NAME_CHARS = 128
+"""Characters of a side's name in a header (longer names are cut where they enter it)."""
+MAX_DETAIL_CHARS = 512
+"""Characters of a forfeit's detail in a result. Both bounds keep every string of an
+honest replay far below the reader's ``max_str`` (4,096 bytes; a character is at most 4)."""
+
+LIMIT_RANGES: Final[dict[str, tuple[type, int | float, int | float]]] = {
+    "fuel_per_tick": (int, 1, 10**13),
+    "init_fuel": (int, 1, 10**14),
+    "max_memory_bytes": (int, 65_536, 2**31),
+    "tick_timeout": (float, 0.0, 3600.0),
+    "init_timeout": (float, 0.0, 3600.0),
+    "compile_timeout": (float, 0.0, 3600.0),
+    "compile_memory_bytes": (int, 2**28, 2**40),
+}
+"""The sandbox limits a header records (rules §8.1), by name: (kind, low, high). An int
+lies in low..high; a float (seconds; an int is accepted) in (low, high]."""
+
 Wire: TypeAlias = dict[str, Any]
 """One object as msgpack carries it: a map with string keys."""
 
 Sides: TypeAlias = tuple[int, int]
 Actions: TypeAlias = tuple[tuple[sim.Record, ...], tuple[sim.Record, ...]]
+
+
+def clip(text: str, most: int) -> str:
+    """``text`` as a replay may hold it: at most ``most`` characters, every one encodable.
+
+    A cut is marked with an ellipsis; a lone surrogate (a file name that was not
+    UTF-8) becomes U+FFFD.
+    """
+    if len(text) > most:
+        text = text[: most - 1] + "…"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
 
 
 # --------------------------------------------------------------------------- header
@@ -145,7 +182,14 @@ class Header:
         wasmtime: str,
         case: CaseRef | None = None,
     ) -> Header:
-        """The header of a match about to be played on ``game`` (before its first tick)."""
+        """The header of a match about to be played on ``game`` (before its first tick).
+
+        Side names are clipped to ``MAX_NAME_CHARS`` here, where they enter a replay.
+        """
+        sides = (
+            SideInfo(clip(sides[0].name, MAX_NAME_CHARS), sides[0].sha256),
+            SideInfo(clip(sides[1].name, MAX_NAME_CHARS), sides[1].sha256),
+        )
         return cls(
             rules_version=sim.RULES_VERSION,
             generator_version=sim.GENERATOR_VERSION,
@@ -624,4 +668,20 @@ class Recorder:
         return frame
 
     def result(self, result: Result) -> None:
-        self._writer.result(result)
+        """Record the result; forfeit details are clipped to ``MAX_DETAIL_CHARS``."""
+        self._writer.result(
+            Result(
+                result.winner,
+                result.reason,
+                result.ticks,
+                (_clipped(result.sides[0]), _clipped(result.sides[1])),
+            )
+        )
+
+
+def _clipped(side: ResultSide) -> ResultSide:
+    f = side.forfeit
+    if f is None:
+        return side
+    forfeit = sim.Forfeit(f.tick, f.kind, clip(f.detail, MAX_DETAIL_CHARS))
+    return ResultSide(side.banked, side.fuel_total, side.fuel_peak, forfeit)

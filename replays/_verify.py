@@ -2,17 +2,34 @@
 
 A replay is trusted only as far as it re-simulates: every applied frame's
 checksum and drawn state must match the rules' own resolution of the recorded
-actions, every forfeit must be one the contract would have called, and the
-result must be the outcome the rules give.
+actions, every forfeit must be one the contract would have called, every header
+value must lie in its range, each side's fuel must add up (its init charge, the
+fuel_total less its frames' fuel, within init_fuel, and all of it for a failed
+init), and the result must be the outcome the rules give.
+
+What this cannot prove, because the replay alone does not hold it: that the
+controllers submitted these actions, faulted where the replay says, were
+charged exactly this init fuel, or saw this seed and these vision radii. Only
+playing the match again from the modules proves those (``arena replay verify
+--modules``); docs/replays.md says exactly what each mode proves.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, fields
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final
 
 import sim
-from replays._format import ForfeitFrame, FrameEncoder, Header, Result, ResultSide
+from replays._format import (
+    LIMIT_RANGES,
+    ForfeitFrame,
+    FrameEncoder,
+    Header,
+    Result,
+    ResultSide,
+)
 from replays._reader import DEFAULT_LIMITS, ReplayError, ReplayLimits, iter_replay
 
 __all__ = ["VerifyReport", "verify_replay"]
@@ -33,6 +50,15 @@ _WIRE_KEY = {
     "events": "v",
     "checksum": "x",
 }
+
+
+# The detail of an out-of-range action count (sim.validate_actions), the one
+# invalid_action whose records are not recorded.
+_COUNT_DETAIL: Final = re.compile(
+    r"action count n = (-?\d+) is outside 0\.\.(\d+) \(max_units \+ 1\)"
+)
+# Where an init forfeit may be recorded: at tick 0, before any frame.
+_INIT_KINDS: Final = (sim.ForfeitKind.INIT, sim.ForfeitKind.TIMEOUT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +89,7 @@ class _ForfeitTick:
     records: tuple[tuple[sim.Record, ...], tuple[sim.Record, ...]]
     broken: list[str | None]  # what validate_actions said of each side's records
     fuel: list[int]
-    budget: int | None  # the header's fuel_per_tick, when recorded
+    budget: int  # the header's fuel_per_tick
 
 
 class _Mismatch(Exception):
@@ -98,6 +124,7 @@ class _Check:
         header = next(objects)
         assert isinstance(header, Header)
         game = self._game(header)
+        budget, init_budget = self._limits(header)
         # One encoder for the whole match: delta frames are relative to the frame before.
         encoder = FrameEncoder(game)
         max_units = game.config.max_units
@@ -105,13 +132,11 @@ class _Check:
         fuel_peak = [0, 0]
         ended: sim.Outcome | None = None  # the match ended after the last applied frame
         forfeit_frame: _ForfeitTick | None = None
-        budget = header.limits.get("fuel_per_tick")
-        if type(budget) is not int:
-            budget = None  # limits are metadata; without the budget, fuel goes unchecked
         frames = 0
         for frame in objects:
             if isinstance(frame, Result):
                 self._result(frame, game, frames, ended, forfeit_frame, fuel_sum, fuel_peak)
+                self._init_fuel(frame, frames, fuel_sum, init_budget)
                 return
             assert not isinstance(frame, Header)
             t = frame.tick
@@ -121,7 +146,7 @@ class _Check:
                     t, f"frame of tick {t}: the match ended after tick {t - 1} ({ended.reason})"
                 )
             for s, fuel in enumerate(frame.fuel):
-                if budget is not None and fuel > budget:
+                if fuel > budget:
                     raise _Mismatch(
                         t,
                         f"frame of tick {t}: side {s}'s fuel {fuel} is over fuel_per_tick {budget}",
@@ -181,6 +206,54 @@ class _Check:
             raise _Mismatch(None, f"header: field 'map': {exc}") from None
         return sim.Game(header.game_map, header.config)
 
+    def _limits(self, header: Header) -> tuple[int, int]:
+        """Every sandbox limit recorded, each in its range; return fuel_per_tick and init_fuel."""
+        recorded = dict(header.limits)
+        missing = sorted(set(LIMIT_RANGES) - recorded.keys())
+        unknown = sorted(recorded.keys() - set(LIMIT_RANGES))
+        if missing or unknown:
+            raise _Mismatch(
+                None,
+                f"header: field 'limits': missing {', '.join(missing) or 'nothing'},"
+                f" unknown {', '.join(unknown) or 'nothing'}",
+            )
+        for name, (kind, low, high) in LIMIT_RANGES.items():
+            value = recorded[name]
+            if kind is int:
+                ok = type(value) is int and low <= value <= high
+            else:
+                ok = type(value) in (int, float) and math.isfinite(value) and low < value <= high
+            if not ok:
+                span = f"{low}..{high}" if kind is int else f"({low}, {high}] s"
+                raise _Mismatch(None, f"header: field 'limits.{name}': {value!r} is outside {span}")
+        return int(recorded["fuel_per_tick"]), int(recorded["init_fuel"])
+
+    def _init_fuel(
+        self, result: Result, frames: int, fuel_sum: list[int], init_budget: int
+    ) -> None:
+        """fuel_total is the init charge plus the frames' fuel (rules §8.6).
+
+        The replay records no init charge of its own: it is what fuel_total
+        leaves over the frames, and must lie in 0..init_fuel; a failed init is
+        charged all of init_fuel.
+        """
+        for s, side in enumerate(result.sides):
+            init = side.fuel_total - fuel_sum[s]
+            path = f"result: field 'sides[{s}].fuel_total'"
+            failed = frames == 0 and side.forfeit is not None
+            if failed and init != init_budget:
+                raise _Mismatch(
+                    None,
+                    f"{path}: {side.fuel_total}, but a failed init is charged all of"
+                    f" init_fuel {init_budget}",
+                )
+            if not 0 <= init <= init_budget:
+                raise _Mismatch(
+                    None,
+                    f"{path}: {side.fuel_total} leaves an init charge of {init} over the"
+                    f" frames' {fuel_sum[s]}, outside 0..init_fuel {init_budget}",
+                )
+
     def _checksum(self, t: int, recorded: int, game: sim.Game, when: str) -> None:
         actual = game.checksum()
         if recorded != actual:
@@ -208,11 +281,12 @@ class _Check:
             if not any(forfeited):
                 raise _Mismatch(None, "result: no tick was played, yet no side forfeited at init")
             for s, ff in enumerate(forfeits):
-                if ff is not None and (ff.kind, ff.tick) != (sim.ForfeitKind.INIT, 0):
+                if ff is not None and (ff.kind not in _INIT_KINDS or ff.tick != 0):
                     raise _Mismatch(
                         None,
                         f"result: field 'sides[{s}].forfeit': with no frames it must be"
-                        f" kind 'init' at tick 0, got {str(ff.kind)!r} at tick {ff.tick}",
+                        f" kind 'init' or 'timeout' at tick 0, got {str(ff.kind)!r} at"
+                        f" tick {ff.tick}",
                     )
             expected = sim.forfeit_outcome(forfeited)
         elif forfeit_frame is not None:
@@ -249,17 +323,12 @@ class _Check:
                     f"{path}.banked': {side.banked} differs from the re-simulated"
                     f" {game.sides[s].banked}",
                 )
-            # fuel_peak is the largest single tick; fuel_total adds init to the ticks.
+            # fuel_peak is the largest single tick; fuel_total is checked by _init_fuel.
             if side.fuel_peak != fuel_peak[s]:
                 raise _Mismatch(
                     None,
                     f"{path}.fuel_peak': {side.fuel_peak} is not the largest frame fuel"
                     f" {fuel_peak[s]}",
-                )
-            if side.fuel_total < fuel_sum[s]:
-                raise _Mismatch(
-                    None,
-                    f"{path}.fuel_total': {side.fuel_total} is below the frames' sum {fuel_sum[s]}",
                 )
 
     def _forfeits(
@@ -286,11 +355,7 @@ class _Check:
                     f" {ff.tick} does not match the forfeit frame of tick {t}",
                 )
             if ff.kind == sim.ForfeitKind.INVALID_ACTION:
-                # An out-of-range count n is recorded as no records at all.
-                if broken[s] is None and records[s]:
-                    raise _Mismatch(
-                        t, f"{where}: forfeit invalid_action, but its actions are valid"
-                    )
+                self._invalid_action(forfeit_frame, s, ff)
                 continue
             if records[s]:
                 raise _Mismatch(
@@ -301,9 +366,33 @@ class _Check:
             budget = forfeit_frame.budget
             charged = forfeit_frame.fuel[s]
             charged_whole = (sim.ForfeitKind.FUEL, sim.ForfeitKind.TRAP, sim.ForfeitKind.TIMEOUT)
-            if ff.kind in charged_whole and budget not in (None, charged):
+            if ff.kind in charged_whole and budget != charged:
                 raise _Mismatch(
                     t,
                     f"{where}: a {ff.kind} fault is charged fuel_per_tick {budget},"
                     f" but the frame records {charged}",
                 )
+
+    def _invalid_action(self, forfeit_frame: _ForfeitTick, s: int, ff: sim.Forfeit) -> None:
+        """An invalid_action forfeit names exactly the rule the recorded records break."""
+        t = forfeit_frame.tick
+        where = f"frame of tick {t}: side {s}"
+        broken = forfeit_frame.broken[s]
+        if forfeit_frame.records[s]:
+            if broken is None:
+                raise _Mismatch(t, f"{where}: forfeit invalid_action, but its actions are valid")
+            if ff.detail != broken:
+                raise _Mismatch(
+                    None,
+                    f"result: field 'sides[{s}].forfeit.detail': {ff.detail!r} is not the rule"
+                    f" the records break ({broken!r})",
+                )
+            return
+        # No records: only an action count out of range is recorded so (rules §9.8).
+        count = _COUNT_DETAIL.fullmatch(ff.detail)
+        if count is None or 0 <= int(count[1]) <= int(count[2]):
+            raise _Mismatch(
+                None,
+                f"result: field 'sides[{s}].forfeit.detail': an invalid_action with no records"
+                f" is an action count out of range, got {ff.detail!r}",
+            )

@@ -282,3 +282,131 @@ def pack(header: dict[str, Any], frames: list[dict[str, Any]], result: dict[str,
     """Re-encode (possibly tampered) wire objects as a replay file."""
     packer = msgpack.Packer(use_bin_type=True)
     return b"".join(packer.pack(o) for o in (header, *frames, result))
+
+
+# --------------------------------------------------------------------------- wasm binaries
+#
+# A small writer of wasm binaries, for modules no toolchain would emit: hostile
+# names, counts over the structural limits, segments out of bounds.
+
+I32_0 = b"\x41\x00"
+"""``i32.const 0``."""
+UNREACHABLE = b"\x00"
+
+
+def leb(n: int) -> bytes:
+    """Unsigned LEB128."""
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def sleb(n: int) -> bytes:
+    """Signed LEB128."""
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        if (n == 0 and not byte & 0x40) or (n == -1 and byte & 0x40):
+            out.append(byte)
+            return bytes(out)
+        out.append(byte | 0x80)
+
+
+def section(ident: int, body: bytes) -> bytes:
+    return bytes([ident]) + leb(len(body)) + body
+
+
+def vec(items: list[bytes]) -> bytes:
+    return leb(len(items)) + b"".join(items)
+
+
+def wasm_name(text: bytes) -> bytes:
+    return leb(len(text)) + text
+
+
+def func_body(code: bytes, local_runs: tuple[tuple[int, int], ...] = ()) -> bytes:
+    """A code-section entry: its size, its locals as (count, type) runs, ``code`` and ``end``."""
+    body = vec([leb(n) + bytes([t]) for n, t in local_runs]) + code + b"\x0b"
+    return leb(len(body)) + body
+
+
+def module_bytes(*sections: bytes) -> bytes:
+    return b"\0asm\x01\0\0\0" + b"".join(sections)
+
+
+def controller(
+    tick: bytes = I32_0,
+    *,
+    extra: tuple[bytes, ...] = (),
+    start: int | None = None,
+    names: dict[int, bytes] | None = None,
+    pages: int = 2,
+    data: tuple[bytes, ...] = (),
+    table: int | None = None,
+    elements: tuple[bytes, ...] = (),
+    globals_: tuple[bytes, ...] = (),
+    more_exports: tuple[bytes, ...] = (),
+) -> bytes:
+    """A controller module: functions 0-2 are foray_buffer, foray_init and foray_tick.
+
+    ``tick`` is foray_tick's code (it must leave one i32); ``extra`` are the codes
+    of functions 3, 4, ... of type () -> (); ``names`` names functions in a
+    name section; ``data``, ``elements``, ``globals_`` and ``more_exports`` are raw
+    section entries.
+    """
+    types = vec([b"\x60\x00\x01\x7f", b"\x60\x01\x7f\x01\x7f", b"\x60\x00\x00"])
+    funcs = vec([leb(0), leb(1), leb(1)] + [leb(2)] * len(extra))
+    exports = vec(
+        [
+            wasm_name(b"memory") + b"\x02\x00",
+            wasm_name(b"foray_buffer") + b"\x00\x00",
+            wasm_name(b"foray_init") + b"\x00\x01",
+            wasm_name(b"foray_tick") + b"\x00\x02",
+            *more_exports,
+        ]
+    )
+    code = vec(
+        [func_body(I32_0), func_body(I32_0), func_body(tick)] + [func_body(c) for c in extra]
+    )
+    parts = [section(1, types), section(3, funcs)]
+    if table is not None:
+        parts.append(section(4, vec([b"\x70\x00" + leb(table)])))
+    parts.append(section(5, vec([b"\x00" + leb(pages)])))
+    if globals_:
+        parts.append(section(6, vec(list(globals_))))
+    parts.append(section(7, exports))
+    if start is not None:
+        parts.append(section(8, leb(start)))
+    if elements:
+        parts.append(section(9, vec(list(elements))))
+    parts.append(section(10, code))
+    if data:
+        parts.append(section(11, vec(list(data))))
+    if names:
+        entries = vec([leb(i) + wasm_name(n) for i, n in sorted(names.items())])
+        parts.append(section(0, wasm_name(b"name") + b"\x01" + leb(len(entries)) + entries))
+    return module_bytes(*parts)
+
+
+def compile_bomb(n_locals: int = 5000, n_blocks: int = 5000) -> bytes:
+    """A ~90 KB module whose one function takes seconds and GBs to compile.
+
+    ``n_locals`` values stay live across ``n_blocks`` nested blocks with a
+    ``br_if`` each: register allocation is superlinear in live values x edges.
+    """
+    body = b"".join(b"\x41" + leb(i) + b"\x21" + leb(i) for i in range(n_locals))
+    body += b"\x02\x40" * n_blocks
+    for j in range(n_blocks):
+        depth = min(j % 7, n_blocks - j - 1)
+        body += b"\x20" + leb(j % n_locals) + b"\x0d" + leb(depth) + b"\x0b"
+    body += b"\x41\x00" + b"".join(b"\x20" + leb(i) + b"\x6a" for i in range(n_locals))
+    return module_bytes(
+        section(1, b"\x01\x60\x00\x01\x7f"),  # type () -> i32
+        section(3, b"\x01\x00"),
+        section(10, vec([func_body(body, ((n_locals, 0x7F),))])),
+    )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 from pathlib import Path
 
 import pytest
+import wasmtime
 
 from arena.baselines import compile_c
-from tests._support import EXTRA, Builder
+from tests._support import EXTRA, ZOO, Builder
+
+ZOO_C_MODULES = ("good", "spin", "divzero", "grow")
 
 
 @pytest.fixture(scope="session")
@@ -34,3 +38,18 @@ def idle(build_c: Builder) -> bytes:
 @pytest.fixture(scope="session")
 def busy(build_c: Builder) -> bytes:
     return build_c(EXTRA / "busy.c")
+
+
+@pytest.fixture(scope="session")
+def zoo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """Every zoo module, by name, built from source."""
+    out = tmp_path_factory.mktemp("zoo")
+
+    def build(name: str) -> bytes:
+        return compile_c([ZOO / f"{name}.c"], out / f"{name}.wasm", include=[ZOO])
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        built = dict(zip(ZOO_C_MODULES, pool.map(build, ZOO_C_MODULES), strict=True))
+    for wat in sorted(ZOO.glob("*.wat")):
+        built[wat.stem] = bytes(wasmtime.wat2wasm(wat.read_text()))
+    return built

@@ -6,6 +6,7 @@ smoke tests at the end start ``python -m arena`` as its own process.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -183,15 +184,16 @@ def test_match_accepts_baseline_names(capsys: Capture, tmp_path: Path) -> None:
     assert cli(capsys, "replay", "verify", str(replay)).code == 0
 
 
-def test_check_reads_a_bounded_prefix_of_an_endless_file(capsys: Capture) -> None:
+def test_check_refuses_a_device_without_reading_it(capsys: Capture) -> None:
     out = cli(capsys, "check", "/dev/zero", "--json")
-    assert out.code == 1
-    assert "over the 8388608-byte (8 MiB) limit" in out.json()["reason"]
+    assert out.code == 2
+    assert out.err == "error: /dev/zero: the module is a device, not a regular file\n"
 
 
-def test_verify_refuses_an_endless_file_without_hanging(capsys: Capture) -> None:
+def test_verify_refuses_a_device_without_reading_it(capsys: Capture) -> None:
     out = cli(capsys, "replay", "verify", "/dev/zero", "--json")
-    assert out.code == 1 and out.json()["ok"] is False
+    assert out.code == 2
+    assert out.err == "error: /dev/zero: the replay is a device, not a regular file\n"
 
 
 def test_baselines_build_check_passes_on_the_committed_modules(capsys: Capture) -> None:
@@ -219,3 +221,131 @@ def test_an_operator_error_as_a_process() -> None:
     out = cli_process("match", "no-such-bot", "random")
     assert out.returncode == 2 and out.stderr.startswith("error: ")
     assert "Traceback" not in out.stderr
+
+
+# --------------------------------------------------------------------------- hostile paths
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe.wasm"
+    os.mkfifo(path)
+    return path
+
+
+def test_a_fifo_is_refused_without_blocking(capsys: Capture, fifo: Path) -> None:
+    """Nobody writes to the FIFO: reading it would block forever."""
+    for args, what in (
+        (("check", str(fifo)), "module"),
+        (("map", "check", str(fifo)), "map"),
+        (("match", "random", "random", "--map", str(fifo)), "map"),
+        (("replay", "verify", str(fifo)), "replay"),
+        (("replay", "verify", str(fifo), "--modules", "random", "random"), "replay"),
+    ):
+        out = cli(capsys, *args)
+        assert out.code == 2, args
+        assert out.err == f"error: {fifo}: the {what} is a FIFO, not a regular file\n"
+
+
+def test_map_check_exit_codes(capsys: Capture, tmp_path: Path) -> None:
+    missing = cli(capsys, "map", "check", str(tmp_path / "nope.map"))
+    assert missing.code == 2 and "nope.map: cannot read the map" in missing.err
+    directory = cli(capsys, "map", "check", str(tmp_path))
+    assert directory.code == 2
+    assert directory.err == f"error: {tmp_path}: the map is a directory, not a regular file\n"
+    bad = tmp_path / "bad.map"
+    bad.write_text("not a map\n")
+    assert cli(capsys, "map", "check", str(bad)).code == 1
+
+
+@pytest.fixture
+def no_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output checks must come first: playing the match is a failure here."""
+    import arena.executors
+
+    def played(*args: object) -> None:
+        raise AssertionError("the match was played before the output path was checked")
+
+    monkeypatch.setattr(arena.executors, "play", played)
+
+
+def test_replay_targets_are_checked_before_playing(
+    capsys: Capture, tmp_path: Path, fifo: Path, no_play: None
+) -> None:
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    for target, message in (
+        (tmp_path, f"{tmp_path}: the replay would replace a directory; give a file path"),
+        (fifo, f"{fifo}: the replay would replace a FIFO; give a file path"),
+        (
+            a_file / "m.replay",
+            f"{a_file}: cannot write the replay there: it is a regular file, not a directory",
+        ),
+        (
+            a_file / "sub" / "m.replay",
+            f"{a_file / 'sub'}: cannot write the replay there: {a_file} is a regular file,"
+            " not a directory",
+        ),
+    ):
+        out = cli(capsys, "match", "random", "random", "--replay", str(target))
+        assert (out.code, out.err) == (2, f"error: {message}\n")
+    assert fifo.exists() and a_file.read_text() == "x"
+
+
+def test_a_device_is_never_replaced(capsys: Capture, tmp_path: Path, no_play: None) -> None:
+    out = cli(capsys, "match", "random", "random", "--replay", "/dev/null")
+    assert (out.code, out.err) == (
+        2,
+        "error: /dev/null: the replay would replace a device; give a file path\n",
+    )
+
+
+def test_a_data_dir_that_is_a_file_is_refused_before_playing(
+    capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_play: None
+) -> None:
+    data = tmp_path / "data"
+    data.write_text("x")
+    monkeypatch.setenv("FORAY_DATA_DIR", str(data))
+    out = cli(capsys, "match", "random", "random")
+    assert out.code == 2
+    assert out.err == (
+        f"error: {data / 'replays'}: cannot write the replay there: {data} is a regular"
+        " file, not a directory\n"
+    )
+
+
+def test_a_module_path_that_is_not_utf8(capsys: Capture, tmp_path: Path, idle: bytes) -> None:
+    path = Path(os.fsdecode(bytes(tmp_path) + b"/bot\xff\x1b.wasm"))
+    path.write_bytes(idle)
+    replay = tmp_path / "m.replay"
+    out = cli(capsys, "match", str(path), "random", "--max-ticks", "3", "--replay", str(replay))
+    assert out.code == 0, out.err
+    assert out.out.splitlines()[1].startswith("  A bot\ufffd\\x1b: banked 0")
+    out = cli(capsys, "check", str(path))
+    assert out.out.startswith("bot\ufffd\\x1b: admissible")
+    assert cli(capsys, "replay", "verify", str(replay), "--modules", str(path), "random").code == 0
+    missing = cli(capsys, "check", str(path) + "x")
+    assert missing.code == 2 and missing.err.startswith("error: ") and "\\udcff" in missing.err
+
+
+def test_an_oversized_module_file_is_refused_by_size(capsys: Capture, tmp_path: Path) -> None:
+    big = tmp_path / "big.wasm"
+    with big.open("wb") as f:
+        f.truncate(8 * 1024 * 1024 + 10)
+    out = cli(capsys, "check", str(big), "--json")
+    assert out.code == 1 and "over the 8388608-byte (8 MiB) limit" in out.json()["reason"]
+
+
+# --------------------------------------------------------------------------- verify --modules
+
+
+def test_verify_with_modules(capsys: Capture, tmp_path: Path, idle: bytes) -> None:
+    replay = tmp_path / "m.replay"
+    args = ("match", "random", "greedy-raider", "--max-ticks", "20", "--replay", str(replay))
+    assert cli(capsys, *args).code == 0
+    ok = cli(capsys, "replay", "verify", str(replay), "--modules", "random", "greedy-raider")
+    assert ok.code == 0 and "played again from the modules" in ok.out
+    as_json = ("replay", "verify", str(replay), "--json", "--modules", "random", "greedy-raider")
+    assert cli(capsys, *as_json).json() == {"ok": True, "ticks": 20, "mismatch_tick": None}
+    swapped = cli(capsys, "replay", "verify", str(replay), "--modules", "greedy-raider", "random")
+    assert swapped.code == 1 and "side A: the module given has sha256" in swapped.err

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import trio
 import arena
 import sim
 from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, play
+from tests._support import BOTS, Builder
 
 SHORT = sim.Config(max_ticks=20)
 LONG = sim.Config(max_ticks=400, start_energy=100_000)
@@ -105,15 +109,50 @@ def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, bus
     assert "died 2 time(s)" in outcome.reason
 
 
-def test_ray_gives_what_the_local_executor_gives(idle: bytes, busy: bytes) -> None:
-    """A real local Ray, started here: the same match function, the same replay bytes."""
-    from arena.executors import RayExecutor
+_RAY_SCRIPT = """
+import hashlib, json, sys
+import sim
+from arena.executors import MatchJob, RayExecutor
+from arena.match import Contestant
 
-    jobs = _jobs(idle, busy, 4)
-    try:
-        outcomes = list(RayExecutor(num_cpus=2).map(jobs))
-    finally:
-        import ray
+blobs = [open(path, "rb").read() for path in sys.argv[1:4]]
+busy, idle, trap = (Contestant(n, b) for n, b in zip(("busy", "idle", "trap"), blobs))
+config = sim.Config(max_ticks=20)
+jobs = [MatchJob(busy, idle, seed=s, config=config) for s in range(3)]
+jobs.append(MatchJob(trap, busy, seed=1, config=config))
+outcomes = list(RayExecutor(num_cpus=2).map(jobs))
+print(json.dumps([hashlib.sha256(o.replay).hexdigest() for o in outcomes]))
+"""
 
-        ray.shutdown()
-    assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
+
+def test_ray_gives_what_the_local_executor_gives(
+    idle: bytes, busy: bytes, build_c: Builder, tmp_path: Path
+) -> None:
+    """A real local Ray, started here: the same match function, the same replay bytes.
+
+    The Ray driver runs in its own process: Ray's core installs crash handlers
+    for SIGILL and SIGSEGV that would replace the ones wasmtime traps with, so
+    no process plays wasm after ``ray.init`` (docs/decisions.md). A trapping
+    module in a Ray worker shows the workers keep wasmtime's handlers.
+    """
+    trap = build_c(BOTS / "faulty.c", "FAULT=1", "FAULT_TICK=3")
+    paths = []
+    for name, blob in (("busy", busy), ("idle", idle), ("trap", trap)):
+        paths.append(tmp_path / f"{name}.wasm")
+        paths[-1].write_bytes(blob)
+    proc = subprocess.run(
+        [sys.executable, "-c", _RAY_SCRIPT, *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    config = sim.Config(max_ticks=20)
+    a, b, t = (arena.Contestant(n, x) for n, x in (("busy", busy), ("idle", idle), ("trap", trap)))
+    jobs = [MatchJob(a, b, seed=s, config=config) for s in range(3)]
+    jobs.append(MatchJob(t, a, seed=1, config=config))
+    expected = [play(job) for job in jobs]
+    assert expected[-1].sides[0].forfeit is not None  # the trap really trapped
+    assert got == [r.replay_sha256 for r in expected]

@@ -671,3 +671,48 @@ def test_wrong_types_in_every_field_are_refused_by_name() -> None:
                 assert err.value.tick == index
             count += 1
     assert count > 70
+
+
+# --------------------------------------------------------------------------- proved alone
+
+
+def test_verify_adds_up_each_sides_fuel(full: Played) -> None:
+    """fuel_total less the frames' fuel is the init charge: within 0..init_fuel."""
+    over = tampered(full, lambda h, f, r: r["sides"][0].update(fuel_total=10**12))
+    report = verify_replay(over)
+    assert not report.ok and report.detail is not None and "init charge" in report.detail
+    failed = play(4, 5, init_forfeit=(True, False))
+    cheap = tampered(failed, lambda h, f, r: r["sides"][0].update(fuel_total=5))
+    report = verify_replay(cheap)
+    assert report.detail is not None and "a failed init is charged all of" in report.detail
+
+
+def test_an_init_timeout_verifies() -> None:
+    failed = play(4, 5, init_forfeit=(True, False))
+
+    def timeout(h: Any, f: Any, r: Any) -> None:
+        r["sides"][0]["forfeit"].update(kind="timeout", detail="init exceeded the backstop")
+
+    assert verify_replay(tampered(failed, timeout)).ok
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda lims: lims.pop("init_fuel"), "missing init_fuel"),
+        (lambda lims: lims.update(extra=1), "unknown extra"),
+        (lambda lims: lims.update(fuel_per_tick=0), "limits.fuel_per_tick"),
+        (lambda lims: lims.update(tick_timeout=0.0), "limits.tick_timeout"),
+        (lambda lims: lims.update(max_memory_bytes=2.5), "limits.max_memory_bytes"),
+    ],
+)
+def test_verify_checks_every_header_limit(small: Played, edit: Any, field: str) -> None:
+    report = verify_replay(tampered(small, lambda h, f, r: edit(h["limits"])))
+    assert not report.ok and report.detail is not None and field in report.detail
+
+
+def test_an_invalid_action_detail_names_the_rule_broken() -> None:
+    played = play(5, 9, forfeit=(2, 0, "invalid_action"))
+    forged = tampered(played, lambda h, f, r: r["sides"][0]["forfeit"].update(detail="forged"))
+    report = verify_replay(forged)
+    assert report.detail is not None and "is not the rule the records break" in report.detail

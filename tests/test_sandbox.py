@@ -10,16 +10,15 @@ from __future__ import annotations
 import struct
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import wasmtime
 
 import sim
-from arena.baselines import compile_c
 from arena.sandbox import (
     BUFFER_BYTES,
+    STRUCTURAL_LIMITS,
     WASMTIME_VERSION,
     Admission,
     Controller,
@@ -27,62 +26,10 @@ from arena.sandbox import (
     Limits,
     check_module,
 )
+from tests._support import ZOO, compile_bomb
 
-ZOO = Path(__file__).parent / "zoo"
-C_MODULES = ("good", "spin", "divzero", "grow")
 INIT_MESSAGE = struct.pack("<4i", 1, 32, 32, 100)
 MiB = 1024 * 1024
-
-
-def _leb(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _section(ident: int, body: bytes) -> bytes:
-    return bytes([ident]) + _leb(len(body)) + body
-
-
-def compile_bomb(n_locals: int = 5000, n_blocks: int = 5000) -> bytes:
-    """A ~90 KB module whose one function takes seconds and GBs to compile.
-
-    ``n_locals`` values stay live across ``n_blocks`` nested blocks with a
-    ``br_if`` each: register allocation is superlinear in live values x edges.
-    """
-    body = b"".join(b"\x41" + _leb(i) + b"\x21" + _leb(i) for i in range(n_locals))
-    body += b"\x02\x40" * n_blocks
-    for j in range(n_blocks):
-        depth = min(j % 7, n_blocks - j - 1)
-        body += b"\x20" + _leb(j % n_locals) + b"\x0d" + _leb(depth) + b"\x0b"
-    body += b"\x41\x00" + b"".join(b"\x20" + _leb(i) + b"\x6a" for i in range(n_locals))
-    func = b"\x01" + _leb(n_locals) + b"\x7f" + body + b"\x0b"
-    return (
-        b"\0asm\x01\0\0\0"
-        + _section(1, b"\x01\x60\x00\x01\x7f")  # type () -> i32
-        + _section(3, b"\x01\x00")
-        + _section(10, b"\x01" + _leb(len(func)) + func)
-    )
-
-
-@pytest.fixture(scope="session")
-def zoo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
-    """Every zoo module, by name, built from source."""
-    out = tmp_path_factory.mktemp("zoo")
-
-    def build(name: str) -> bytes:
-        return compile_c([ZOO / f"{name}.c"], out / f"{name}.wasm", include=[ZOO])
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        built = dict(zip(C_MODULES, pool.map(build, C_MODULES), strict=True))
-    for wat in sorted(ZOO.glob("*.wat")):
-        built[wat.stem] = bytes(wasmtime.wat2wasm(wat.read_text()))
-    return built
 
 
 def started(blob: bytes, limits: Limits | None = None) -> Controller:
@@ -169,8 +116,10 @@ def test_start_function_is_not_run_by_check(zoo: dict[str, bytes]) -> None:
         ("missing_tick", "missing export foray_tick"),
         ("mistyped_tick", "export foray_tick has type (i32) -> i64, expected (i32) -> i32"),
         ("memory_not_memory", "export memory is not a memory"),
-        ("two_memories", "invalid module"),
+        ("two_memories", "2 memories, over the limit of 1 (rules §8.4)"),
         ("big_initial_memory", "initial memory 67174400 bytes is over max_memory_bytes"),
+        ("data_outside", "data segment 0 writes 10 bytes at offset 65530, past the end of"),
+        ("elem_outside", "element segment 0 writes 3 entries at offset 1, past the end of"),
     ],
 )
 def test_inadmissible_modules(zoo: dict[str, bytes], name: str, reason: str) -> None:
@@ -194,20 +143,41 @@ def test_text_format_garbage_and_oversize_are_refused() -> None:
     assert reason is not None and "8 MiB" in reason
 
 
-def test_compile_bomb_exceeds_the_time_bound(healthy: None) -> None:
+def test_compile_bomb_is_refused_before_compiling(healthy: None) -> None:
+    admission = check_module(compile_bomb())
+    limit = STRUCTURAL_LIMITS.function_bytes
+    assert admission.reason == (
+        f"89,495 bytes in one function body, over the limit of {limit:,} (rules §8.4)"
+    )
+
+
+def test_the_compile_backstop_is_a_timeout(zoo: dict[str, bytes], healthy: None) -> None:
+    """A compile the wall clock cut short is kind timeout, and arena check says so."""
+    blob = zoo["idle"] + b"\0\x02\x01t"  # a fresh sha (a custom section): not cached
+    limits = Limits(compile_timeout=0.01)  # starting the compiler alone takes longer
+    reason = check_module(blob, limits).reason
+    assert reason == (
+        "compile exceeded the 0.01 s backstop (a wall-clock verdict: a match records it"
+        " as kind timeout)"
+    )
+    fault = Controller(blob, limits).init(INIT_MESSAGE)
+    assert fault == Fault(
+        sim.ForfeitKind.TIMEOUT, "module not admissible: compile exceeded the 0.01 s backstop"
+    )
+
+
+def test_the_compile_bounds_hold_against_a_bomb(healthy: None) -> None:
+    """The backstops behind the structural limits, on a bomb the limits would refuse."""
+    from arena.sandbox import _engine
+
     start = time.monotonic()
-    admission = check_module(compile_bomb(), Limits(compile_timeout=1.0))
-    assert admission == Admission(False, admission.sha256, "compile exceeded 1 s")
+    reason = _engine._compile_out_of_process(compile_bomb(), Limits(compile_timeout=1.0))
+    assert reason == "compile exceeded the 1 s backstop"
+    assert isinstance(reason, _engine.CompileTimeout)
     assert time.monotonic() - start < 5.0
-    # And as a controller: an init fault, not a hang or a crash.
-    fault = Controller(compile_bomb(), Limits(compile_timeout=1.0)).init(INIT_MESSAGE)
-    assert fault == Fault(sim.ForfeitKind.INIT, "module not admissible: compile exceeded 1 s")
-
-
-def test_compile_bomb_exceeds_the_memory_bound(healthy: None) -> None:
     limits = Limits(compile_timeout=60.0, compile_memory_bytes=256 * MiB)
-    reason = check_module(compile_bomb(), limits).reason
-    assert reason is not None and reason.startswith("compile exceeded memory bound")
+    reason = _engine._compile_out_of_process(compile_bomb(), limits)
+    assert isinstance(reason, str) and reason.startswith("compile exceeded memory bound")
 
 
 def test_disk_cache(zoo: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -235,6 +205,8 @@ def test_disk_cache(zoo: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.M
     [
         ("start_spin", "the start function ran out of init_fuel"),
         ("start_trap", "the start function trapped: wasm trap: wasm `unreachable`"),
+        ("data_outside", "module not admissible: data segment 0 writes 10 bytes at offset"),
+        ("elem_outside", "module not admissible: element segment 0 writes 3 entries at"),
         ("init_spin", "foray_init ran out of init_fuel"),
         ("init_nonzero", "foray_init returned 3, expected 0"),
         ("init_grow", "memory is 72155136 bytes after foray_init, over max_memory_bytes"),

@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from typing import Any
 
-__all__ = ["emit_json", "positive", "printable", "u32"]
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+__all__ = ["emit_json", "positive", "shown", "u32"]
 
 
-def printable(text: str) -> str:
-    """``text`` safe for a terminal: control characters (escape sequences) shown as \\xNN."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+def shown(text: object) -> str:
+    """``text`` as a terminal may show it: every character that is not printable escaped.
+
+    Names, details and paths come from module authors and operators: control
+    characters (an escape sequence, a carriage return, a bidirectional
+    override) and undecodable bytes of a file name are shown as ``\\x1b``,
+    ``\\u202e``, ``\\udcff``, never sent to the terminal.
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
 
 
 def emit_json(obj: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from arena.cli._common import u32
+from arena.cli._common import shown, u32
 
 __all__ = ["register", "run_demo"]
 
@@ -20,13 +20,14 @@ def run_demo(seed: int = 0) -> int:
     from rich.table import Table
 
     import replays
-    from arena._files import atomic_write, data_dir
+    from arena._files import check_directory, data_dir, write_output
     from arena.baselines import BASELINES, load_baseline
     from arena.executors import JobFailed, LocalExecutor, MatchJob
     from arena.match import Contestant
 
     field = [Contestant(name, load_baseline(name)) for name in BASELINES]
     out = data_dir() / "replays"
+    check_directory(out, "replays")
     wins = {c.name: 0 for c in field}
     failures = 0
     jobs = [MatchJob(a, b, seed=seed) for a, b in itertools.permutations(field, 2)]
@@ -38,7 +39,7 @@ def run_demo(seed: int = 0) -> int:
             failures += 1
             table.add_row(job.a.name, job.b.name, "not played", "", "", result.reason)
             continue
-        atomic_write(out / f"{result.replay_sha256}.replay", result.replay)
+        write_output(out / f"{result.replay_sha256}.replay", result.replay, "replay")
         report = replays.verify_replay(result.replay)
         failures += not report.ok
         if result.winner is None:
@@ -59,7 +60,7 @@ def run_demo(seed: int = 0) -> int:
     console.print(
         "wins: " + ", ".join(f"{n} {w}" for n, w in sorted(wins.items(), key=lambda kv: -kv[1]))
     )
-    console.print(f"replays: {out}")
+    console.print(f"replays: {shown(out)}")
     return 1 if failures else 0
 
 

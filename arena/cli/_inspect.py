@@ -21,13 +21,10 @@ _DIRECTIONS = ("HERE", "NORTH", "EAST", "SOUTH", "WEST")
 
 def _load(path: str) -> Any:
     import replays
-    from arena._errors import ArenaError
+    from arena._files import open_regular
 
-    try:
-        with Path(path).open("rb") as f:
-            return replays.read_replay(f)
-    except OSError as exc:
-        raise ArenaError(f"{path}: cannot read the replay: {exc.strerror or exc}") from None
+    with open_regular(Path(path), "replay") as f:
+        return replays.read_replay(f)
 
 
 def _sides(choice: str | None) -> list[int]:
@@ -142,11 +139,11 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    from arena.cli._common import printable
+    from arena.cli._common import shown
 
     console = Console(highlight=False, soft_wrap=True)
     tick = report["tick"]
-    names = [printable(s.name) for s in replay.header.sides]
+    names = [shown(s.name) for s in replay.header.sides]
     console.print(
         f"tick {tick} of {replay.ticks}: {escape(names[0])} (A) vs {escape(names[1])} (B),"
         f" seed {replay.header.seed}"
@@ -166,7 +163,7 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
         obs = side["observation"]
         enemy_hp = obs["enemy_colony_hp"]
         console.print(
-            f"\nside {side['side']} ({escape(printable(side['name']))}): the observation as its"
+            f"\nside {side['side']} ({escape(shown(side['name']))}): the observation as its"
             " controller received it (own view)"
         )
         console.print(
@@ -186,7 +183,7 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
         console.print(f"  visible ore ({len(obs['ore'])} cells): {ore or 'none'}")
         console.print(f"  actions returned ({len(side['actions'])}), fuel used {side['fuel']:,}:")
         for a in side["actions"]:
-            console.print(f"    {a['text']:<22} {a['fate']}: {escape(printable(a['detail']))}")
+            console.print(f"    {a['text']:<22} {a['fate']}: {escape(shown(a['detail']))}")
         if side["no_action"]:
             ids = ", ".join(str(i) for i in side["no_action"])
             console.print(f"  units given no action (NOOP): {ids}")
@@ -194,7 +191,7 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
             f = side["forfeit"]
             console.print(
                 f"  [bold red]forfeit {f['kind']} at tick {f['tick']}:[/]"
-                f" {escape(printable(f['detail']))}"
+                f" {escape(shown(f['detail']))}"
             )
 
 
@@ -229,9 +226,9 @@ def _print_summary(rows: list[dict[str, Any]], replay: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from arena.cli._common import printable
+    from arena.cli._common import shown
 
-    names = [printable(s.name) for s in replay.header.sides]
+    names = [shown(s.name) for s in replay.header.sides]
     result = replay.result
     verdict = "draw" if result.winner is None else f"{_SIDES[result.winner]} wins"
     table = Table(
@@ -307,7 +304,7 @@ def _chart(values: Sequence[int], cap: int, width: int = 80, height: int = 8) ->
 
 
 def cmd_fuel(args: argparse.Namespace) -> int:
-    from arena.cli._common import emit_json, printable
+    from arena.cli._common import emit_json, shown
     from arena.match import FuelStats
 
     replay = _load(args.file)
@@ -340,7 +337,7 @@ def cmd_fuel(args: argparse.Namespace) -> int:
     for side in out:
         st = side["stats"]
         print(
-            f"side {side['side']} ({printable(side['name'])}): fuel per tick against the cap"
+            f"side {side['side']} ({shown(side['name'])}): fuel per tick against the cap"
             f" {cap:,} (top line); mean {st['mean']:,.0f}, median {st['median']:,.0f},"
             f" p90 {st['p90']:,}, peak {st['peak']:,} at tick {st['peak_tick']}"
         )

@@ -16,6 +16,7 @@ import replays
 import sim
 from arena._errors import ArenaError
 from arena.cli import _baselines, _bench, _demo, _map, _match, _replay
+from arena.cli._common import shown
 
 __all__ = ["OPERATOR_ERRORS", "build_parser", "main"]
 
@@ -44,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except OPERATOR_ERRORS as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {shown(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (``arena ... | head``): not an error of ours.

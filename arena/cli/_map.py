@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import sim
-from arena.cli._common import u32
+from arena.cli._common import shown, u32
 from arena.match import load_map
 
 __all__ = ["register"]
@@ -26,11 +26,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
-        m = load_map(path)
+        m = load_map(path)  # a file that cannot be read is an operator error (exit 2)
     except sim.MapError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {shown(exc)}", file=sys.stderr)
         return 1
-    print(f"{path}: ok, {m.width}x{m.height}")
+    print(f"{shown(path)}: ok, {m.width}x{m.height}")
     return 0
 
 

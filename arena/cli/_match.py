@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.cli._common import emit_json, u32
+from arena.cli._common import emit_json, shown, u32
 
 __all__ = ["register"]
 
@@ -35,15 +35,15 @@ def cmd_check(args: argparse.Namespace) -> int:
             {"admissible": admission.admissible, "sha256": admission.sha256, "reason": reason}
         )
     elif admission.admissible:
-        print(f"{contestant.name}: admissible (sha256 {admission.sha256})")
+        print(f"{shown(contestant.name)}: admissible (sha256 {admission.sha256})")
     else:
-        print(f"{contestant.name}: not admissible: {reason}")
+        print(f"{shown(contestant.name)}: not admissible: {shown(reason)}")
     return 0 if admission.admissible else 1
 
 
 def cmd_match(args: argparse.Namespace) -> int:
     import sim
-    from arena._files import atomic_write, data_dir
+    from arena._files import check_directory, check_output, data_dir, write_output
     from arena.executors import MatchJob, play
     from arena.match import load_contestant, load_map
 
@@ -52,28 +52,32 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.max_ticks is not None:
         config = config.replace(max_ticks=args.max_ticks)
     game_map = load_map(Path(args.map)) if args.map else None
+    # Where the replay goes is checked before the match is played.
+    replay_dir = data_dir() / "replays"
+    if args.replay:
+        check_output(Path(args.replay), "replay")
+    else:
+        check_directory(replay_dir, "replay")
     result = play(MatchJob(a, b, seed=args.seed, config=config, game_map=game_map))
     replay_path = (
-        Path(args.replay)
-        if args.replay
-        else data_dir() / "replays" / f"{result.replay_sha256}.replay"
+        Path(args.replay) if args.replay else replay_dir / f"{result.replay_sha256}.replay"
     )
-    atomic_write(replay_path, result.replay)
+    write_output(replay_path, result.replay, "replay")
     if args.json:
         emit_json(result.to_json(str(replay_path)))
         return 0
     winner = "draw" if result.winner is None else f"{result.sides[result.winner].name} wins"
-    print(f"{winner} ({result.reason}) after {result.ticks} ticks, seed {result.seed}")
+    print(f"{shown(winner)} ({result.reason}) after {result.ticks} ticks, seed {result.seed}")
     for i, side in enumerate(result.sides):
         line = (
-            f"  {'AB'[i]} {side.name}: banked {side.banked}, fuel {side.fuel_total:,} "
+            f"  {'AB'[i]} {shown(side.name)}: banked {side.banked}, fuel {side.fuel_total:,} "
             f"(peak {side.fuel_peak:,})"
         )
         if side.forfeit:
             f = side.forfeit
-            line += f", forfeit {f.kind} at tick {f.tick}: {f.detail}"
+            line += f", forfeit {f.kind} at tick {f.tick}: {shown(f.detail)}"
         print(line)
-    print(f"  replay: {replay_path}")
+    print(f"  replay: {shown(replay_path)}")
     return 0
 
 

@@ -12,6 +12,7 @@ from arena.match._contract import (
     encode_obs,
 )
 from arena.match._fuel import FuelStats
+from arena.match._rematch import replay_matches
 from arena.match._resolve import MAX_MAP_BYTES, load_contestant, load_map
 from arena.match._runner import Contestant, MatchResult, SideResult, run_match
 
@@ -28,5 +29,6 @@ __all__ = [
     "encode_obs",
     "load_contestant",
     "load_map",
+    "replay_matches",
     "run_match",
 ]

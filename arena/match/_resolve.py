@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import sim
-from arena._errors import ArenaError, UnknownControllerError
+from arena._errors import UnknownControllerError
+from arena._files import read_regular
 from arena.baselines import BASELINES, load_baseline
 from arena.match._runner import Contestant
 from arena.sandbox import MAX_MODULE_BYTES
@@ -17,20 +19,17 @@ MAX_MAP_BYTES = 64 * 1024
 
 
 def load_contestant(spec: str) -> Contestant:
-    """A file path if one exists (or the argument ends in .wasm), else a baseline name."""
+    """A file path if one exists (or the argument ends in .wasm), else a baseline name.
+
+    A file must be a regular file (a FIFO or a device is refused at once); it is
+    read up to one byte past what admissibility could accept, so an oversized
+    module is still refused by size. The side's name is the file's stem; a stem
+    that is not UTF-8 keeps its undecodable bytes as U+FFFD.
+    """
     path = Path(spec)
-    if path.suffix == ".wasm" or path.exists():
-        try:
-            # Read no more than admissibility could accept, plus one byte so an
-            # oversized module is still refused by size; stat sizes are not
-            # trusted (a device or a pipe has none).
-            with path.open("rb") as f:
-                blob = f.read(MAX_MODULE_BYTES + 1)
-        except OSError as exc:
-            raise UnknownControllerError(
-                f"{spec}: cannot read the module: {exc.strerror or exc}"
-            ) from None
-        return Contestant(path.stem, blob)
+    if path.suffix == ".wasm" or os.path.lexists(path):
+        blob = read_regular(path, MAX_MODULE_BYTES, "module")
+        return Contestant(os.fsencode(path.stem).decode("utf-8", "replace"), blob)
     if spec not in BASELINES:
         known = ", ".join(sorted(BASELINES))
         raise UnknownControllerError(
@@ -42,15 +41,12 @@ def load_contestant(spec: str) -> Contestant:
 def load_map(path: Path) -> sim.GameMap:
     """Read and check a map file.
 
-    A file that cannot be read is an ``ArenaError``; one that is not a valid map
-    (too large, not UTF-8, breaking a rule) is a ``sim.MapError`` naming the
-    file, and the line and cell where it can.
+    A file that cannot be read, or is not a regular file (a directory, a FIFO),
+    is an ``ArenaError``; one that is not a valid map (too large, not UTF-8,
+    breaking a rule) is a ``sim.MapError`` naming the file, and the line and
+    cell where it can.
     """
-    try:
-        with path.open("rb") as f:
-            data = f.read(MAX_MAP_BYTES + 1)
-    except OSError as exc:
-        raise ArenaError(f"{path}: cannot read the map: {exc.strerror or exc}") from None
+    data = read_regular(path, MAX_MAP_BYTES, "map")
     if len(data) > MAX_MAP_BYTES:
         raise sim.MapError(f"{path}: larger than {MAX_MAP_BYTES} bytes: not a map file")
     try:

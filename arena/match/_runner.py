@@ -115,10 +115,15 @@ def run_match(
         config = config.replace(width=game_map.width, height=game_map.height)
     game = sim.Game(game_map, config)
     contestants = (a, b)
+    # Names and details enter the replay bounded (and so does the result JSON).
+    names = (
+        replays.clip(a.name, replays.MAX_NAME_CHARS),
+        replays.clip(b.name, replays.MAX_NAME_CHARS),
+    )
     out = io.BytesIO()
     header = replays.Header.for_game(
         game,
-        (replays.SideInfo(a.name, a.sha256), replays.SideInfo(b.name, b.sha256)),
+        (replays.SideInfo(names[0], a.sha256), replays.SideInfo(names[1], b.sha256)),
         seed=seed,
         limits=limits.to_dict(),
         wasmtime=WASMTIME_VERSION,
@@ -139,7 +144,7 @@ def run_match(
         fault = ctrl.init(message)
         if fault is not None:
             # init, or timeout when the wall-clock backstop fired during init.
-            forfeits[s] = sim.Forfeit(0, fault.kind, fault.detail)
+            forfeits[s] = _forfeit(0, fault.kind, fault.detail)
 
     outcome: sim.Outcome | None = None
     ticks = 0
@@ -153,14 +158,14 @@ def run_match(
         for s, ctrl in enumerate(ctrls):
             reply = ctrl.tick(encode_obs(game.observe(s), ctrl.last_fuel), max_records)
             if isinstance(reply, Fault):
-                forfeits[s] = sim.Forfeit(tick, reply.kind, reply.detail)
+                forfeits[s] = _forfeit(tick, reply.kind, reply.detail)
                 continue
             n, raw = reply
             records = decode_actions(raw)
             submitted[s] = records
             broken = sim.validate_actions(n, records, game.roster(s), config.max_units)
             if broken is not None:
-                forfeits[s] = sim.Forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
+                forfeits[s] = _forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
         fuel = [ctrl.last_fuel for ctrl in ctrls]
         tick_fuel[0].append(fuel[0])
         tick_fuel[1].append(fuel[1])
@@ -175,7 +180,7 @@ def run_match(
 
     sides = tuple(
         SideResult(
-            name=c.name,
+            name=names[s],
             sha256=c.sha256,
             banked=game.sides[s].banked,
             fuel_total=ctrls[s].fuel_total,
@@ -205,6 +210,10 @@ def run_match(
 
 def _result_side(side: SideResult) -> replays.ResultSide:
     return replays.ResultSide(side.banked, side.fuel_total, side.fuel_peak, side.forfeit)
+
+
+def _forfeit(tick: int, kind: sim.ForfeitKind, detail: str) -> sim.Forfeit:
+    return sim.Forfeit(tick, kind, replays.clip(detail, replays.MAX_DETAIL_CHARS))
 
 
 def _forfeit_outcome(forfeits: list[sim.Forfeit | None]) -> sim.Outcome:

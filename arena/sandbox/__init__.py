@@ -19,17 +19,20 @@ from arena.sandbox._limits import (
     Fault,
     Limits,
 )
+from arena.sandbox._structure import STRUCTURAL_LIMITS, StructuralLimits
 
 __all__ = [
     "BUFFER_BYTES",
     "MAX_MODULE_BYTES",
     "MAX_TABLES",
     "RECORD_BYTES",
+    "STRUCTURAL_LIMITS",
     "TABLE_ELEMENTS",
     "WASMTIME_VERSION",
     "Admission",
     "Controller",
     "Fault",
     "Limits",
+    "StructuralLimits",
     "check_module",
 ]

@@ -1,4 +1,11 @@
-"""Admissibility (rules §8): may a module compete at all, and if not, exactly why."""
+"""Admissibility (rules §8): may a module compete at all, and if not, exactly why.
+
+Every text a refusal or a fault carries is the host's own words; what comes
+from wasmtime or the module is bounded at the source (``bounded``). A trap is
+described by its code and where it struck, never by wasmtime's formatted
+message: formatting a backtrace demangles the module's function names, work a
+hostile module controls and no fuel or clock bounds.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,23 @@ from typing import Final
 
 import wasmtime
 
-from arena.sandbox._engine import engine, epoch_ticks, load_module
-from arena.sandbox._limits import MAX_TABLES, TABLE_ELEMENTS, Admission, Limits
+from arena.sandbox import _ffi
+from arena.sandbox._engine import CompileTimeout, engine, epoch_ticks, format_reason, load_module
+from arena.sandbox._limits import MAX_TABLES, TABLE_ELEMENTS, Admission, Fault, Limits
+from arena.sandbox._structure import read_structure, segments_reason
+from sim import ForfeitKind
 
-__all__ = ["EXPORT_SIGNATURES", "check_module", "new_store", "structure_reason", "trap_detail"]
+__all__ = [
+    "EXPORT_SIGNATURES",
+    "MAX_FOREIGN_CHARS",
+    "bounded",
+    "check_module",
+    "error_text",
+    "new_store",
+    "prepare",
+    "structure_reason",
+    "trap_text",
+]
 
 EXPORT_SIGNATURES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "foray_buffer": ((), ("i32",)),
@@ -18,6 +38,53 @@ EXPORT_SIGNATURES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "foray_tick": (("i32",), ("i32",)),
 }
 """The exported functions every controller must have, with their (params, results)."""
+
+MAX_FOREIGN_CHARS: Final = 300
+"""Characters of any text that came from wasmtime or the module, kept in a fault or reason."""
+
+# wasmtime's own words for each trap code (its Display text); any other code by name.
+_TRAP_TEXT: Final = {
+    wasmtime.TrapCode.STACK_OVERFLOW: "call stack exhausted",
+    wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS: "out of bounds memory access",
+    wasmtime.TrapCode.HEAP_MISALIGNED: "unaligned atomic",
+    wasmtime.TrapCode.TABLE_OUT_OF_BOUNDS: "undefined element: out of bounds table access",
+    wasmtime.TrapCode.INDIRECT_CALL_TO_NULL: "uninitialized element",
+    wasmtime.TrapCode.BAD_SIGNATURE: "indirect call type mismatch",
+    wasmtime.TrapCode.INTEGER_OVERFLOW: "integer overflow",
+    wasmtime.TrapCode.INTEGER_DIVISION_BY_ZERO: "integer divide by zero",
+    wasmtime.TrapCode.BAD_CONVERSION_TO_INTEGER: "invalid conversion to integer",
+    wasmtime.TrapCode.UNREACHABLE: "wasm `unreachable` instruction executed",
+    wasmtime.TrapCode.INTERRUPT: "interrupt",
+    wasmtime.TrapCode.OUT_OF_FUEL: "all fuel consumed by WebAssembly",
+    wasmtime.TrapCode.NULL_REFERENCE: "null reference",
+}
+
+
+def bounded(text: str, most: int = MAX_FOREIGN_CHARS) -> str:
+    """``text`` cut to ``most`` characters (the cut marked with an ellipsis)."""
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def trap_text(trap: wasmtime.Trap) -> str:
+    """What trapped and where, from the trap code and the innermost frame's offsets only."""
+    code = trap.trap_code
+    text = "wasm trap: " + (
+        "a trap without a code"
+        if code is None
+        else _TRAP_TEXT.get(code, code.name.lower().replace("_", " "))
+    )
+    frame = _ffi.innermost_frame(trap)
+    if frame is not None:
+        func, offset = frame
+        text += f" (in function {func}, at module offset {offset:#x})"
+    return text
+
+
+def error_text(exc: wasmtime.WasmtimeError) -> str:
+    """An error's text, bounded; if wasm frames are attached, formatting it is not safe."""
+    if _ffi.error_has_frames(exc):
+        return "an error inside WebAssembly code"
+    return bounded(" ".join(str(exc).split()))
 
 
 def _valtypes(types: list[wasmtime.ValType]) -> tuple[str, ...]:
@@ -31,7 +98,9 @@ def _signature(params: tuple[str, ...], results: tuple[str, ...]) -> str:
 def structure_reason(module: wasmtime.Module, limits: Limits) -> str | None:
     """Imports, exports and their types, and the declared memory size."""
     for imp in module.imports:
-        return f"import {imp.module}.{imp.name} is not allowed (modules may have no imports)"
+        return bounded(
+            f"import {imp.module}.{imp.name} is not allowed (modules may have no imports)"
+        )
     exports = {exp.name: exp.type for exp in module.exports}
     memory_type = exports.get("memory")
     if memory_type is None:
@@ -70,49 +139,61 @@ def new_store(limits: Limits) -> wasmtime.Store:
     return store
 
 
-def trap_detail(message: str) -> str:
-    """Shorten wasmtime's trap text: the trap first, then other causes, then the frame."""
-    head, _, cause = message.rpartition("Caused by:")
-    lines = [line.strip() for line in (cause or message).splitlines() if line.strip()]
-    # Multi-cause messages number their lines ("0: ...", "1: ...").
-    lines = [
-        line.split(": ", 1)[1] if line[:1].isdigit() and ": " in line else line for line in lines
-    ]
-    lines.sort(key=lambda line: not line.startswith("wasm trap:"))
-    frame = ""
-    for line in head.splitlines():
-        line = line.strip()
-        if line.startswith("0:"):
-            frame = " at " + " ".join(line[2:].split())
-            break
-    return "; ".join(lines) + frame
+def prepare(blob: bytes, sha: str, limits: Limits) -> wasmtime.Module | Fault:
+    """Checks 1-9 of rules §8.2 and the static part of check 10, in order; no guest code runs.
+
+    Returns the compiled module, or the ``Fault`` a match would record: kind
+    ``init``, or ``timeout`` when the compile backstop fired (a wall-clock
+    verdict, rules §8.7).
+    """
+    reason = format_reason(blob)
+    if reason is not None:
+        return Fault(ForfeitKind.INIT, reason)
+    structure = read_structure(blob)
+    if isinstance(structure, str):
+        return Fault(ForfeitKind.INIT, structure)
+    module = load_module(blob, sha, limits)
+    if isinstance(module, CompileTimeout):
+        return Fault(ForfeitKind.TIMEOUT, str(module))
+    if isinstance(module, str):
+        return Fault(ForfeitKind.INIT, module)
+    reason = structure_reason(module, limits) or segments_reason(structure)
+    if reason is not None:
+        return Fault(ForfeitKind.INIT, reason)
+    return module
 
 
 def check_module(blob: bytes, limits: Limits | None = None) -> Admission:
-    """Decide whether ``blob`` may compete at all (rules §8).
+    """Decide whether ``blob`` may compete at all (rules §8.2).
 
-    Checks the binary format and size, compiles out of process within the
-    compile bounds, checks imports and exports, then instantiates with zero
-    fuel under the store caps: this proves memory, tables and segments fit
-    without running any guest code (a start function stops at once, out of
-    fuel; its behaviour is judged by ``Controller.init``).
+    Checks the size and binary format, the structural limits (before any
+    compile), compiles out of process within the compile bounds, checks imports
+    and exports, proves that every active segment fits its memory or table,
+    then instantiates with zero fuel under the store caps: this proves memory
+    and tables fit without running any guest code (a start function stops at
+    once, out of fuel; its behaviour is judged by ``Controller.init``).
+
+    A compile that exceeds ``compile_timeout`` is refused with a reason that
+    says so: that verdict is the wall clock's, not the module's.
     """
     limits = limits or Limits()
     blob = bytes(blob)
     sha = hashlib.sha256(blob).hexdigest()
-    module = load_module(blob, sha, limits)
-    if isinstance(module, str):
-        return Admission(False, sha, module)
-    reason = structure_reason(module, limits)
-    if reason is None:
-        store = new_store(limits)
-        store.set_fuel(0)
-        store.set_epoch_deadline(epoch_ticks(limits.init_timeout))
-        try:
-            wasmtime.Instance(store, module, [])
-        except wasmtime.Trap as trap:
-            if trap.trap_code != wasmtime.TrapCode.OUT_OF_FUEL:
-                reason = "instantiation failed: " + trap_detail(trap.message)
-        except wasmtime.WasmtimeError as exc:
-            reason = "instantiation failed: " + trap_detail(str(exc))
-    return Admission(reason is None, sha, reason)
+    module = prepare(blob, sha, limits)
+    if isinstance(module, Fault):
+        reason = module.detail
+        if module.kind == ForfeitKind.TIMEOUT:
+            reason += " (a wall-clock verdict: a match records it as kind timeout)"
+        return Admission(False, sha, reason)
+    store = new_store(limits)
+    store.set_fuel(0)
+    store.set_epoch_deadline(epoch_ticks(limits.init_timeout))
+    refused: str | None = None
+    try:
+        wasmtime.Instance(store, module, [])
+    except wasmtime.Trap as trap:
+        if trap.trap_code != wasmtime.TrapCode.OUT_OF_FUEL:
+            refused = "instantiation failed: " + trap_text(trap)
+    except wasmtime.WasmtimeError as exc:
+        refused = "instantiation failed: " + error_text(exc)
+    return Admission(refused is None, sha, refused)

@@ -7,7 +7,8 @@ imports only the standard library and wasmtime, never the ``arena`` package.
 
 Protocol: the module's bytes arrive on stdin. Exit status:
 ``0``: stdout holds ``Module.serialize()`` of the compiled module;
-``3``: the module is invalid, stdout holds the reason (UTF-8);
+``3``: the module is invalid, stdout holds the reason (UTF-8, at most
+``MAX_REASON_BYTES`` bytes: the validator may quote the module);
 ``4``: compiling ran out of the address-space bound (a Python ``MemoryError``).
 A compiler abort on allocation failure shows up as a signal; the host decides.
 
@@ -19,14 +20,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 
 import wasmtime
 
-__all__ = ["CONFIG_DESCRIPTION", "CONFIG_HASH", "EXIT_INVALID", "EXIT_MEMORY", "make_config"]
+__all__ = [
+    "CONFIG_DESCRIPTION",
+    "CONFIG_HASH",
+    "EXIT_INVALID",
+    "EXIT_MEMORY",
+    "MAX_REASON_BYTES",
+    "make_config",
+]
 
 EXIT_INVALID = 3
 EXIT_MEMORY = 4
+MAX_REASON_BYTES = 300
 
 # Everything that shapes the generated code; hashed into the disk-cache key.
 CONFIG_DESCRIPTION: dict[str, object] = {
@@ -47,6 +57,11 @@ CONFIG_DESCRIPTION: dict[str, object] = {
     "wasm_wide_arithmetic": False,
     "gc_support": False,
     "max_wasm_stack": 512 * 1024,
+    # Nothing the host reads: no DWARF for the module, no native unwind tables
+    # (wasmtime walks wasm frames itself). Trap texts are built from the trap
+    # code, never from wasmtime's formatted backtrace (rules §8.8).
+    "debug_info": False,
+    "native_unwind_info": False,
     # A 32-bit memory never moves (the default 4 GiB reservation covers it), so
     # the host may cache the memory's base address across calls.
     "memory_may_move": False,
@@ -58,6 +73,10 @@ CONFIG_HASH: str = hashlib.sha256(
 
 def make_config(*, parallel_compilation: bool = True) -> wasmtime.Config:
     """Return a fresh ``Config`` built from ``CONFIG_DESCRIPTION``."""
+    # wasmtime reads this variable when a Config is made: with it set, a trap's
+    # backtrace would parse the module's debug sections. Never, whatever the
+    # operator's environment, in the host and the compiler alike.
+    os.environ["WASMTIME_BACKTRACE_DETAILS"] = "0"
     config = wasmtime.Config()
     for name, value in CONFIG_DESCRIPTION.items():
         setattr(config, name, value)
@@ -85,7 +104,8 @@ def _main(argv: list[str]) -> int:
     except MemoryError:
         return EXIT_MEMORY
     except wasmtime.WasmtimeError as exc:
-        sys.stdout.write(str(exc))
+        # A validation error has no wasm backtrace, so formatting it is cheap.
+        sys.stdout.buffer.write(str(exc).encode("utf-8", "replace")[:MAX_REASON_BYTES])
         return EXIT_INVALID
     sys.stdout.buffer.write(bytes(artifact))
     return 0

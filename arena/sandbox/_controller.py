@@ -14,8 +14,8 @@ from typing import Final
 import wasmtime
 
 from arena.sandbox import _ffi
-from arena.sandbox._admission import new_store, structure_reason, trap_detail
-from arena.sandbox._engine import epoch_ticks, load_module
+from arena.sandbox._admission import error_text, new_store, prepare, trap_text
+from arena.sandbox._engine import epoch_ticks
 from arena.sandbox._limits import BUFFER_BYTES, RECORD_BYTES, Fault, Limits
 from sim import ForfeitKind
 
@@ -114,12 +114,10 @@ class Controller:
 
     def _init(self, message: bytes) -> int:
         limits = self.limits
-        module = load_module(self.blob, self.sha256, limits)
-        if isinstance(module, str):
-            raise _GuestFault(Fault(_INIT, f"module not admissible: {module}"))
-        reason = structure_reason(module, limits)
-        if reason is not None:
-            raise _GuestFault(Fault(_INIT, reason))
+        module = prepare(self.blob, self.sha256, limits)
+        if isinstance(module, Fault):
+            # init, or timeout when the compile backstop fired (rules §8.7).
+            raise _GuestFault(Fault(module.kind, f"module not admissible: {module.detail}"))
         # The init backstop bounds the guest's run, not our compile above.
         started = time.monotonic()
         store = new_store(limits)
@@ -133,12 +131,14 @@ class Controller:
             code = trap.trap_code
             if code == _TRAP_INTERRUPT:
                 raise _GuestFault(self._init_timeout()) from None
+            # A trap with no wasm frame struck before the start function ran
+            # (while segments were written): say so, not "the start function".
+            who = "the start function" if _ffi.innermost_frame(trap) else "instantiation"
             if code == _TRAP_OUT_OF_FUEL:
-                raise _GuestFault(Fault(_INIT, "the start function ran out of init_fuel")) from None
-            detail = trap_detail(trap.message)
-            raise _GuestFault(Fault(_INIT, f"the start function trapped: {detail}")) from None
+                raise _GuestFault(Fault(_INIT, f"{who} ran out of init_fuel")) from None
+            raise _GuestFault(Fault(_INIT, f"{who} trapped: {trap_text(trap)}")) from None
         except wasmtime.WasmtimeError as exc:
-            detail = trap_detail(str(exc))
+            detail = error_text(exc)
             raise _GuestFault(Fault(_INIT, f"instantiation failed: {detail}")) from None
         exports = instance.exports(store)
         memory = exports["memory"]
@@ -245,14 +245,14 @@ class Controller:
         if size > self.limits.max_memory_bytes:
             return _MEMORY, (
                 f"memory is {size} bytes, over max_memory_bytes {self.limits.max_memory_bytes}"
-                f" (the call ended with: {trap_detail(trap.message)})"
+                f" (the call ended with: {trap_text(trap)})"
             )
         code = trap.trap_code
         if code == _TRAP_OUT_OF_FUEL:
             return _FUEL, "out of fuel"
         if code == _TRAP_INTERRUPT:
             return _TIMEOUT, "wall-clock backstop fired"
-        return _TRAP, trap_detail(trap.message)
+        return _TRAP, trap_text(trap)
 
     # ---- tick ------------------------------------------------------------
 

@@ -21,12 +21,19 @@ import wasmtime
 
 from arena._files import atomic_write
 from arena.sandbox import _ffi
-from arena.sandbox._compile_worker import CONFIG_HASH, EXIT_INVALID, EXIT_MEMORY, make_config
+from arena.sandbox._compile_worker import (
+    CONFIG_HASH,
+    EXIT_INVALID,
+    EXIT_MEMORY,
+    MAX_REASON_BYTES,
+    make_config,
+)
 from arena.sandbox._limits import MAX_MODULE_BYTES, Limits
 
 __all__ = [
     "EPOCH_INTERVAL",
     "WASMTIME_VERSION",
+    "CompileTimeout",
     "engine",
     "epoch_ticks",
     "format_reason",
@@ -108,6 +115,14 @@ def _disk_cache_path(sha: str) -> Path | None:
     return Path(root) / f"{sha}-wasmtime{WASMTIME_VERSION}-{CONFIG_HASH}.cwasm"
 
 
+class CompileTimeout(str):
+    """A refusal that the wall clock decided: the compile backstop fired (rules §8.7).
+
+    A ``str`` like every other refusal reason, so it passes through the caches
+    unchanged; admission turns it into the forfeit kind ``timeout``, not ``init``.
+    """
+
+
 def _compile_out_of_process(blob: bytes, limits: Limits) -> bytes | str:
     """Return the serialized artifact, or the reason the module is refused."""
     cmd = [sys.executable, "-I", str(_WORKER_PATH), str(limits.compile_memory_bytes)]
@@ -116,11 +131,13 @@ def _compile_out_of_process(blob: bytes, limits: Limits) -> bytes | str:
             cmd, input=blob, capture_output=True, timeout=limits.compile_timeout, check=False
         )
     except subprocess.TimeoutExpired:
-        return f"compile exceeded {limits.compile_timeout:g} s"
+        return CompileTimeout(f"compile exceeded the {limits.compile_timeout:g} s backstop")
     if proc.returncode == 0:
         return proc.stdout
     if proc.returncode == EXIT_INVALID:
-        return "invalid module: " + proc.stdout.decode("utf-8", "replace").strip()
+        # The compiler's words may quote the module (an export's name): bounded.
+        text = proc.stdout[:MAX_REASON_BYTES].decode("utf-8", "replace")
+        return "invalid module: " + " ".join(text.split())
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode == EXIT_MEMORY or proc.returncode < 0 or "memory allocation" in stderr:
         # An allocation failure under RLIMIT_AS aborts the compiler (a signal).

@@ -29,8 +29,10 @@ __all__ = [
     "engine_increment_epoch",
     "engine_pointer",
     "error_from",
+    "error_has_frames",
     "func_handle",
     "get_fuel",
+    "innermost_frame",
     "memory_data",
     "memory_data_size",
     "memory_handle",
@@ -99,3 +101,30 @@ def trap_from(pointer: Any) -> wasmtime.Trap:
 def error_from(pointer: int) -> wasmtime.WasmtimeError:
     """Take ownership of an error pointer a call returned."""
     return wasmtime.WasmtimeError._from_ptr(ctypes.cast(pointer, ErrorPtr))
+
+
+def innermost_frame(trap: wasmtime.Trap) -> tuple[int, int] | None:
+    """(function index, module offset) of the frame a trap struck in; None outside wasm code.
+
+    Reads the offsets only: a frame's function name comes from the module and
+    is never read (wasmtime would demangle it, at the module's will).
+    """
+    frames = _b.wasm_frame_vec_t(0, None)
+    _b.wasm_trap_trace(trap.ptr(), ctypes.byref(frames))
+    try:
+        if not frames.size:
+            return None
+        first = frames.data[0]
+        return int(_b.wasm_frame_func_index(first)), int(_b.wasm_frame_module_offset(first))
+    finally:
+        _b.wasm_frame_vec_delete(ctypes.byref(frames))
+
+
+def error_has_frames(error: wasmtime.WasmtimeError) -> bool:
+    """Whether wasm frames are attached to an error (formatting it would format them)."""
+    frames = _b.wasm_frame_vec_t(0, None)
+    _b.wasmtime_error_wasm_trace(error.ptr(), ctypes.byref(frames))
+    try:
+        return bool(frames.size)
+    finally:
+        _b.wasm_frame_vec_delete(ctypes.byref(frames))

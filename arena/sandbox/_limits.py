@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Final
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Final
 
 import sim
+from replays import LIMIT_RANGES
 
 __all__ = [
     "BUFFER_BYTES",
@@ -58,19 +60,32 @@ class Limits:
     compile_memory_bytes: int = 2 * 1024**3
 
     def __post_init__(self) -> None:
-        _check_int("fuel_per_tick", self.fuel_per_tick, 1, 10**13)
-        _check_int("init_fuel", self.init_fuel, 1, 10**14)
-        # The buffer must fit; the hard limit (twice the cap) must fit in 4 GiB.
-        _check_int("max_memory_bytes", self.max_memory_bytes, BUFFER_BYTES, 2**31)
-        _check_seconds("tick_timeout", self.tick_timeout, 0.0, 3600.0)
-        _check_seconds("init_timeout", self.init_timeout, 0.0, 3600.0)
-        _check_seconds("compile_timeout", self.compile_timeout, 0.0, 3600.0)
-        # The compiling child alone (interpreter + wasmtime) maps about 70 MB.
-        _check_int("compile_memory_bytes", self.compile_memory_bytes, 2**28, 2**40)
+        # The ranges are the replay format's, so a header's limits can be checked
+        # without the sandbox. max_memory_bytes: the buffer must fit, and the hard
+        # limit (twice the cap) must fit in 4 GiB. compile_memory_bytes: the
+        # compiling child alone (interpreter + wasmtime) maps about 70 MB.
+        for name, (kind, low, high) in LIMIT_RANGES.items():
+            if kind is int:
+                _check_int(name, getattr(self, name), int(low), int(high))
+            else:
+                _check_seconds(name, getattr(self, name), low, high)
 
     def to_dict(self) -> dict[str, int | float]:
         """The limits by name, as a replay header records them."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, limits: Mapping[str, int | float]) -> Limits:
+        """The limits a replay header records; ValueError names a missing or bad one."""
+        missing = sorted(set(LIMIT_RANGES) - limits.keys())
+        if missing or len(limits) != len(LIMIT_RANGES):
+            raise ValueError(f"limits must be exactly {', '.join(LIMIT_RANGES)}")
+        values: dict[str, Any] = dict(limits)
+        return cls(**values)
+
+
+assert {f.name for f in fields(Limits)} == set(LIMIT_RANGES)
+assert LIMIT_RANGES["max_memory_bytes"][1] == BUFFER_BYTES
 
 
 @dataclass(frozen=True, slots=True)
