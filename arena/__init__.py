@@ -1,7 +1,7 @@
 """The arena: hosts untrusted wasm controllers and plays Foray matches between them.
 
-The public facade over the sub-packages (sandbox, match, executors, baselines,
-bench, cli); ``web`` and other callers use only these names. Names load on
+The public facade over the sub-packages (sandbox, match, executors, store,
+baselines, bench, cli); ``web`` and other callers use only these names. Names load on
 first use (PEP 562), so a command that never plays a match never imports
 wasmtime.
 """
@@ -39,6 +39,28 @@ if TYPE_CHECKING:
         Limits,
         check_module,
     )
+    from arena.store import (
+        ControllerRecord,
+        CorruptFileError,
+        Entrant,
+        MatchRecord,
+        MatchStatus,
+        NotInStoreError,
+        Origin,
+        ReplayStream,
+        ResultRecord,
+        Role,
+        RunMatch,
+        RunOutcome,
+        RunRecord,
+        SideRecord,
+        Store,
+        StoreBusyError,
+        StoreError,
+        StoreVersionError,
+        TournamentRecord,
+        TournamentStatus,
+    )
 
 __all__ = [
     "ABI_VERSION",
@@ -51,12 +73,32 @@ __all__ = [
     "Baseline",
     "Contestant",
     "Controller",
+    "ControllerRecord",
+    "CorruptFileError",
+    "Entrant",
     "Fault",
     "Limits",
     "LocalExecutor",
     "MatchJob",
+    "MatchRecord",
     "MatchResult",
+    "MatchStatus",
+    "NotInStoreError",
+    "Origin",
+    "ReplayStream",
+    "ResultRecord",
+    "Role",
+    "RunMatch",
+    "RunOutcome",
+    "RunRecord",
+    "SideRecord",
     "SideResult",
+    "Store",
+    "StoreBusyError",
+    "StoreError",
+    "StoreVersionError",
+    "TournamentRecord",
+    "TournamentStatus",
     "UnknownControllerError",
     "atomic_write",
     "check_module",
@@ -102,6 +144,31 @@ _LAZY = {
             "check_module",
         ),
         "arena.sandbox",
+    ),
+    **dict.fromkeys(
+        (
+            "ControllerRecord",
+            "CorruptFileError",
+            "Entrant",
+            "MatchRecord",
+            "MatchStatus",
+            "NotInStoreError",
+            "Origin",
+            "ReplayStream",
+            "ResultRecord",
+            "Role",
+            "RunMatch",
+            "RunOutcome",
+            "RunRecord",
+            "SideRecord",
+            "Store",
+            "StoreBusyError",
+            "StoreError",
+            "StoreVersionError",
+            "TournamentRecord",
+            "TournamentStatus",
+        ),
+        "arena.store",
     ),
 }
 
