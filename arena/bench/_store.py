@@ -15,16 +15,23 @@ from arena.store import Entrant, Origin, Store
 __all__ = ["store_figures"]
 
 
-def _per_call_us(fn: Callable[[int], object], calls: int, repeat: int, start: int = 0) -> float:
-    """Best mean wall time of ``fn(i)`` over ``repeat`` runs of ``calls`` calls, in us."""
-    best = float("inf")
+def _per_call_us(
+    fn: Callable[[int], object], calls: int, repeat: int, start: int = 0
+) -> tuple[float, float]:
+    """Best mean wall and CPU time of ``fn(i)`` over ``repeat`` runs of ``calls`` calls, in us.
+
+    The CPU time is this process's own work; the wall time adds the waits
+    (fsync, and on a shared machine, other processes).
+    """
+    wall, cpu = float("inf"), float("inf")
     for r in range(repeat):
         base = start + r * calls
-        t0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), time.process_time()
         for i in range(calls):
             fn(base + i)
-        best = min(best, (time.perf_counter() - t0) / calls)
-    return best * 1e6
+        wall = min(wall, (time.perf_counter() - w0) / calls)
+        cpu = min(cpu, (time.process_time() - c0) / calls)
+    return wall * 1e6, cpu * 1e6
 
 
 def _variant(result: MatchResult, i: int) -> MatchResult:
@@ -32,13 +39,13 @@ def _variant(result: MatchResult, i: int) -> MatchResult:
     return dataclasses.replace(result, replay=result.replay[:-8] + i.to_bytes(8, "big"))
 
 
-def store_figures(repeat: int, calls: int = 200) -> None:
+def store_figures(repeat: int, calls: int = 200, idle: bytes | None = None) -> None:
     """Print the store's cost per match recorded and of the reads the web and the CLI make.
 
-    A real 400-tick replay (idle vs idle); a fresh store in a temporary
-    directory on the same file system as the system's temp files.
+    A real 400-tick replay (``idle`` against itself, built if not given); a
+    fresh store in a temporary directory (the system's temp files' file system).
     """
-    idle = build_extra("idle")
+    idle = idle or build_extra("idle")
     result = run_match(Contestant("idle-a", idle), Contestant("idle-b", idle), seed=1)
     with (
         tempfile.TemporaryDirectory(prefix="arena-bench-store-") as tmp,
@@ -83,6 +90,6 @@ def store_figures(repeat: int, calls: int = 200) -> None:
         f"store (SQLite WAL, one transaction per record; a {len(result.replay):,}-byte "
         f"replay of {result.ticks} ticks; best of runs):"
     )
-    for label, us in rows:
-        print(f"  {label:<44} {us:>7,.0f} us")
+    for label, (wall, cpu) in rows:
+        print(f"  {label:<44} {wall:>7,.0f} us  ({cpu:>6,.0f} us CPU)")
     print("  (a new replay file is written atomically and fsynced before its row)")
