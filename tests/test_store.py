@@ -367,9 +367,9 @@ def test_a_failed_tournament_resumes_and_tournaments_list_newest_first(
     assert (resumed.status, resumed.error, resumed.finished_at) == ("running", None, None)
     assert [t.id for t in store.tournaments()] == ids[::-1]
     assert [t.id for t in store.tournaments(limit=1, before=ids[2])] == [ids[1]]
+    outsider = store.add_controller(b"outsider", name="c", origin=Origin.FILE)
     with pytest.raises(ValueError, match="field"):
-        c = store.add_controller(b"outsider", name="c", origin=Origin.FILE)
-        store.record_match(result_between(a, c), tournament_id=ids[0], pairing_key="k")
+        store.record_match(result_between(a, outsider), tournament_id=ids[0], pairing_key="k")
     with pytest.raises(ValueError, match="both"):
         store.record_match(result_between(a, b), tournament_id=ids[0])
     with pytest.raises(NotInStoreError):

@@ -12,13 +12,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import replays
-import sim
 from arena._errors import ArenaError
 from arena._files import data_dir
 from arena.store._blobs import Blobs, ReplayStream, check_sha256
@@ -30,14 +28,33 @@ from arena.store._records import (
     MatchRecord,
     MatchStatus,
     Origin,
-    ResultRecord,
     Role,
     RunMatch,
     RunOutcome,
     RunRecord,
-    SideRecord,
     TournamentRecord,
     TournamentStatus,
+)
+from arena.store._rows import (
+    MATCHES,
+    RUNS,
+    TOURNAMENTS,
+    Played,
+    controller_record,
+    insert_match_rows,
+    match_or_none,
+    match_record,
+    one_match,
+    one_run,
+    one_tournament,
+    result_columns,
+    result_record,
+    run_record,
+    side_columns,
+    stamp,
+    tournament_or_none,
+    tournament_record,
+    utc_now,
 )
 from arena.store._schema import MIGRATIONS
 
@@ -67,31 +84,6 @@ MAX_PAGE: Final = 500
 """Most rows one listing returns."""
 MAX_MODULE_FILE_BYTES: Final = 64 * 1024 * 1024
 """A bound for reading a module file back (admission allows far less)."""
-
-_SIDES = """
-    a.name AS a_name, a.sha256 AS a_sha256, a.banked AS a_banked,
-    a.fuel_total AS a_fuel_total, a.fuel_peak AS a_fuel_peak, a.forfeit_tick AS a_forfeit_tick,
-    a.forfeit_kind AS a_forfeit_kind, a.forfeit_detail AS a_forfeit_detail,
-    b.name AS b_name, b.sha256 AS b_sha256, b.banked AS b_banked,
-    b.fuel_total AS b_fuel_total, b.fuel_peak AS b_fuel_peak, b.forfeit_tick AS b_forfeit_tick,
-    b.forfeit_kind AS b_forfeit_kind, b.forfeit_detail AS b_forfeit_detail
-"""
-_MATCHES = f"""
-    SELECT m.*, {_SIDES}
-    FROM matches AS m
-    JOIN match_sides AS a ON a.match_id = m.id AND a.side = 0
-    JOIN match_sides AS b ON b.match_id = m.id AND b.side = 1
-"""
-_TOURNAMENTS = """
-    SELECT t.*, (SELECT count(*) FROM matches WHERE tournament_id = t.id) AS match_count
-    FROM tournaments AS t
-"""
-_RUNS = """
-    SELECT r.id, r.case_slug, r.case_version, r.manifest_sha256, r.controller,
-           r.controller_sha256, r.outcome, r.reason, r.created_at,
-           (SELECT count(*) FROM matches WHERE run_id = r.id) AS match_count
-    FROM runs AS r
-"""
 
 
 def migrate(
@@ -187,7 +179,7 @@ class Store:
         _check_name(name, "controller name")
         origin = Origin(origin)
         sha256 = self._modules.put(blob)  # the file before the row that points at it
-        now = _now()
+        now = utc_now()
 
         def tx(conn: sqlite3.Connection) -> ControllerRecord:
             conn.execute(
@@ -197,7 +189,7 @@ class Store:
                 (sha256, name, str(origin), int(hidden), len(blob), now),
             )
             row = conn.execute("SELECT * FROM controllers WHERE sha256 = ?", (sha256,)).fetchone()
-            return _controller(row)
+            return controller_record(row)
 
         return self._db.write(tx, f"storing controller {name!r}")
 
@@ -222,7 +214,7 @@ class Store:
         row = self._db.read(tx, "reading a controller")
         if row is None:
             raise NotInStoreError(f"no controller {ref!r} in the store {self.path}")
-        return _controller(row)
+        return controller_record(row)
 
     def controllers(self, *, include_hidden: bool = False) -> list[ControllerRecord]:
         """Every stored controller, by name then age; hidden ones only if asked for."""
@@ -233,7 +225,7 @@ class Store:
             ).fetchall(),
             "listing controllers",
         )
-        return [_controller(r) for r in rows]
+        return [controller_record(r) for r in rows]
 
     def module_path(self, sha256: str) -> Path:
         """Where the module of ``sha256`` is stored (it is not read or checked)."""
@@ -372,15 +364,15 @@ class Store:
                 " WHERE match_id = ? AND side = ?",
                 [
                     (*cols, match_id, side)
-                    for side, cols in enumerate(_side_columns(played, played.entrants))
+                    for side, cols in enumerate(side_columns(played, played.entrants))
                 ],
             )
             conn.execute(
                 "UPDATE matches SET status = 'finished', winner = ?, reason = ?, ticks = ?,"
                 " replay_sha256 = ?, finished_at = ? WHERE id = ?",
-                (*_result_columns(played), _now(), match_id),
+                (*result_columns(played), utc_now(), match_id),
             )
-            return _one_match(conn, match_id)
+            return one_match(conn, match_id)
 
         return self._db.write(tx, f"recording match {match_id}")
 
@@ -391,15 +383,15 @@ class Store:
             self._pending(conn, match_id)
             conn.execute(
                 "UPDATE matches SET status = 'error', error = ?, finished_at = ? WHERE id = ?",
-                (_cut(error), _now(), match_id),
+                (_cut(error), utc_now(), match_id),
             )
-            return _one_match(conn, match_id)
+            return one_match(conn, match_id)
 
         return self._db.write(tx, f"recording match {match_id}")
 
     def match(self, match_id: int) -> MatchRecord:
         """One match by id."""
-        record = self._db.read(lambda c: _match_or_none(c, match_id), "reading a match")
+        record = self._db.read(lambda c: match_or_none(c, match_id), "reading a match")
         if record is None:
             raise NotInStoreError(f"no match {match_id} in the store {self.path}")
         return record
@@ -420,11 +412,11 @@ class Store:
                 "m.id IN (SELECT match_id FROM match_sides WHERE sha256 = ? AND match_id < ?)"
             )
             args += [controller, _id_bound(before)]
-        sql = f"{_MATCHES} WHERE {' AND '.join(where)} ORDER BY m.id DESC LIMIT ?"
+        sql = f"{MATCHES} WHERE {' AND '.join(where)} ORDER BY m.id DESC LIMIT ?"
         rows = self._db.read(lambda c: c.execute(sql, (*args, limit)).fetchall(), "listing matches")
-        return [_match(r) for r in rows]
+        return [match_record(r) for r in rows]
 
-    def _store_replay(self, result: MatchResult) -> _Played:
+    def _store_replay(self, result: MatchResult) -> Played:
         """Write a result's replay file (before any row points at it)."""
         a, b = result.sides
         entrants = (
@@ -432,10 +424,10 @@ class Store:
             _check_entrant(Entrant(b.name, b.sha256)),
         )
         # Hashed once, here: MatchResult.replay_sha256 hashes on every access.
-        return _Played(result, self._replays.put(result.replay), entrants)
+        return Played(result, self._replays.put(result.replay), entrants)
 
     def _pending(self, conn: sqlite3.Connection, match_id: int) -> MatchRecord:
-        record = _match_or_none(conn, match_id)
+        record = match_or_none(conn, match_id)
         if record is None:
             raise NotInStoreError(f"no match {match_id} in the store {self.path}")
         if record.status is not MatchStatus.PENDING:
@@ -448,7 +440,7 @@ class Store:
         entrants: tuple[Entrant, Entrant],
         seed: int,
         *,
-        played: _Played | None = None,
+        played: Played | None = None,
         error: str | None = None,
         tournament_id: int | None = None,
         pairing_key: str | None = None,
@@ -460,7 +452,7 @@ class Store:
                 (tournament_id, pairing_key),
             ).fetchone()
             if existing is not None:
-                return _one_match(conn, existing[0])
+                return one_match(conn, existing[0])
             self._check_in_tournament(conn, tournament_id, entrants)
         status = (
             MatchStatus.FINISHED
@@ -473,22 +465,22 @@ class Store:
         finished_at = None if status is MatchStatus.PENDING else now
         run_id, opponent, role = run if run is not None else (None, None, None)
         try:
-            match_id = self._insert_match_rows(
+            match_id = insert_match_rows(
                 conn,
                 (
                     str(status),
                     _check_seed(seed),
-                    *_result_columns(played),
+                    *result_columns(played),
                     error,
                     tournament_id,
                     pairing_key,
                     run_id,
                     opponent,
                     None if role is None else str(role),
-                    _stamp(now),
-                    None if finished_at is None else _stamp(finished_at),
+                    stamp(now),
+                    None if finished_at is None else stamp(finished_at),
                 ),
-                _side_columns(played, entrants),
+                side_columns(played, entrants),
             )
         except sqlite3.IntegrityError:
             # The foreign keys on controllers: say which one is missing.
@@ -500,7 +492,7 @@ class Store:
             status=status,
             seed=seed,
             entrants=entrants,
-            result=None if played is None else _result_record(played, entrants),
+            result=None if played is None else result_record(played, entrants),
             error=error,
             created_at=now,
             finished_at=finished_at,
@@ -510,26 +502,6 @@ class Store:
             opponent=opponent,
             role=role,
         )
-
-    @staticmethod
-    def _insert_match_rows(
-        conn: sqlite3.Connection, match: tuple[object, ...], sides: list[tuple[object, ...]]
-    ) -> int:
-        cur = conn.execute(
-            "INSERT INTO matches (status, seed, winner, reason, ticks, replay_sha256, error,"
-            " tournament_id, pairing_key, run_id, opponent, role, created_at, finished_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            match,
-        )
-        match_id = cur.lastrowid
-        assert match_id is not None
-        conn.executemany(
-            "INSERT INTO match_sides (match_id, side, name, sha256, banked, fuel_total,"
-            " fuel_peak, forfeit_tick, forfeit_kind, forfeit_detail)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(match_id, side, *cols) for side, cols in enumerate(sides)],
-        )
-        return match_id
 
     def _check_controllers(self, conn: sqlite3.Connection, entrants: Sequence[Entrant]) -> None:
         shas = sorted({e.sha256 for e in entrants})
@@ -595,7 +567,7 @@ class Store:
             cur = conn.execute(
                 "INSERT INTO tournaments (format, seeds, options, status, created_at)"
                 " VALUES (?, ?, ?, 'running', ?)",
-                (str(format), seeds_json, options_json, _now()),
+                (str(format), seeds_json, options_json, utc_now()),
             )
             tid = cur.lastrowid
             assert tid is not None
@@ -604,7 +576,7 @@ class Store:
                 " VALUES (?, ?, ?, ?)",
                 [(tid, i, e.name, e.sha256) for i, e in enumerate(entrants)],
             )
-            return _one_tournament(conn, tid)
+            return one_tournament(conn, tid)
 
         return self._db.write(tx, "recording a tournament")
 
@@ -614,7 +586,7 @@ class Store:
         return self._tournament_status(
             tournament_id,
             "status = 'finished', standings = ?, finished_at = ?",
-            (standings_json, _now()),
+            (standings_json, utc_now()),
             (TournamentStatus.RUNNING,),
         )
 
@@ -623,7 +595,7 @@ class Store:
         return self._tournament_status(
             tournament_id,
             "status = 'failed', error = ?, finished_at = ?",
-            (_cut(error), _now()),
+            (_cut(error), utc_now()),
             (TournamentStatus.RUNNING,),
         )
 
@@ -644,7 +616,7 @@ class Store:
         allowed: tuple[TournamentStatus, ...],
     ) -> TournamentRecord:
         def tx(conn: sqlite3.Connection) -> TournamentRecord:
-            record = _tournament_or_none(conn, tournament_id)
+            record = tournament_or_none(conn, tournament_id)
             if record is None:
                 raise NotInStoreError(f"no tournament {tournament_id} in the store {self.path}")
             if record.status not in allowed:
@@ -652,14 +624,14 @@ class Store:
             conn.execute(
                 f"UPDATE tournaments SET {assignments} WHERE id = ?", (*args, tournament_id)
             )
-            return _one_tournament(conn, tournament_id)
+            return one_tournament(conn, tournament_id)
 
         return self._db.write(tx, f"updating tournament {tournament_id}")
 
     def tournament(self, tournament_id: int) -> TournamentRecord:
         """One tournament by id."""
         record = self._db.read(
-            lambda c: _tournament_or_none(c, tournament_id), "reading a tournament"
+            lambda c: tournament_or_none(c, tournament_id), "reading a tournament"
         )
         if record is None:
             raise NotInStoreError(f"no tournament {tournament_id} in the store {self.path}")
@@ -671,10 +643,10 @@ class Store:
 
         def tx(conn: sqlite3.Connection) -> list[TournamentRecord]:
             rows = conn.execute(
-                f"{_TOURNAMENTS} WHERE t.id < ? ORDER BY t.id DESC LIMIT ?",
+                f"{TOURNAMENTS} WHERE t.id < ? ORDER BY t.id DESC LIMIT ?",
                 (_id_bound(before), limit),
             ).fetchall()
-            return [_tournament(conn, r) for r in rows]
+            return [tournament_record(conn, r) for r in rows]
 
         return self._db.read(tx, "listing tournaments")
 
@@ -690,8 +662,8 @@ class Store:
         def tx(conn: sqlite3.Connection) -> list[MatchRecord]:
             if conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (owner_id,)).fetchone() is None:
                 raise NotInStoreError(f"no {what} {owner_id} in the store {self.path}")
-            rows = conn.execute(f"{_MATCHES} WHERE m.{column} = ? ORDER BY m.id", (owner_id,))
-            return [_match(r) for r in rows]
+            rows = conn.execute(f"{MATCHES} WHERE m.{column} = ? ORDER BY m.id", (owner_id,))
+            return [match_record(r) for r in rows]
 
         return self._db.read(tx, f"reading a {what}'s matches")
 
@@ -752,7 +724,7 @@ class Store:
                     str(outcome),
                     None if reason is None else _cut(reason),
                     log,
-                    _now(),
+                    utc_now(),
                 ),
             )
             run_id = cur.lastrowid
@@ -765,7 +737,7 @@ class Store:
                     played=p,
                     run=(run_id, m.opponent, Role(m.role)),
                 )
-            return _one_run(conn, run_id)
+            return one_run(conn, run_id)
 
         return self._db.write(tx, "recording a run")
 
@@ -775,22 +747,22 @@ class Store:
         """The latest run of this module on this case version, if there is one."""
         row = self._db.read(
             lambda c: c.execute(
-                f"{_RUNS} WHERE r.case_slug = ? AND r.case_version = ?"
+                f"{RUNS} WHERE r.case_slug = ? AND r.case_version = ?"
                 " AND r.controller_sha256 = ? ORDER BY r.id DESC LIMIT 1",
                 (case_slug, case_version, controller_sha256),
             ).fetchone(),
             "looking up a run",
         )
-        return None if row is None else _run(row)
+        return None if row is None else run_record(row)
 
     def run(self, run_id: int) -> RunRecord:
         """One run by id."""
         row = self._db.read(
-            lambda c: c.execute(f"{_RUNS} WHERE r.id = ?", (run_id,)).fetchone(), "reading a run"
+            lambda c: c.execute(f"{RUNS} WHERE r.id = ?", (run_id,)).fetchone(), "reading a run"
         )
         if row is None:
             raise NotInStoreError(f"no run {run_id} in the store {self.path}")
-        return _run(row)
+        return run_record(row)
 
     def runs(
         self, *, limit: int = 50, before: int | None = None, case_slug: str | None = None
@@ -804,11 +776,11 @@ class Store:
             args.append(case_slug)
         rows = self._db.read(
             lambda c: c.execute(
-                f"{_RUNS} WHERE {where} ORDER BY r.id DESC LIMIT ?", (*args, limit)
+                f"{RUNS} WHERE {where} ORDER BY r.id DESC LIMIT ?", (*args, limit)
             ).fetchall(),
             "listing runs",
         )
-        return [_run(r) for r in rows]
+        return [run_record(r) for r in rows]
 
     def run_matches(self, run_id: int) -> list[MatchRecord]:
         """A run's matches, in the order they were given to ``record_run``."""
@@ -825,202 +797,7 @@ class Store:
         return str(row[0])
 
 
-# ===================================================================== rows -> records
-
-
-def _time(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
-
-
-def _created(text: str) -> datetime:
-    return datetime.fromisoformat(text)
-
-
-def _controller(row: sqlite3.Row) -> ControllerRecord:
-    return ControllerRecord(
-        sha256=row["sha256"],
-        name=row["name"],
-        origin=Origin(row["origin"]),
-        hidden=bool(row["hidden"]),
-        size=row["size"],
-        created_at=_created(row["created_at"]),
-    )
-
-
-def _side(row: sqlite3.Row, p: str) -> SideRecord:
-    forfeit = None
-    if row[f"{p}_forfeit_kind"] is not None:
-        forfeit = sim.Forfeit(
-            row[f"{p}_forfeit_tick"],
-            sim.ForfeitKind(row[f"{p}_forfeit_kind"]),
-            row[f"{p}_forfeit_detail"],
-        )
-    return SideRecord(
-        name=row[f"{p}_name"],
-        sha256=row[f"{p}_sha256"],
-        banked=row[f"{p}_banked"],
-        fuel_total=row[f"{p}_fuel_total"],
-        fuel_peak=row[f"{p}_fuel_peak"],
-        forfeit=forfeit,
-    )
-
-
-def _match(row: sqlite3.Row) -> MatchRecord:
-    status = MatchStatus(row["status"])
-    result = None
-    if status is MatchStatus.FINISHED:
-        result = ResultRecord(
-            winner=row["winner"],
-            reason=sim.Reason(row["reason"]),
-            ticks=row["ticks"],
-            replay_sha256=row["replay_sha256"],
-            sides=(_side(row, "a"), _side(row, "b")),
-        )
-    return MatchRecord(
-        id=row["id"],
-        status=status,
-        seed=row["seed"],
-        entrants=(
-            Entrant(row["a_name"], row["a_sha256"]),
-            Entrant(row["b_name"], row["b_sha256"]),
-        ),
-        result=result,
-        error=row["error"],
-        created_at=_created(row["created_at"]),
-        finished_at=_time(row["finished_at"]),
-        tournament_id=row["tournament_id"],
-        pairing_key=row["pairing_key"],
-        run_id=row["run_id"],
-        opponent=row["opponent"],
-        role=None if row["role"] is None else Role(row["role"]),
-    )
-
-
-def _match_or_none(conn: sqlite3.Connection, match_id: int) -> MatchRecord | None:
-    row = conn.execute(f"{_MATCHES} WHERE m.id = ?", (match_id,)).fetchone()
-    return None if row is None else _match(row)
-
-
-def _one_match(conn: sqlite3.Connection, match_id: int) -> MatchRecord:
-    record = _match_or_none(conn, match_id)
-    assert record is not None, f"match {match_id} was just written"
-    return record
-
-
-def _tournament(conn: sqlite3.Connection, row: sqlite3.Row) -> TournamentRecord:
-    field = tuple(
-        Entrant(r["name"], r["sha256"])
-        for r in conn.execute(
-            "SELECT name, sha256 FROM tournament_field WHERE tournament_id = ? ORDER BY position",
-            (row["id"],),
-        )
-    )
-    return TournamentRecord(
-        id=row["id"],
-        format=row["format"],
-        field=field,
-        seeds=tuple(json.loads(row["seeds"])),
-        options=json.loads(row["options"]),
-        status=TournamentStatus(row["status"]),
-        standings=None if row["standings"] is None else json.loads(row["standings"]),
-        error=row["error"],
-        matches=row["match_count"],
-        created_at=_created(row["created_at"]),
-        finished_at=_time(row["finished_at"]),
-    )
-
-
-def _tournament_or_none(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord | None:
-    row = conn.execute(f"{_TOURNAMENTS} WHERE t.id = ?", (tournament_id,)).fetchone()
-    return None if row is None else _tournament(conn, row)
-
-
-def _one_tournament(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord:
-    record = _tournament_or_none(conn, tournament_id)
-    assert record is not None, f"tournament {tournament_id} was just written"
-    return record
-
-
-def _run(row: sqlite3.Row) -> RunRecord:
-    return RunRecord(
-        id=row["id"],
-        case_slug=row["case_slug"],
-        case_version=row["case_version"],
-        manifest_sha256=row["manifest_sha256"],
-        controller=row["controller"],
-        controller_sha256=row["controller_sha256"],
-        outcome=RunOutcome(row["outcome"]),
-        reason=row["reason"],
-        matches=row["match_count"],
-        created_at=_created(row["created_at"]),
-    )
-
-
-def _one_run(conn: sqlite3.Connection, run_id: int) -> RunRecord:
-    row = conn.execute(f"{_RUNS} WHERE r.id = ?", (run_id,)).fetchone()
-    assert row is not None, f"run {run_id} was just written"
-    return _run(row)
-
-
-# ===================================================================== results -> rows
-
-
-@dataclass(frozen=True, slots=True)
-class _Played:
-    """A result whose replay file is stored, ready to become rows."""
-
-    result: MatchResult
-    replay_sha256: str
-    entrants: tuple[Entrant, Entrant]
-
-
-def _result_columns(
-    played: _Played | None,
-) -> tuple[int | None, str | None, int | None, str | None]:
-    """winner, reason, ticks, replay_sha256 (all None without a result)."""
-    if played is None:
-        return None, None, None, None
-    r = played.result
-    return r.winner, str(sim.Reason(r.reason)), r.ticks, played.replay_sha256
-
-
-def _result_record(played: _Played, entrants: Sequence[Entrant]) -> ResultRecord:
-    r = played.result
-    a, b = (
-        SideRecord(e.name, e.sha256, s.banked, s.fuel_total, s.fuel_peak, s.forfeit)
-        for s, e in zip(r.sides, entrants, strict=True)
-    )
-    return ResultRecord(r.winner, sim.Reason(r.reason), r.ticks, played.replay_sha256, (a, b))
-
-
-def _side_columns(played: _Played | None, entrants: Sequence[Entrant]) -> list[tuple[object, ...]]:
-    """Per side: name, sha256, banked, fuel_total, fuel_peak, forfeit tick, kind and detail."""
-    if played is None:
-        return [(e.name, e.sha256, None, None, None, None, None, None) for e in entrants]
-    return [
-        (
-            e.name,
-            e.sha256,
-            s.banked,
-            s.fuel_total,
-            s.fuel_peak,
-            s.forfeit.tick if s.forfeit else None,
-            str(s.forfeit.kind) if s.forfeit else None,
-            s.forfeit.detail if s.forfeit else None,
-        )
-        for s, e in zip(played.result.sides, entrants, strict=True)
-    ]
-
-
 # ===================================================================== checks
-
-
-def _stamp(when: datetime) -> str:
-    return when.isoformat(timespec="microseconds")
-
-
-def _now() -> str:
-    return _stamp(datetime.now(UTC))
 
 
 def _json(value: Any) -> str:
