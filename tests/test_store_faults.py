@@ -16,6 +16,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +198,7 @@ def test_a_lock_held_past_the_busy_timeout_is_a_clear_error_and_reads_go_on(
 def test_a_writer_waits_for_a_lock_another_process_holds_for_a_while(tmp_path: Path) -> None:
     a, b, _ = _seed_store(tmp_path)
     locked = FORK.Event()
+    out = FORK.SimpleQueue()
 
     def hold() -> None:
         conn = sqlite3.connect(tmp_path / STORE_FILE, isolation_level=None)
@@ -204,6 +206,7 @@ def test_a_writer_waits_for_a_lock_another_process_holds_for_a_while(tmp_path: P
         locked.set()
         signal.alarm(5)  # never outlive the test
         time.sleep(0.5)
+        out.put(datetime.now(UTC))  # before the commit: the writer cannot have begun
         conn.execute("COMMIT")
         conn.close()
 
@@ -211,9 +214,12 @@ def test_a_writer_waits_for_a_lock_another_process_holds_for_a_while(tmp_path: P
     child.start()
     assert locked.wait(30)
     with Store.open(tmp_path, busy_timeout=30) as store:
-        assert store.record_match(result_between(a, b)).status == "finished"
+        record = store.record_match(result_between(a, b))
     child.join(30)
     assert child.exitcode == 0
+    assert record.status == "finished"
+    # The record's transaction ran after the lock was released (an order, not a speed).
+    assert record.created_at > out.get()
 
 
 # --------------------------------------------------------------------------- read-only
