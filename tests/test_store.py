@@ -7,13 +7,16 @@ Faults under concurrency, read-only and full directories: test_store_faults.py.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -262,6 +265,32 @@ def test_any_result_reads_back_as_it_was_recorded(
     assert store.read_replay_bytes(result.replay_sha256) == replay
 
 
+@dataclass(frozen=True, slots=True)
+class _SideWithMore(SideResult):
+    """A side whose match JSON has a key beyond the design's (as fuel statistics are)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**SideResult.to_dict(self), "fuel_per_tick": {"mean": 12.5, "peak_tick": None}}
+
+
+def test_a_sides_other_keys_of_the_match_json_are_kept(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    sides = (
+        _SideWithMore(a.name, a.sha256, 1, 2, 3, None),
+        _SideWithMore(b.name, b.sha256, 4, 5, 6, None),
+    )
+    result = MatchResult(None, sim.Reason.DRAW, 9, 3, sides, b"more")
+    record = store.record_match(result)
+    assert store.match(record.id).to_json("r") == {"id": record.id, **result.to_json("r")}
+    assert record.result is not None
+    assert record.result.sides[0].extra == {"fuel_per_tick": {"mean": 12.5, "peak_tick": None}}
+    queued = store.queue_match(Entrant(a.name, a.sha256), Entrant(b.name, b.sha256), seed=3)
+    finished = store.finish_match(queued.id, result)
+    assert finished.to_json("r") == {"id": finished.id, **result.to_json("r")}
+
+
 def test_a_match_needs_its_controllers_stored_first(store: Store) -> None:
     ghost = Entrant("ghost", "0" * 64)
     with pytest.raises(NotInStoreError, match="ghost"):
@@ -378,6 +407,12 @@ def test_a_failed_tournament_resumes_and_tournaments_list_newest_first(
         store.tournament_matches(999)
     with pytest.raises(ArenaError, match="twice"):
         store.create_tournament("swiss", field + field[:1], seeds=[0])
+    # A pairing's key names its entrants (a JSON array): long names make long keys.
+    long_key = json.dumps([0, 1, 7, "é" * 256, "b" * 256])
+    recorded = store.record_match(result_between(a, b), tournament_id=ids[0], pairing_key=long_key)
+    assert recorded.pairing_key == long_key and len(long_key) > 1500
+    with pytest.raises(ArenaError, match="pairing key"):
+        store.record_match(result_between(a, b), tournament_id=ids[0], pairing_key="k" * 4097)
 
 
 # --------------------------------------------------------------------------- runs

@@ -20,6 +20,7 @@ from arena.store._errors import (
     StoreVersionError,
 )
 from arena.store._records import (
+    SIDE_KEYS,
     ControllerRecord,
     Entrant,
     MatchRecord,
@@ -52,6 +53,7 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "SIDE_KEYS",
     "STORE_FILE",
     "ControllerRecord",
     "CorruptFileError",

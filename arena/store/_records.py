@@ -5,10 +5,11 @@ Every record is frozen: what a query returns is a snapshot, never a live row.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import sim
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from arena.match import MatchResult
 
 __all__ = [
+    "SIDE_KEYS",
     "ControllerRecord",
     "Entrant",
     "MatchRecord",
@@ -107,6 +109,10 @@ class ControllerRecord:
     created_at: datetime
 
 
+SIDE_KEYS: Final = ("name", "sha256", "banked", "fuel_total", "fuel_peak", "forfeit")
+"""The design's keys of a side in the match JSON; the store keeps each in a column."""
+
+
 @dataclass(frozen=True, slots=True)
 class SideRecord:
     """One side of a stored result (the design's keys of ``sides``)."""
@@ -117,6 +123,9 @@ class SideRecord:
     fuel_total: int
     fuel_peak: int
     forfeit: sim.Forfeit | None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """The side's other keys of the match JSON (``SideResult.to_dict()`` beyond
+    ``SIDE_KEYS``, e.g. fuel statistics), kept as they were recorded."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -126,6 +135,7 @@ class SideRecord:
             "fuel_total": self.fuel_total,
             "fuel_peak": self.fuel_peak,
             "forfeit": self.forfeit.to_dict() if self.forfeit else None,
+            **self.extra,
         }
 
 

@@ -7,10 +7,11 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sim
 from arena.store._records import (
+    SIDE_KEYS,
     ControllerRecord,
     Entrant,
     MatchRecord,
@@ -32,7 +33,7 @@ __all__ = [
     "MATCHES",
     "RUNS",
     "TOURNAMENTS",
-    "Played",
+    "ResultRows",
     "controller_record",
     "insert_match_rows",
     "match_or_none",
@@ -56,7 +57,8 @@ _SIDES = """
     a.forfeit_kind AS a_forfeit_kind, a.forfeit_detail AS a_forfeit_detail,
     b.name AS b_name, b.sha256 AS b_sha256, b.banked AS b_banked,
     b.fuel_total AS b_fuel_total, b.fuel_peak AS b_fuel_peak, b.forfeit_tick AS b_forfeit_tick,
-    b.forfeit_kind AS b_forfeit_kind, b.forfeit_detail AS b_forfeit_detail
+    b.forfeit_kind AS b_forfeit_kind, b.forfeit_detail AS b_forfeit_detail,
+    a.extra AS a_extra, b.extra AS b_extra
 """
 # Every listing of matches, tournaments and runs selects through these.
 MATCHES = f"""
@@ -124,6 +126,7 @@ def _side(row: sqlite3.Row, p: str) -> SideRecord:
         fuel_total=row[f"{p}_fuel_total"],
         fuel_peak=row[f"{p}_fuel_peak"],
         forfeit=forfeit,
+        extra={} if row[f"{p}_extra"] is None else json.loads(row[f"{p}_extra"]),
     )
 
 
@@ -228,16 +231,25 @@ def one_run(conn: sqlite3.Connection, run_id: int) -> RunRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class Played:
+class ResultRows:
     """A result whose replay file is stored, ready to become rows."""
 
     result: MatchResult
     replay_sha256: str
     entrants: tuple[Entrant, Entrant]
+    extra: tuple[dict[str, Any], dict[str, Any]]
+    """Each side's keys of the match JSON beyond ``SIDE_KEYS``."""
+
+    @classmethod
+    def of(
+        cls, result: MatchResult, replay_sha256: str, entrants: tuple[Entrant, Entrant]
+    ) -> ResultRows:
+        a, b = ({k: v for k, v in s.to_dict().items() if k not in SIDE_KEYS} for s in result.sides)
+        return cls(result, replay_sha256, entrants, (a, b))
 
 
 def result_columns(
-    played: Played | None,
+    played: ResultRows | None,
 ) -> tuple[int | None, str | None, int | None, str | None]:
     """winner, reason, ticks, replay_sha256 (all None without a result)."""
     if played is None:
@@ -246,19 +258,21 @@ def result_columns(
     return r.winner, str(sim.Reason(r.reason)), r.ticks, played.replay_sha256
 
 
-def result_record(played: Played, entrants: Sequence[Entrant]) -> ResultRecord:
+def result_record(played: ResultRows, entrants: Sequence[Entrant]) -> ResultRecord:
     r = played.result
     a, b = (
-        SideRecord(e.name, e.sha256, s.banked, s.fuel_total, s.fuel_peak, s.forfeit)
-        for s, e in zip(r.sides, entrants, strict=True)
+        SideRecord(e.name, e.sha256, s.banked, s.fuel_total, s.fuel_peak, s.forfeit, extra)
+        for s, e, extra in zip(r.sides, entrants, played.extra, strict=True)
     )
     return ResultRecord(r.winner, sim.Reason(r.reason), r.ticks, played.replay_sha256, (a, b))
 
 
-def side_columns(played: Played | None, entrants: Sequence[Entrant]) -> list[tuple[object, ...]]:
-    """Per side: name, sha256, banked, fuel_total, fuel_peak, forfeit tick, kind and detail."""
+def side_columns(
+    played: ResultRows | None, entrants: Sequence[Entrant]
+) -> list[tuple[object, ...]]:
+    """Per side: name, sha256, banked, fuel_total, fuel_peak, forfeit tick, kind, detail, extra."""
     if played is None:
-        return [(e.name, e.sha256, None, None, None, None, None, None) for e in entrants]
+        return [(e.name, e.sha256, None, None, None, None, None, None, None) for e in entrants]
     return [
         (
             e.name,
@@ -269,8 +283,9 @@ def side_columns(played: Played | None, entrants: Sequence[Entrant]) -> list[tup
             s.forfeit.tick if s.forfeit else None,
             str(s.forfeit.kind) if s.forfeit else None,
             s.forfeit.detail if s.forfeit else None,
+            json.dumps(extra, separators=(",", ":"), allow_nan=False) if extra else None,
         )
-        for s, e in zip(played.result.sides, entrants, strict=True)
+        for s, e, extra in zip(played.result.sides, entrants, played.extra, strict=True)
     ]
 
 
@@ -288,8 +303,8 @@ def insert_match_rows(
     assert match_id is not None
     conn.executemany(
         "INSERT INTO match_sides (match_id, side, name, sha256, banked, fuel_total,"
-        " fuel_peak, forfeit_tick, forfeit_kind, forfeit_detail)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " fuel_peak, forfeit_tick, forfeit_kind, forfeit_detail, extra)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(match_id, side, *cols) for side, cols in enumerate(sides)],
     )
     return match_id

@@ -111,6 +111,7 @@ _V1: Final = (
         forfeit_tick   INTEGER,
         forfeit_kind   TEXT,
         forfeit_detail TEXT,
+        extra          TEXT,      -- JSON object: the side's keys of the match JSON beyond these
         PRIMARY KEY (match_id, side),
         CHECK ((forfeit_tick IS NULL) = (forfeit_kind IS NULL)),
         CHECK ((forfeit_tick IS NULL) = (forfeit_detail IS NULL))

@@ -39,7 +39,7 @@ from arena.store._rows import (
     MATCHES,
     RUNS,
     TOURNAMENTS,
-    Played,
+    ResultRows,
     controller_record,
     insert_match_rows,
     match_or_none,
@@ -75,9 +75,9 @@ __all__ = [
 STORE_FILE: Final = "arena.sqlite3"
 """The database's file name in the data directory."""
 MAX_NAME_CHARS: Final = 256
-"""Longest controller name, entrant name or pairing key."""
+"""Longest controller, entrant, opponent or case name."""
 MAX_TEXT_CHARS: Final = 4096
-"""Longest error or reason kept; a longer one is cut, with a note of how much."""
+"""Longest pairing key; longest error or reason kept (a longer one is cut, with a note)."""
 MAX_BUILD_LOG_CHARS: Final = 64 * 1024
 """Longest build log kept: its end (where a build says what went wrong), with a note."""
 MAX_PAGE: Final = 500
@@ -360,8 +360,8 @@ class Store:
             # The sides first: once the match is finished, a trigger freezes them.
             conn.executemany(
                 "UPDATE match_sides SET name = ?, sha256 = ?, banked = ?, fuel_total = ?,"
-                " fuel_peak = ?, forfeit_tick = ?, forfeit_kind = ?, forfeit_detail = ?"
-                " WHERE match_id = ? AND side = ?",
+                " fuel_peak = ?, forfeit_tick = ?, forfeit_kind = ?, forfeit_detail = ?,"
+                " extra = ? WHERE match_id = ? AND side = ?",
                 [
                     (*cols, match_id, side)
                     for side, cols in enumerate(side_columns(played, played.entrants))
@@ -416,7 +416,7 @@ class Store:
         rows = self._db.read(lambda c: c.execute(sql, (*args, limit)).fetchall(), "listing matches")
         return [match_record(r) for r in rows]
 
-    def _store_replay(self, result: MatchResult) -> Played:
+    def _store_replay(self, result: MatchResult) -> ResultRows:
         """Write a result's replay file (before any row points at it)."""
         a, b = result.sides
         entrants = (
@@ -424,7 +424,7 @@ class Store:
             _check_entrant(Entrant(b.name, b.sha256)),
         )
         # Hashed once, here: MatchResult.replay_sha256 hashes on every access.
-        return Played(result, self._replays.put(result.replay), entrants)
+        return ResultRows.of(result, self._replays.put(result.replay), entrants)
 
     def _pending(self, conn: sqlite3.Connection, match_id: int) -> MatchRecord:
         record = match_or_none(conn, match_id)
@@ -440,7 +440,7 @@ class Store:
         entrants: tuple[Entrant, Entrant],
         seed: int,
         *,
-        played: Played | None = None,
+        played: ResultRows | None = None,
         error: str | None = None,
         tournament_id: int | None = None,
         pairing_key: str | None = None,
@@ -825,8 +825,10 @@ def _check_seed(seed: int) -> int:
 def _check_pairing(tournament_id: int | None, pairing_key: str | None) -> None:
     if (tournament_id is None) != (pairing_key is None):
         raise ValueError("a tournament's match needs both tournament_id and pairing_key")
-    if pairing_key is not None:
-        _check_name(pairing_key, "pairing key")
+    if pairing_key is not None and not (
+        isinstance(pairing_key, str) and 1 <= len(pairing_key) <= MAX_TEXT_CHARS
+    ):
+        raise ArenaError(f"a pairing key must be 1..{MAX_TEXT_CHARS} characters")
 
 
 def _check_limit(limit: int) -> None:
