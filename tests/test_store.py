@@ -30,6 +30,7 @@ from arena.store import (
     MAX_BUILD_LOG_CHARS,
     MIGRATIONS,
     SCHEMA_VERSION,
+    SIDE_KEYS,
     STORE_FILE,
     ControllerRecord,
     CorruptFileError,
@@ -260,7 +261,16 @@ def test_any_result_reads_back_as_it_was_recorded(
     assert record.to_json("r") == {"id": record.id, **result.to_json("r")}
     assert record.result is not None
     assert record.result.sides == tuple(
-        SideRecord(s.name, s.sha256, s.banked, s.fuel_total, s.fuel_peak, s.forfeit) for s in sides
+        SideRecord(
+            s.name,
+            s.sha256,
+            s.banked,
+            s.fuel_total,
+            s.fuel_peak,
+            s.forfeit,
+            {k: v for k, v in s.to_dict().items() if k not in SIDE_KEYS},
+        )
+        for s in sides
     )
     assert store.read_replay_bytes(result.replay_sha256) == replay
 
