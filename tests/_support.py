@@ -22,6 +22,8 @@ import pytest
 import replays
 import sim
 from arena.cli import main
+from arena.match import MatchResult, SideResult
+from arena.store import ControllerRecord, Entrant
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -410,3 +412,28 @@ def compile_bomb(n_locals: int = 5000, n_blocks: int = 5000) -> bytes:
         section(3, b"\x01\x00"),
         section(10, vec([func_body(body, ((n_locals, 0x7F),))])),
     )
+
+
+# --------------------------------------------------------------------------- stored results
+
+
+def result_between(
+    a: Entrant | ControllerRecord,
+    b: Entrant | ControllerRecord,
+    *,
+    seed: int = 1,
+    replay: bytes = b"replay",
+    winner: int | None = 0,
+    forfeit: sim.Forfeit | None = None,
+) -> MatchResult:
+    """A match result as ``run_match`` returns one, without playing it (for store tests).
+
+    The store reads a result's fields and writes its replay bytes; it never
+    plays or parses them, so any bytes do.
+    """
+    sides = (
+        SideResult(a.name, a.sha256, 7, 1000, 60, None),
+        SideResult(b.name, b.sha256, 3, 2000, 90, forfeit),
+    )
+    reason = sim.Reason.FORFEIT if forfeit else sim.Reason.SCORE
+    return MatchResult(winner, reason, 42, seed, sides, replay)

@@ -156,6 +156,14 @@ def test_host_overhead_bench_runs(idle: bytes) -> None:
     assert us > 0 and size > 64 and records == 0
 
 
+def test_store_bench_runs(capsys: Capture, idle: bytes) -> None:
+    from arena.bench import store_figures
+
+    store_figures(1, calls=4, idle=idle)
+    out = capsys.readouterr().out
+    assert "record a match with a new replay file" in out and "us CPU" in out
+
+
 def test_demo_plays_every_pairing_and_verifies_each_replay(
     capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,8 +2,9 @@
 
 Packages: sim < replays < arena < web. Inside ``arena``, each sub-package has
 one job: only ``sandbox`` touches wasmtime, only ``match`` and ``executors``
-(and ``bench``, which times them) play matches, ``tournament`` stays pure. A
-module whose name starts with ``_`` is private to the package that holds it.
+(and ``bench``, which times them) play matches, ``tournament`` stays pure,
+``store`` keeps results without playing them. A module whose name starts with
+``_`` is private to the package that holds it.
 """
 
 from __future__ import annotations
@@ -156,6 +157,18 @@ def test_the_tournament_imports_no_sandbox_and_does_no_io() -> None:
         and (imp.module.startswith(impure) or imp.module.split(".")[0] in io_modules)
     ]
     assert not bad, "\n".join(bad)
+
+
+def test_the_store_plays_no_match() -> None:
+    """The store keeps results; it may name arena.match's types, never the sandbox or executors."""
+    forbidden = ("arena.sandbox", "arena.executors", "arena.tournament", "wasmtime")
+    bad = [
+        f"{imp.where()} imports {imp.module}"
+        for imp in IMPORTS
+        if imp.importer.startswith("arena.store") and imp.module.startswith(forbidden)
+    ]
+    assert not bad, "\n".join(bad)
+    assert any(imp.importer.startswith("arena.store") for imp in IMPORTS)
 
 
 def test_every_package_names_its_api() -> None:

@@ -7,6 +7,7 @@ docs/baselines.md keep them with the machine they came from.
 from arena.bench._match import host_overhead_us, match_figures
 from arena.bench._run import machine, run_benchmarks
 from arena.bench._sim import observe_us, sim_figures, sim_ticks_per_second
+from arena.bench._store import store_figures
 from arena.bench._strength import (
     ECONOMY,
     FuelTally,
@@ -32,4 +33,5 @@ __all__ = [
     "run_benchmarks",
     "sim_figures",
     "sim_ticks_per_second",
+    "store_figures",
 ]

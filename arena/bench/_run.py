@@ -30,9 +30,10 @@ def machine() -> str:
 
 
 def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
-    """Print the figures for ``which`` (all, sim or match)."""
+    """Print the figures for ``which`` (all, sim, match or store)."""
     from arena.bench._match import match_figures
     from arena.bench._sim import sim_figures
+    from arena.bench._store import store_figures
 
     repeat = 1 if quick else 3
     print(f"machine: {machine()}")
@@ -40,3 +41,5 @@ def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
         sim_figures(repeat)
     if which in ("all", "match"):
         match_figures(repeat)
+    if which in ("all", "store"):
+        store_figures(repeat)

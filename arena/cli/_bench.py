@@ -16,6 +16,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     be = sub.add_parser("bench", help="print speed figures")
-    be.add_argument("which", nargs="?", default="all", choices=["all", "sim", "match"])
+    be.add_argument("which", nargs="?", default="all", choices=["all", "sim", "match", "store"])
     be.add_argument("--quick", action="store_true", help="fewer repetitions")
     be.set_defaults(func=cmd_bench)

@@ -1,0 +1,179 @@
+"""Content-addressed files: ``<dir>/<sha256><suffix>``, written atomically, checked on every read.
+
+A file's name is the sha256 of its bytes, so a reader can always tell a good
+file from a damaged one: every read hashes what it read and refuses a file
+whose hash is not its name (``CorruptFileError``), whatever the cause (a
+truncation, a bit flip, an edit). Files are only ever replaced by identical
+bytes, which is also how a damaged file is repaired: storing the same content
+again rewrites it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from arena._files import atomic_write
+from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
+
+__all__ = ["CHUNK_BYTES", "Blobs", "ReplayStream", "check_sha256"]
+
+CHUNK_BYTES = 64 * 1024
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def check_sha256(sha256: str, what: str) -> str:
+    """``sha256`` if it is 64 lowercase hex digits (so it is safe as a file name), else an error."""
+    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+        raise NotInStoreError(f"no {what} {sha256!r}: not a sha256 (64 lowercase hex digits)")
+    return sha256
+
+
+class Blobs:
+    """One kind of content-addressed file (replays, modules) under one directory."""
+
+    def __init__(self, directory: Path, suffix: str, what: str, max_bytes: int) -> None:
+        self.directory = directory
+        self.suffix = suffix
+        self.what = what
+        self.max_bytes = max_bytes
+
+    def path(self, sha256: str) -> Path:
+        """Where the file of ``sha256`` is (or would be); the sha256 is checked first."""
+        return self.directory / f"{check_sha256(sha256, self.what)}{self.suffix}"
+
+    def put(self, data: bytes) -> str:
+        """Store ``data`` (atomically, fsynced) unless an identical file is there; its sha256."""
+        sha256 = hashlib.sha256(data).hexdigest()
+        path = self.path(sha256)
+        try:
+            if _holds(path, data):
+                return sha256
+            atomic_write(path, data)
+        except OSError as exc:
+            raise StoreError(f"cannot write the {self.what} file {path}: {_reason(exc)}") from exc
+        return sha256
+
+    def read(self, sha256: str) -> bytes:
+        """The file's bytes, checked against its name; FileNotFoundError if there is none."""
+        path = self.path(sha256)
+        try:
+            with open(path, "rb") as f:
+                data = f.read(self.max_bytes + 1)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise StoreError(f"cannot read the {self.what} file {path}: {_reason(exc)}") from exc
+        self._check(path, sha256, hashlib.sha256(data).hexdigest(), len(data))
+        return data
+
+    def open(self, sha256: str, chunk_size: int = CHUNK_BYTES) -> ReplayStream:
+        """Open the file, hash it whole, and hand it out for streaming only if it is good.
+
+        FileNotFoundError if there is none.
+        """
+        path = self.path(sha256)
+        try:
+            f = open(path, "rb")  # noqa: SIM115 (the stream owns it)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise StoreError(f"cannot read the {self.what} file {path}: {_reason(exc)}") from exc
+        try:
+            digest, size = _hash(f, chunk_size, self.max_bytes)
+            self._check(path, sha256, digest, size)
+        except OSError as exc:
+            f.close()
+            raise StoreError(f"cannot read the {self.what} file {path}: {_reason(exc)}") from exc
+        except BaseException:
+            f.close()
+            raise
+        return ReplayStream(f, path, sha256, size, chunk_size, self.what)
+
+    def _check(self, path: Path, expected: str, actual: str, size: int) -> None:
+        if size > self.max_bytes:
+            raise CorruptFileError(
+                f"the {self.what} file {path} is over {self.max_bytes:,} bytes: "
+                f"not a stored {self.what}"
+            )
+        if actual != expected:
+            raise CorruptFileError(
+                f"the {self.what} file {path} is damaged: its {size:,} bytes hash to {actual}, "
+                "not to its name (truncated or changed on disk)"
+            )
+
+
+class ReplayStream:
+    """A content-addressed file that was verified when opened, ready to stream in chunks.
+
+    Opening it (``Store.open_replay``) reads and hashes the whole file before a
+    single byte is handed out, so a damaged file is refused while the caller
+    can still answer with an error (a web response has not started). Iterating
+    reads the same open file again from the start and hashes it once more: if
+    the bytes changed in between (someone wrote into the file in place), the
+    iteration raises ``CorruptFileError`` after the last chunk, so the caller
+    can break the transfer off rather than end it as good. Iterate once; the
+    file is closed at the end, on an error, or by ``close()``.
+    """
+
+    def __init__(
+        self, f: BinaryIO, path: Path, sha256: str, size: int, chunk_size: int, what: str
+    ) -> None:
+        self._file = f
+        self.path = path
+        self.sha256 = sha256
+        self.size = size
+        """The file's size in bytes (e.g. a Content-Length)."""
+        self._chunk_size = chunk_size
+        self._what = what
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            self._file.seek(0)
+            h = hashlib.sha256()
+            size = 0
+            while size <= self.size and (chunk := self._file.read(self._chunk_size)):
+                size += len(chunk)
+                h.update(chunk)
+                yield chunk
+            if size != self.size or h.hexdigest() != self.sha256:
+                raise CorruptFileError(
+                    f"the {self._what} file {self.path} changed while it was streamed"
+                )
+        finally:
+            self._file.close()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> ReplayStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _hash(f: BinaryIO, chunk_size: int, max_bytes: int) -> tuple[str, int]:
+    h = hashlib.sha256()
+    size = 0
+    while size <= max_bytes and (chunk := f.read(chunk_size)):
+        size += len(chunk)
+        h.update(chunk)
+    return h.hexdigest(), size
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` already holds exactly ``data`` (read at most one byte more)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(data) + 1) == data
+    except FileNotFoundError:
+        return False
+
+
+def _reason(exc: OSError) -> str:
+    return os.strerror(exc.errno) if exc.errno else str(exc)

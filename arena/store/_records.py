@@ -1,0 +1,258 @@
+"""The store's closed vocabularies (StrEnums, their values are the database's) and its records.
+
+Every record is frozen: what a query returns is a snapshot, never a live row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Final
+
+import sim
+
+if TYPE_CHECKING:
+    # Only for annotations: importing arena.match at run time loads wasmtime,
+    # which a store reader (a listing, the web) never needs.
+    from arena.match import MatchResult
+
+__all__ = [
+    "SIDE_KEYS",
+    "ControllerRecord",
+    "Entrant",
+    "MatchRecord",
+    "MatchStatus",
+    "Origin",
+    "ResultRecord",
+    "Role",
+    "RunMatch",
+    "RunOutcome",
+    "RunRecord",
+    "SideRecord",
+    "TournamentRecord",
+    "TournamentStatus",
+]
+
+
+class Origin(StrEnum):
+    """Where a controller came from."""
+
+    BASELINE = "baseline"
+    """A committed baseline (or a case's committed opponent)."""
+    FILE = "file"
+    """A module file named on the command line."""
+    UPLOAD = "upload"
+    """Uploaded to the server (or pushed with a run)."""
+    RUN = "run"
+    """Built from source by a proof run."""
+
+
+class MatchStatus(StrEnum):
+    """Where a match stands. Only a pending match may change; the others are final."""
+
+    PENDING = "pending"
+    """Queued (the server's quick matches): an id, no result yet."""
+    FINISHED = "finished"
+    """Played: the result and the replay are stored."""
+    ERROR = "error"
+    """Could not be played (e.g. its worker died twice): the reason is stored, no replay."""
+
+
+class TournamentStatus(StrEnum):
+    """Where a tournament stands."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    FAILED = "failed"
+
+
+class RunOutcome(StrEnum):
+    """A proof run's outcome: its canonical match, from the controller's side."""
+
+    WIN = "win"
+    LOSS = "loss"
+    DRAW = "draw"
+    COULD_NOT_COMPETE = "could-not-compete"
+    """The submission did not build, or its module is not admissible."""
+
+
+class Role(StrEnum):
+    """An opponent's role in a case (case-manifest.md)."""
+
+    CANONICAL = "canonical"
+    EVIDENCE = "evidence"
+    EXHIBITION = "exhibition"
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A controller as it takes part in a match or a tournament: its name there and its sha256."""
+
+    name: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerRecord:
+    """A stored controller; its module is the file ``modules/<sha256>.wasm``."""
+
+    sha256: str
+    name: str
+    """The name it was first stored under (a match keeps the name it was played under)."""
+    origin: Origin
+    hidden: bool
+    """Never to be listed or served publicly (a case's hidden opponent); the web enforces it."""
+    size: int
+    """The module's size in bytes."""
+    created_at: datetime
+
+
+SIDE_KEYS: Final = ("name", "sha256", "banked", "fuel_total", "fuel_peak", "forfeit")
+"""The design's keys of a side in the match JSON; the store keeps each in a column."""
+
+
+@dataclass(frozen=True, slots=True)
+class SideRecord:
+    """One side of a stored result (the design's keys of ``sides``)."""
+
+    name: str
+    sha256: str
+    banked: int
+    fuel_total: int
+    fuel_peak: int
+    forfeit: sim.Forfeit | None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """The side's other keys of the match JSON (``SideResult.to_dict()`` beyond
+    ``SIDE_KEYS``, e.g. fuel statistics), kept as they were recorded."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "sha256": self.sha256,
+            "banked": self.banked,
+            "fuel_total": self.fuel_total,
+            "fuel_peak": self.fuel_peak,
+            "forfeit": self.forfeit.to_dict() if self.forfeit else None,
+            **self.extra,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRecord:
+    """A played match's stored result; the replay is ``replays/<replay_sha256>.replay``."""
+
+    winner: int | None
+    """The winning side's index (0 = A, 1 = B), or None for a draw."""
+    reason: sim.Reason
+    ticks: int
+    replay_sha256: str
+    sides: tuple[SideRecord, SideRecord]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """A stored match: who played, on which seed, and where it stands.
+
+    A match stands alone (a quick match), or belongs to a tournament (with
+    the pairing's key, unique in that tournament) or to a run (with the
+    opponent's name and role).
+    """
+
+    id: int
+    status: MatchStatus
+    seed: int
+    entrants: tuple[Entrant, Entrant]
+    """Side A and side B, as they were entered (a result's sides carry the same sha256s)."""
+    result: ResultRecord | None
+    """Set when ``status`` is finished."""
+    error: str | None
+    """Why it could not be played, when ``status`` is error."""
+    created_at: datetime
+    finished_at: datetime | None
+    tournament_id: int | None = None
+    pairing_key: str | None = None
+    run_id: int | None = None
+    opponent: str | None = None
+    role: Role | None = None
+
+    def to_json(self, replay: str = "") -> dict[str, Any]:
+        """The JSON of the match: ``"id"`` and the design's keys of ``arena match --json``.
+
+        A finished match gives exactly ``MatchResult.to_json(replay)`` plus
+        ``"id"``; a pending one or one in error gives ``"id"``, ``"status"``,
+        ``"seed"``, the sides' names and sha256s, and ``"error"``.
+        """
+        if self.result is None:
+            return {
+                "id": self.id,
+                "status": str(self.status),
+                "seed": self.seed,
+                "sides": [{"name": e.name, "sha256": e.sha256} for e in self.entrants],
+                "error": self.error,
+            }
+        r = self.result
+        return {
+            "id": self.id,
+            "winner": r.winner,
+            "reason": str(r.reason),
+            "ticks": r.ticks,
+            "seed": self.seed,
+            "replay": replay,
+            "replay_sha256": r.replay_sha256,
+            "sides": [s.to_dict() for s in r.sides],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRecord:
+    """A stored tournament. The store keeps its format, options and standings as given.
+
+    The format's values and the standings' shape belong to ``arena.tournament``;
+    the store only keeps them (standings as JSON, written once, when it finishes).
+    """
+
+    id: int
+    format: str
+    field: tuple[Entrant, ...]
+    """The entrants in seeded order."""
+    seeds: tuple[int, ...]
+    options: dict[str, Any]
+    status: TournamentStatus
+    standings: Any
+    """The JSON the coordinator stored when the tournament finished, else None."""
+    error: str | None
+    """Why it failed, when ``status`` is failed."""
+    matches: int
+    """How many of its matches are recorded (finished or error)."""
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """A stored proof run (immutable). Its build log is ``Store.build_log(id)``."""
+
+    id: int
+    case_slug: str
+    case_version: int
+    manifest_sha256: str
+    controller: str
+    """The submission's name."""
+    controller_sha256: str | None
+    """The submission's module, or None when the build produced none."""
+    outcome: RunOutcome
+    reason: str | None
+    """Why it could not compete (or any other note of the outcome)."""
+    matches: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RunMatch:
+    """One match of a run, to record: the opponent's name, its role, and the result."""
+
+    opponent: str
+    role: Role
+    result: MatchResult = field(repr=False)

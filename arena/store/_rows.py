@@ -1,0 +1,310 @@
+"""The records' SQL: the queries that read them, rows into records, results into rows."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import sim
+from arena.store._records import (
+    SIDE_KEYS,
+    ControllerRecord,
+    Entrant,
+    MatchRecord,
+    MatchStatus,
+    Origin,
+    ResultRecord,
+    Role,
+    RunOutcome,
+    RunRecord,
+    SideRecord,
+    TournamentRecord,
+    TournamentStatus,
+)
+
+if TYPE_CHECKING:
+    from arena.match import MatchResult
+
+__all__ = [
+    "MATCHES",
+    "RUNS",
+    "TOURNAMENTS",
+    "ResultRows",
+    "controller_record",
+    "insert_match_rows",
+    "match_or_none",
+    "match_record",
+    "one_match",
+    "one_run",
+    "one_tournament",
+    "result_columns",
+    "result_record",
+    "run_record",
+    "side_columns",
+    "stamp",
+    "tournament_or_none",
+    "tournament_record",
+    "utc_now",
+]
+
+_SIDES = """
+    a.name AS a_name, a.sha256 AS a_sha256, a.banked AS a_banked,
+    a.fuel_total AS a_fuel_total, a.fuel_peak AS a_fuel_peak, a.forfeit_tick AS a_forfeit_tick,
+    a.forfeit_kind AS a_forfeit_kind, a.forfeit_detail AS a_forfeit_detail,
+    b.name AS b_name, b.sha256 AS b_sha256, b.banked AS b_banked,
+    b.fuel_total AS b_fuel_total, b.fuel_peak AS b_fuel_peak, b.forfeit_tick AS b_forfeit_tick,
+    b.forfeit_kind AS b_forfeit_kind, b.forfeit_detail AS b_forfeit_detail,
+    a.extra AS a_extra, b.extra AS b_extra
+"""
+# Every listing of matches, tournaments and runs selects through these.
+MATCHES = f"""
+    SELECT m.*, {_SIDES}
+    FROM matches AS m
+    JOIN match_sides AS a ON a.match_id = m.id AND a.side = 0
+    JOIN match_sides AS b ON b.match_id = m.id AND b.side = 1
+"""
+TOURNAMENTS = """
+    SELECT t.*, (SELECT count(*) FROM matches WHERE tournament_id = t.id) AS match_count
+    FROM tournaments AS t
+"""
+RUNS = """
+    SELECT r.id, r.case_slug, r.case_version, r.manifest_sha256, r.controller,
+           r.controller_sha256, r.outcome, r.reason, r.created_at,
+           (SELECT count(*) FROM matches WHERE run_id = r.id) AS match_count
+    FROM runs AS r
+"""
+
+
+def stamp(when: datetime) -> str:
+    """A timestamp as stored: ISO 8601 with microseconds and the UTC offset."""
+    return when.isoformat(timespec="microseconds")
+
+
+def utc_now() -> str:
+    """Now, as stored (timestamps are metadata: no deterministic output holds one)."""
+    return stamp(datetime.now(UTC))
+
+
+# --------------------------------------------------------------------------- rows -> records
+
+
+def _time(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+def _created(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def controller_record(row: sqlite3.Row) -> ControllerRecord:
+    return ControllerRecord(
+        sha256=row["sha256"],
+        name=row["name"],
+        origin=Origin(row["origin"]),
+        hidden=bool(row["hidden"]),
+        size=row["size"],
+        created_at=_created(row["created_at"]),
+    )
+
+
+def _side(row: sqlite3.Row, p: str) -> SideRecord:
+    forfeit = None
+    if row[f"{p}_forfeit_kind"] is not None:
+        forfeit = sim.Forfeit(
+            row[f"{p}_forfeit_tick"],
+            sim.ForfeitKind(row[f"{p}_forfeit_kind"]),
+            row[f"{p}_forfeit_detail"],
+        )
+    return SideRecord(
+        name=row[f"{p}_name"],
+        sha256=row[f"{p}_sha256"],
+        banked=row[f"{p}_banked"],
+        fuel_total=row[f"{p}_fuel_total"],
+        fuel_peak=row[f"{p}_fuel_peak"],
+        forfeit=forfeit,
+        extra={} if row[f"{p}_extra"] is None else json.loads(row[f"{p}_extra"]),
+    )
+
+
+def match_record(row: sqlite3.Row) -> MatchRecord:
+    status = MatchStatus(row["status"])
+    result = None
+    if status is MatchStatus.FINISHED:
+        result = ResultRecord(
+            winner=row["winner"],
+            reason=sim.Reason(row["reason"]),
+            ticks=row["ticks"],
+            replay_sha256=row["replay_sha256"],
+            sides=(_side(row, "a"), _side(row, "b")),
+        )
+    return MatchRecord(
+        id=row["id"],
+        status=status,
+        seed=row["seed"],
+        entrants=(
+            Entrant(row["a_name"], row["a_sha256"]),
+            Entrant(row["b_name"], row["b_sha256"]),
+        ),
+        result=result,
+        error=row["error"],
+        created_at=_created(row["created_at"]),
+        finished_at=_time(row["finished_at"]),
+        tournament_id=row["tournament_id"],
+        pairing_key=row["pairing_key"],
+        run_id=row["run_id"],
+        opponent=row["opponent"],
+        role=None if row["role"] is None else Role(row["role"]),
+    )
+
+
+def match_or_none(conn: sqlite3.Connection, match_id: int) -> MatchRecord | None:
+    row = conn.execute(f"{MATCHES} WHERE m.id = ?", (match_id,)).fetchone()
+    return None if row is None else match_record(row)
+
+
+def one_match(conn: sqlite3.Connection, match_id: int) -> MatchRecord:
+    record = match_or_none(conn, match_id)
+    assert record is not None, f"match {match_id} was just written"
+    return record
+
+
+def tournament_record(conn: sqlite3.Connection, row: sqlite3.Row) -> TournamentRecord:
+    field = tuple(
+        Entrant(r["name"], r["sha256"])
+        for r in conn.execute(
+            "SELECT name, sha256 FROM tournament_field WHERE tournament_id = ? ORDER BY position",
+            (row["id"],),
+        )
+    )
+    return TournamentRecord(
+        id=row["id"],
+        format=row["format"],
+        field=field,
+        seeds=tuple(json.loads(row["seeds"])),
+        options=json.loads(row["options"]),
+        status=TournamentStatus(row["status"]),
+        standings=None if row["standings"] is None else json.loads(row["standings"]),
+        error=row["error"],
+        matches=row["match_count"],
+        created_at=_created(row["created_at"]),
+        finished_at=_time(row["finished_at"]),
+    )
+
+
+def tournament_or_none(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord | None:
+    row = conn.execute(f"{TOURNAMENTS} WHERE t.id = ?", (tournament_id,)).fetchone()
+    return None if row is None else tournament_record(conn, row)
+
+
+def one_tournament(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord:
+    record = tournament_or_none(conn, tournament_id)
+    assert record is not None, f"tournament {tournament_id} was just written"
+    return record
+
+
+def run_record(row: sqlite3.Row) -> RunRecord:
+    return RunRecord(
+        id=row["id"],
+        case_slug=row["case_slug"],
+        case_version=row["case_version"],
+        manifest_sha256=row["manifest_sha256"],
+        controller=row["controller"],
+        controller_sha256=row["controller_sha256"],
+        outcome=RunOutcome(row["outcome"]),
+        reason=row["reason"],
+        matches=row["match_count"],
+        created_at=_created(row["created_at"]),
+    )
+
+
+def one_run(conn: sqlite3.Connection, run_id: int) -> RunRecord:
+    row = conn.execute(f"{RUNS} WHERE r.id = ?", (run_id,)).fetchone()
+    assert row is not None, f"run {run_id} was just written"
+    return run_record(row)
+
+
+# --------------------------------------------------------------------------- results -> rows
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRows:
+    """A result whose replay file is stored, ready to become rows."""
+
+    result: MatchResult
+    replay_sha256: str
+    entrants: tuple[Entrant, Entrant]
+    extra: tuple[dict[str, Any], dict[str, Any]]
+    """Each side's keys of the match JSON beyond ``SIDE_KEYS``."""
+
+    @classmethod
+    def of(
+        cls, result: MatchResult, replay_sha256: str, entrants: tuple[Entrant, Entrant]
+    ) -> ResultRows:
+        a, b = ({k: v for k, v in s.to_dict().items() if k not in SIDE_KEYS} for s in result.sides)
+        return cls(result, replay_sha256, entrants, (a, b))
+
+
+def result_columns(
+    played: ResultRows | None,
+) -> tuple[int | None, str | None, int | None, str | None]:
+    """winner, reason, ticks, replay_sha256 (all None without a result)."""
+    if played is None:
+        return None, None, None, None
+    r = played.result
+    return r.winner, str(sim.Reason(r.reason)), r.ticks, played.replay_sha256
+
+
+def result_record(played: ResultRows, entrants: Sequence[Entrant]) -> ResultRecord:
+    r = played.result
+    a, b = (
+        SideRecord(e.name, e.sha256, s.banked, s.fuel_total, s.fuel_peak, s.forfeit, extra)
+        for s, e, extra in zip(r.sides, entrants, played.extra, strict=True)
+    )
+    return ResultRecord(r.winner, sim.Reason(r.reason), r.ticks, played.replay_sha256, (a, b))
+
+
+def side_columns(
+    played: ResultRows | None, entrants: Sequence[Entrant]
+) -> list[tuple[object, ...]]:
+    """Per side: name, sha256, banked, fuel_total, fuel_peak, forfeit tick, kind, detail, extra."""
+    if played is None:
+        return [(e.name, e.sha256, None, None, None, None, None, None, None) for e in entrants]
+    return [
+        (
+            e.name,
+            e.sha256,
+            s.banked,
+            s.fuel_total,
+            s.fuel_peak,
+            s.forfeit.tick if s.forfeit else None,
+            str(s.forfeit.kind) if s.forfeit else None,
+            s.forfeit.detail if s.forfeit else None,
+            json.dumps(extra, separators=(",", ":"), allow_nan=False) if extra else None,
+        )
+        for s, e, extra in zip(played.result.sides, entrants, played.extra, strict=True)
+    ]
+
+
+def insert_match_rows(
+    conn: sqlite3.Connection, match: tuple[object, ...], sides: list[tuple[object, ...]]
+) -> int:
+    """Insert a match's row and its sides' rows; the match's id."""
+    cur = conn.execute(
+        "INSERT INTO matches (status, seed, winner, reason, ticks, replay_sha256, error,"
+        " tournament_id, pairing_key, run_id, opponent, role, created_at, finished_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        match,
+    )
+    match_id = cur.lastrowid
+    assert match_id is not None
+    conn.executemany(
+        "INSERT INTO match_sides (match_id, side, name, sha256, banked, fuel_total,"
+        " fuel_peak, forfeit_tick, forfeit_kind, forfeit_detail, extra)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(match_id, side, *cols) for side, cols in enumerate(sides)],
+    )
+    return match_id

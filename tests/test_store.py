@@ -1,0 +1,629 @@
+"""The store: records round-trip, listings page, files are checked on read, the schema migrates.
+
+Real SQLite files in tmp_path; real matches where a replay must verify.
+Faults under concurrency, read-only and full directories: test_store_faults.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import replays
+import sim
+from arena import ArenaError
+from arena.match import Contestant, MatchResult, SideResult, run_match
+from arena.store import (
+    MAX_BUILD_LOG_CHARS,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    SIDE_KEYS,
+    STORE_FILE,
+    ControllerRecord,
+    CorruptFileError,
+    Entrant,
+    MatchStatus,
+    NotInStoreError,
+    Origin,
+    Role,
+    RunMatch,
+    RunOutcome,
+    SideRecord,
+    Store,
+    StoreError,
+    StoreVersionError,
+    TournamentStatus,
+    migrate,
+)
+from tests._support import result_between
+
+MANIFEST = "ab" * 32
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "data") as s:
+        yield s
+
+
+@pytest.fixture
+def two(store: Store) -> tuple[ControllerRecord, ControllerRecord]:
+    return (
+        store.add_controller(b"module a", name="alpha", origin=Origin.FILE),
+        store.add_controller(b"module b", name="beta", origin=Origin.BASELINE),
+    )
+
+
+# --------------------------------------------------------------------------- opening
+
+
+def test_a_new_store_is_a_wal_database_at_the_current_version(tmp_path: Path) -> None:
+    root = tmp_path / "fresh" / "data"
+    with Store.open(root) as store:
+        assert store.path == root / STORE_FILE
+    conn = sqlite3.connect(root / STORE_FILE)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+def test_the_default_root_is_the_data_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORAY_DATA_DIR", str(tmp_path / "elsewhere"))
+    with Store.open() as store:
+        assert store.root == tmp_path / "elsewhere"
+        assert (tmp_path / "elsewhere" / STORE_FILE).exists()
+
+
+def test_a_newer_database_is_refused_naming_the_file_and_versions(tmp_path: Path) -> None:
+    Store.open(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / STORE_FILE)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 3}")
+    conn.close()
+    with pytest.raises(StoreVersionError) as err:
+        Store.open(tmp_path)
+    message = str(err.value)
+    assert str(tmp_path / STORE_FILE) in message
+    assert f"version {SCHEMA_VERSION + 3}" in message and f"arena's {SCHEMA_VERSION}" in message
+
+
+def test_migrations_apply_in_order_and_a_failed_step_leaves_the_version_before(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "db.sqlite3"
+    assert migrate(path, MIGRATIONS[:0]) == 0
+    assert migrate(path) == SCHEMA_VERSION
+    extra = ("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)",)
+    assert migrate(path, (*MIGRATIONS, extra)) == SCHEMA_VERSION + 1
+    assert migrate(path, (*MIGRATIONS, extra)) == SCHEMA_VERSION + 1  # nothing left to do
+    broken = ("CREATE TABLE half (x)", "THIS IS NOT SQL")
+    with pytest.raises(sqlite3.OperationalError):
+        migrate(path, (*MIGRATIONS, extra, broken))
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    conn.close()
+    assert "notes" in tables and "half" not in tables  # the failed step left nothing behind
+    with pytest.raises(StoreVersionError):
+        migrate(path, MIGRATIONS)
+
+
+def test_reading_the_store_never_loads_the_sandbox(tmp_path: Path) -> None:
+    code = (
+        "import sys; from arena.store import Store; s = Store.open(sys.argv[1]); "
+        "s.matches(); s.controllers(); s.tournaments(); s.runs(); print('wasmtime' in sys.modules)"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert ran.stdout.strip() == "False"
+
+
+def test_a_file_that_is_not_a_database_is_refused_naming_it(tmp_path: Path) -> None:
+    (tmp_path / STORE_FILE).write_bytes(b"this is no database, just some text" * 100)
+    with pytest.raises(StoreError, match=r"not a database") as err:
+        Store.open(tmp_path)
+    assert str(tmp_path / STORE_FILE) in str(err.value)
+
+
+def test_a_closed_store_says_so(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.controllers()
+
+
+# --------------------------------------------------------------------------- controllers
+
+
+def test_controllers_are_stored_by_sha256_with_their_module_file(store: Store) -> None:
+    record = store.add_controller(b"\0asm module", name="bot", origin=Origin.UPLOAD)
+    assert record.sha256 == hashlib.sha256(b"\0asm module").hexdigest()
+    assert (record.name, record.origin, record.hidden, record.size) == ("bot", "upload", False, 11)
+    assert store.module_path(record.sha256) == store.root / "modules" / f"{record.sha256}.wasm"
+    assert store.read_module_bytes(record.sha256) == b"\0asm module"
+    assert store.controller(record.sha256) == record
+    assert store.controller("bot") == record
+
+
+def test_adding_a_controller_again_keeps_it_and_hidden_is_sticky(store: Store) -> None:
+    first = store.add_controller(b"secret", name="fuel-probe", origin=Origin.BASELINE, hidden=True)
+    again = store.add_controller(b"secret", name="copy", origin=Origin.UPLOAD, hidden=False)
+    assert again == first  # first name and origin kept; still hidden
+    public = store.add_controller(b"open", name="open", origin=Origin.FILE)
+    assert store.add_controller(b"open", name="open", origin=Origin.FILE, hidden=True).hidden
+    assert store.controller(public.sha256).hidden
+    assert store.controllers() == []
+    assert [c.name for c in store.controllers(include_hidden=True)] == ["fuel-probe", "open"]
+
+
+def test_a_name_finds_the_controller_stored_last_under_it(store: Store) -> None:
+    store.add_controller(b"v1", name="mybot", origin=Origin.UPLOAD)
+    v2 = store.add_controller(b"v2", name="mybot", origin=Origin.UPLOAD)
+    assert store.controller("mybot") == v2
+    assert [c.sha256 for c in store.controllers()][-1] == v2.sha256
+
+
+def test_unknown_controllers_and_bad_names_are_operator_errors(store: Store) -> None:
+    with pytest.raises(NotInStoreError, match="nobody"):
+        store.controller("nobody")
+    with pytest.raises(ArenaError, match=r"1\.\.256"):
+        store.add_controller(b"x", name="", origin=Origin.FILE)
+    with pytest.raises(ArenaError, match=r"1\.\.256"):
+        store.add_controller(b"x", name="n" * 257, origin=Origin.FILE)
+    with pytest.raises(ValueError):
+        store.add_controller(b"x", name="x", origin="stolen")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- matches
+
+
+def test_a_real_match_is_stored_and_its_replay_read_back_verifies(
+    store: Store, idle: bytes
+) -> None:
+    a = store.add_controller(idle, name="idle", origin=Origin.FILE)
+    result = run_match(
+        Contestant("idle", idle), Contestant("idle", idle), seed=5, config=sim.Config(max_ticks=30)
+    )
+    record = store.record_match(result)
+    path = store.replay_path(result.replay_sha256)
+    assert record.to_json(str(path)) == {"id": record.id, **result.to_json(str(path))}
+    assert record.status is MatchStatus.FINISHED and record.entrants[0].sha256 == a.sha256
+    assert path == store.root / "replays" / f"{result.replay_sha256}.replay"
+    data = store.read_replay_bytes(result.replay_sha256)
+    assert data == result.replay
+    assert replays.verify_replay(data).ok
+    with store.open_replay(result.replay_sha256, chunk_size=1000) as stream:
+        assert stream.size == len(result.replay)
+        assert b"".join(stream) == result.replay
+    assert store.match(record.id) == record
+
+
+names = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=40)
+forfeits = st.none() | st.builds(
+    sim.Forfeit, st.integers(0, 100_000), st.sampled_from(sim.ForfeitKind), st.text(max_size=200)
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    names=st.tuples(names, names),
+    numbers=st.lists(st.integers(0, 2**53), min_size=6, max_size=6),
+    forfeit=st.tuples(forfeits, forfeits),
+    winner=st.sampled_from([None, 0, 1]),
+    reason=st.sampled_from(sim.Reason),
+    ticks=st.integers(0, 100_000),
+    seed=st.integers(0, 2**32 - 1),
+    replay=st.binary(max_size=300),
+)
+def test_any_result_reads_back_as_it_was_recorded(
+    store: Store,
+    two: tuple[ControllerRecord, ControllerRecord],
+    names: tuple[str, str],
+    numbers: list[int],
+    forfeit: tuple[sim.Forfeit | None, sim.Forfeit | None],
+    winner: int | None,
+    reason: sim.Reason,
+    ticks: int,
+    seed: int,
+    replay: bytes,
+) -> None:
+    sides = tuple(
+        SideResult(
+            names[i],
+            two[i].sha256,
+            numbers[3 * i],
+            numbers[3 * i + 1],
+            numbers[3 * i + 2],
+            forfeit[i],
+        )
+        for i in range(2)
+    )
+    result = MatchResult(winner, reason, ticks, seed, (sides[0], sides[1]), replay)
+    record = store.record_match(result)
+    assert store.match(record.id) == record
+    assert record.to_json("r") == {"id": record.id, **result.to_json("r")}
+    assert record.result is not None
+    assert record.result.sides == tuple(
+        SideRecord(
+            s.name,
+            s.sha256,
+            s.banked,
+            s.fuel_total,
+            s.fuel_peak,
+            s.forfeit,
+            {k: v for k, v in s.to_dict().items() if k not in SIDE_KEYS},
+        )
+        for s in sides
+    )
+    assert store.read_replay_bytes(result.replay_sha256) == replay
+
+
+@dataclass(frozen=True, slots=True)
+class _SideWithMore(SideResult):
+    """A side whose match JSON has a key beyond the design's (as fuel statistics are)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**SideResult.to_dict(self), "fuel_per_tick": {"mean": 12.5, "peak_tick": None}}
+
+
+def test_a_sides_other_keys_of_the_match_json_are_kept(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    sides = (
+        _SideWithMore(a.name, a.sha256, 1, 2, 3, None),
+        _SideWithMore(b.name, b.sha256, 4, 5, 6, None),
+    )
+    result = MatchResult(None, sim.Reason.DRAW, 9, 3, sides, b"more")
+    record = store.record_match(result)
+    assert store.match(record.id).to_json("r") == {"id": record.id, **result.to_json("r")}
+    assert record.result is not None
+    assert record.result.sides[0].extra == {"fuel_per_tick": {"mean": 12.5, "peak_tick": None}}
+    queued = store.queue_match(Entrant(a.name, a.sha256), Entrant(b.name, b.sha256), seed=3)
+    finished = store.finish_match(queued.id, result)
+    assert finished.to_json("r") == {"id": finished.id, **result.to_json("r")}
+
+
+def test_a_match_needs_its_controllers_stored_first(store: Store) -> None:
+    ghost = Entrant("ghost", "0" * 64)
+    with pytest.raises(NotInStoreError, match="ghost"):
+        store.record_match(result_between(ghost, ghost))
+    assert store.matches() == []
+
+
+def test_recent_matches_page_backwards_and_filter_by_controller(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    c = store.add_controller(b"module c", name="gamma", origin=Origin.FILE)
+    ids = [store.record_match(result_between(a, b, seed=i, replay=b"r%d" % i)).id for i in range(7)]
+    ids.append(store.record_match(result_between(c, b, seed=99)).id)
+    page = store.matches(limit=3)
+    assert [m.id for m in page] == ids[::-1][:3]
+    page2 = store.matches(limit=3, before=page[-1].id)
+    assert [m.id for m in page2] == ids[::-1][3:6]
+    assert [m.id for m in store.matches(controller=c.sha256)] == [ids[-1]]
+    assert [m.id for m in store.matches(controller=a.sha256, limit=2)] == ids[6:4:-1]
+    with pytest.raises(ArenaError, match=r"1\.\.500"):
+        store.matches(limit=0)
+    with pytest.raises(NotInStoreError, match="match 12345"):
+        store.match(12345)
+
+
+def test_a_queued_match_gets_its_result_once(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    queued = store.queue_match(Entrant("alpha", a.sha256), Entrant("beta", b.sha256), seed=9)
+    assert queued.status is MatchStatus.PENDING and queued.result is None
+    assert queued.to_json()["status"] == "pending"
+    with pytest.raises(ValueError, match="seed"):
+        store.finish_match(queued.id, result_between(a, b, seed=10))
+    with pytest.raises(ValueError, match="sides"):
+        store.finish_match(queued.id, result_between(b, a, seed=9))
+    done = store.finish_match(queued.id, result_between(a, b, seed=9, replay=b"queued"))
+    assert done.status is MatchStatus.FINISHED and done.result is not None
+    assert done.result.sides[0].banked == 7 and done.finished_at is not None
+    with pytest.raises(ArenaError, match="finished already"):
+        store.fail_match(queued.id, "too late")
+    other = store.queue_match(Entrant("alpha", a.sha256), Entrant("beta", b.sha256), seed=9)
+    failed = store.fail_match(other.id, "the worker died")
+    assert (failed.status, failed.error) == (MatchStatus.ERROR, "the worker died")
+    assert failed.to_json()["error"] == "the worker died"
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+def test_a_tournament_keeps_its_field_seeds_options_and_standings(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    field = [Entrant("beta", b.sha256), Entrant("alpha", a.sha256)]
+    t = store.create_tournament("round-robin", field, seeds=[3, 1], options={"jobs": 2})
+    assert (t.format, t.field, t.seeds, t.options) == (
+        "round-robin",
+        tuple(field),
+        (3, 1),
+        {"jobs": 2},
+    )
+    assert (t.status, t.standings, t.matches, t.finished_at) == ("running", None, 0, None)
+    first = store.record_match(
+        result_between(a, b, seed=3, replay=b"t1"), tournament_id=t.id, pairing_key="0:3"
+    )
+    again = store.record_match(
+        result_between(a, b, seed=3, replay=b"t1-bis"), tournament_id=t.id, pairing_key="0:3"
+    )
+    assert again == first  # recorded once: the first recording stands
+    lost = store.record_match_error(
+        Entrant("beta", b.sha256),
+        Entrant("alpha", a.sha256),
+        seed=1,
+        error="worker died twice",
+        tournament_id=t.id,
+        pairing_key="1:1",
+    )
+    assert lost.status is MatchStatus.ERROR and lost.pairing_key == "1:1"
+    assert [m.pairing_key for m in store.tournament_matches(t.id)] == ["0:3", "1:1"]
+    standings = [{"rank": 1, "name": "alpha", "wins": 1}]
+    done = store.finish_tournament(t.id, standings)
+    assert (done.status, done.standings, done.matches) == (TournamentStatus.FINISHED, standings, 2)
+    assert done.finished_at is not None
+    assert store.tournament(t.id) == done
+    with pytest.raises(ArenaError, match="finished"):
+        late = result_between(a, b, replay=b"late")
+        store.record_match(late, tournament_id=t.id, pairing_key="9")
+    with pytest.raises(ArenaError, match="finished already"):
+        store.finish_tournament(t.id, [])
+
+
+def test_a_failed_tournament_resumes_and_tournaments_list_newest_first(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    field = [Entrant("alpha", a.sha256), Entrant("beta", b.sha256)]
+    ids = [store.create_tournament("swiss", field, seeds=[0]).id for _ in range(3)]
+    failed = store.fail_tournament(ids[1], "interrupted")
+    assert (failed.status, failed.error) == ("failed", "interrupted")
+    resumed = store.resume_tournament(ids[1])
+    assert (resumed.status, resumed.error, resumed.finished_at) == ("running", None, None)
+    assert [t.id for t in store.tournaments()] == ids[::-1]
+    assert [t.id for t in store.tournaments(limit=1, before=ids[2])] == [ids[1]]
+    outsider = store.add_controller(b"outsider", name="c", origin=Origin.FILE)
+    with pytest.raises(ValueError, match="field"):
+        store.record_match(result_between(a, outsider), tournament_id=ids[0], pairing_key="k")
+    with pytest.raises(ValueError, match="both"):
+        store.record_match(result_between(a, b), tournament_id=ids[0])
+    with pytest.raises(NotInStoreError):
+        store.tournament(999)
+    with pytest.raises(NotInStoreError):
+        store.tournament_matches(999)
+    with pytest.raises(ArenaError, match="twice"):
+        store.create_tournament("swiss", field + field[:1], seeds=[0])
+    # A pairing's key names its entrants (a JSON array): long names make long keys.
+    long_key = json.dumps([0, 1, 7, "é" * 256, "b" * 256])
+    recorded = store.record_match(result_between(a, b), tournament_id=ids[0], pairing_key=long_key)
+    assert recorded.pairing_key == long_key and len(long_key) > 1500
+    with pytest.raises(ArenaError, match="pairing key"):
+        store.record_match(result_between(a, b), tournament_id=ids[0], pairing_key="k" * 4097)
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def test_a_run_is_recorded_whole_and_found_by_case_and_module(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    me, opp = two
+    matches = [
+        RunMatch("beta", Role.CANONICAL, result_between(me, opp, seed=1, replay=b"c")),
+        RunMatch("beta", Role.EXHIBITION, result_between(opp, me, seed=2, replay=b"e", winner=1)),
+    ]
+    log = "step\n" * (MAX_BUILD_LOG_CHARS // 3) + "error: it broke\n"
+    run = store.record_run(
+        case_slug="foray",
+        case_version=1,
+        manifest_sha256=MANIFEST,
+        controller="alpha",
+        controller_sha256=me.sha256,
+        outcome=RunOutcome.WIN,
+        build_log=log,
+        matches=matches,
+    )
+    assert (run.case_slug, run.case_version, run.outcome, run.matches) == ("foray", 1, "win", 2)
+    stored = store.run_matches(run.id)
+    assert [(m.opponent, m.role, m.run_id) for m in stored] == [
+        ("beta", Role.CANONICAL, run.id),
+        ("beta", Role.EXHIBITION, run.id),
+    ]
+    assert all(store.read_replay_bytes(m.result.replay_sha256) for m in stored if m.result)
+    kept = store.build_log(run.id)
+    assert kept.endswith("error: it broke\n") and len(kept) < MAX_BUILD_LOG_CHARS + 100
+    assert "characters cut" in kept
+    assert store.find_run("foray", 1, me.sha256) == run == store.run(run.id)
+    assert store.find_run("foray", 2, me.sha256) is None
+    again = store.record_run(
+        case_slug="foray",
+        case_version=1,
+        manifest_sha256=MANIFEST,
+        controller="alpha",
+        controller_sha256=me.sha256,
+        outcome=RunOutcome.WIN,
+        matches=matches,
+    )
+    assert store.find_run("foray", 1, me.sha256) == again  # the latest
+    assert [r.id for r in store.runs()] == [again.id, run.id]
+    assert store.runs(case_slug="other") == []
+
+
+def test_a_run_that_could_not_compete_has_its_reason_and_no_matches(store: Store) -> None:
+    run = store.record_run(
+        case_slug="foray",
+        case_version=1,
+        manifest_sha256=MANIFEST,
+        controller="broken",
+        controller_sha256=None,
+        outcome=RunOutcome.COULD_NOT_COMPETE,
+        reason="the build failed (exit 1)",
+        build_log="cc: error\n",
+    )
+    assert (run.outcome, run.reason, run.matches, run.controller_sha256) == (
+        "could-not-compete",
+        "the build failed (exit 1)",
+        0,
+        None,
+    )
+    assert store.build_log(run.id) == "cc: error\n"
+    assert store.run_matches(run.id) == []
+    with pytest.raises(ValueError):
+        store.record_run(
+            case_slug="foray",
+            case_version=1,
+            manifest_sha256=MANIFEST,
+            controller="x",
+            controller_sha256=None,
+            outcome=RunOutcome.WIN,
+        )
+
+
+def test_runs_and_settled_matches_cannot_be_changed_even_by_hand(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    me, opp = two
+    store.record_run(
+        case_slug="foray",
+        case_version=1,
+        manifest_sha256=MANIFEST,
+        controller="alpha",
+        controller_sha256=me.sha256,
+        outcome=RunOutcome.LOSS,
+        matches=[RunMatch("beta", Role.CANONICAL, result_between(me, opp, winner=1))],
+    )
+    conn = sqlite3.connect(store.path)
+    for statement in (
+        "UPDATE runs SET outcome = 'win'",
+        "UPDATE matches SET winner = 0",
+        "UPDATE match_sides SET banked = 1000",
+    ):
+        with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+            conn.execute(statement)
+    conn.close()
+
+
+# --------------------------------------------------------------------------- files
+
+
+@pytest.fixture
+def recorded(store: Store, two: tuple[ControllerRecord, ControllerRecord]) -> MatchResult:
+    result = result_between(*two, replay=os.urandom(200_000))
+    store.record_match(result)
+    return result
+
+
+def test_a_truncated_replay_is_refused_on_every_read(store: Store, recorded: MatchResult) -> None:
+    sha = recorded.replay_sha256
+    path = store.replay_path(sha)
+    path.write_bytes(recorded.replay[:1000])
+    for read in (store.read_replay_bytes, store.open_replay):
+        with pytest.raises(CorruptFileError, match="damaged") as err:
+            read(sha)
+        assert str(path) in str(err.value)
+
+
+def test_a_changed_byte_is_refused_before_a_stream_starts(
+    store: Store, recorded: MatchResult
+) -> None:
+    path = store.replay_path(recorded.replay_sha256)
+    data = bytearray(recorded.replay)
+    data[123_456] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptFileError, match="damaged"):
+        store.open_replay(recorded.replay_sha256)
+
+
+def test_a_replay_changed_while_streaming_ends_the_stream_with_an_error(
+    store: Store, recorded: MatchResult
+) -> None:
+    stream = store.open_replay(recorded.replay_sha256, chunk_size=50_000)
+    chunks = iter(stream)
+    first = next(chunks)
+    with open(store.replay_path(recorded.replay_sha256), "r+b") as f:  # in place: same inode
+        f.seek(150_000)
+        f.write(b"\0" * 10)
+    with pytest.raises(CorruptFileError, match="changed while it was streamed"):
+        for _ in chunks:
+            pass
+    assert first == recorded.replay[:50_000]
+
+
+def test_missing_files_are_lost_when_a_row_uses_them_else_unknown(
+    store: Store, recorded: MatchResult, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    store.replay_path(recorded.replay_sha256).unlink()
+    with pytest.raises(CorruptFileError, match="missing"):
+        store.read_replay_bytes(recorded.replay_sha256)
+    with pytest.raises(NotInStoreError):
+        store.read_replay_bytes("e" * 64)
+    store.module_path(two[0].sha256).unlink()
+    with pytest.raises(CorruptFileError, match="missing"):
+        store.read_module_bytes(two[0].sha256)
+    for bad in ("../../etc/passwd", "E" * 64, "e" * 63, ""):
+        with pytest.raises(NotInStoreError, match="not a sha256"):
+            store.replay_path(bad)
+        with pytest.raises(NotInStoreError, match="not a sha256"):
+            store.read_module_bytes(bad)
+
+
+def test_recording_the_same_replay_again_repairs_a_damaged_file(
+    store: Store, recorded: MatchResult
+) -> None:
+    path = store.replay_path(recorded.replay_sha256)
+    path.write_bytes(b"garbage")
+    store.record_match(recorded)
+    assert store.read_replay_bytes(recorded.replay_sha256) == recorded.replay
+
+
+def test_the_replay_file_is_written_before_the_row(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    # A plain file where the replays directory should be: the replay cannot be
+    # written, so no row may point at it.
+    (store.root / "replays").write_bytes(b"not a directory")
+    with pytest.raises(StoreError, match="cannot write the replay file") as err:
+        store.record_match(result_between(*two))
+    assert str(store.root / "replays") in str(err.value)
+    assert store.matches() == []
+
+
+# --------------------------------------------------------------------------- threads
+
+
+def test_threads_share_a_store(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+
+    def record(i: int) -> int:
+        return store.record_match(result_between(a, b, seed=i, replay=b"thread %d" % i)).id
+
+    with ThreadPoolExecutor(4) as pool:
+        ids = list(pool.map(record, range(40)))
+    assert sorted(ids) == [m.id for m in reversed(store.matches(limit=100))]
+    assert len(set(ids)) == 40
