@@ -1,0 +1,50 @@
+"""The app of ``arena view``: the viewer of one replay file, with no store and no token."""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+from typing import Final
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from web._pages import viewer_page
+from web._stream import replay_response
+
+__all__ = ["STATIC_DIR", "static_files", "view_app"]
+
+STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
+"""The viewer's HTML-free static files: scripts, styles, and the vendored libraries."""
+
+# ES modules must be served as JavaScript; not every system's table knows .mjs.
+mimetypes.add_type("text/javascript", ".mjs")
+
+
+def static_files() -> StaticFiles:
+    """The static files, to mount at ``/static`` (the pages link them there)."""
+    return StaticFiles(directory=STATIC_DIR)
+
+
+async def _page(request: Request) -> Response:
+    return viewer_page("/replay", request.app.state.replay.name)
+
+
+async def _replay(request: Request) -> Response:
+    return replay_response(request.app.state.replay)
+
+
+def view_app(replay: Path) -> Starlette:
+    """The viewer of the replay file ``replay``: ``/`` (``?tick=N``), ``/replay``, ``/static``."""
+    app = Starlette(
+        routes=[
+            Route("/", _page),
+            Route("/replay", _replay),
+            Mount("/static", static_files(), name="static"),
+        ]
+    )
+    app.state.replay = replay
+    return app
