@@ -57,6 +57,11 @@ def test_the_page_holds_a_viewer_of_the_replay(replay_file: Path) -> None:
     assert "default-src 'self'" in r.headers["content-security-policy"]
     assert 'data-replay-url="/replay"' in r.text
     assert '<script type="module" src="/static/view.js">' in r.text
+    # Everything the first drawing needs is asked for at once, the replay included.
+    assert '<link rel="preload" href="/replay" as="fetch" crossorigin="anonymous">' in r.text
+    for module in ("viewer.js", "replay.js", "draw.js", "vendor/msgpack/Decoder.mjs"):
+        assert f'<link rel="modulepreload" href="/static/{module}">' in r.text
+    assert "charts.js" not in r.text  # loaded once the first frame is drawn
     assert "<title>match.replay · Foray Arena</title>" in r.text
 
 

@@ -20,10 +20,10 @@ from web._cli import register_commands
 
 if TYPE_CHECKING:
     from web._browser import CHROMIUM_ARGS, chromium_path, launch_chromium
-    from web._pages import CSP, viewer_page
+    from web._pages import CSP, STATIC_DIR, viewer_page
     from web._server import BackgroundServer
     from web._stream import replay_response
-    from web._view import STATIC_DIR, static_files, view_app
+    from web._view import static_files, view_app
 
 __all__ = [
     "CHROMIUM_ARGS",
@@ -48,7 +48,7 @@ _LAZY = {
     "viewer_page": "web._pages",
     "BackgroundServer": "web._server",
     "replay_response": "web._stream",
-    "STATIC_DIR": "web._view",
+    "STATIC_DIR": "web._pages",
     "static_files": "web._view",
     "view_app": "web._view",
 }

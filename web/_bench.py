@@ -43,7 +43,7 @@ _STREAM = """async (reps) => {
   return times;
 }"""
 
-_READY = "document.getElementById('viewer').dataset.state === 'ready'"
+_READY = "() => document.getElementById('viewer').dataset.state === 'ready'"
 
 
 def bench_figures(repeat: int) -> None:
@@ -83,7 +83,7 @@ def bench_figures(repeat: int) -> None:
             first: list[float] = []
             for _ in range(loads + 1):
                 page.goto(server.url, wait_until="commit")
-                page.wait_for_function("window.forayViewer?.metrics.firstFrame != null")
+                page.wait_for_function("() => window.forayViewer?.metrics.firstFrame != null")
                 first.append(page.evaluate("window.forayViewer.metrics.firstFrame"))
                 page.wait_for_function(_READY)
             jumps: list[float] = page.evaluate(_JUMPS)

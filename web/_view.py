@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import mimetypes
 from pathlib import Path
-from typing import Final
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -12,13 +11,10 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from web._pages import viewer_page
+from web._pages import STATIC_DIR, viewer_page
 from web._stream import replay_response
 
-__all__ = ["STATIC_DIR", "static_files", "view_app"]
-
-STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
-"""The viewer's HTML-free static files: scripts, styles, and the vendored libraries."""
+__all__ = ["static_files", "view_app"]
 
 # ES modules must be served as JavaScript; not every system's table knows .mjs.
 mimetypes.add_type("text/javascript", ".mjs")

@@ -11,6 +11,12 @@ const ROCK_EDGE = "#5d6570";
 const GRID = "#161b21";
 const ORE = [234, 179, 8];
 const HIT = "#ff3b3b";
+// Ore is drawn in this many shades of gold, from a quarter to full opacity.
+const ORE_SHADES = 16;
+const ORE_STYLES = Array.from(
+  { length: ORE_SHADES },
+  (_, k) => `rgba(${ORE[0]}, ${ORE[1]}, ${ORE[2]}, ${(0.25 + (0.75 * k) / (ORE_SHADES - 1)).toFixed(3)})`,
+);
 const GOLD = "#ffd24a";
 
 /** The map renderer of one replay. `draw` is synchronous: the canvas is done when it returns. */
@@ -76,9 +82,9 @@ export class MapRenderer {
    */
   draw(view, { vision = null } = {}) {
     const { ctx, cell: c, replay } = this;
-    const { width, height } = replay;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(this._terrain, 0, 0);
     ctx.setTransform(this._dpr, 0, 0, this._dpr, 0, 0);
-    ctx.drawImage(this._terrain, 0, 0, width * c, height * c);
     const state = view.state;
     const ore = state === null ? replay.header.map.ore : state.ore;
     this._drawOre(ore);
@@ -91,15 +97,22 @@ export class MapRenderer {
   _drawOre(ore) {
     const { ctx, cell: c, replay } = this;
     const inset = Math.max(1, Math.round(c * 0.12));
+    const side = c - 2 * inset - 1;
+    // One path per shade: a fill per cell would cost a style change each.
+    const shades = Array.from({ length: ORE_SHADES }, () => []);
     for (let i = 0; i < ore.length; i++) {
-      const amount = ore[i];
-      if (amount <= 0) continue;
-      const x = i % replay.width;
-      const y = (i - x) / replay.width;
-      const a = 0.25 + 0.75 * Math.min(1, amount / this._oreScale);
-      ctx.fillStyle = `rgba(${ORE[0]}, ${ORE[1]}, ${ORE[2]}, ${a.toFixed(3)})`;
-      ctx.fillRect(x * c + inset, y * c + inset, c - 2 * inset - 1, c - 2 * inset - 1);
+      if (ore[i] > 0) shades[Math.round((ORE_SHADES - 1) * Math.min(1, ore[i] / this._oreScale))].push(i);
     }
+    shades.forEach((cells, shade) => {
+      if (cells.length === 0) return;
+      ctx.fillStyle = ORE_STYLES[shade];
+      ctx.beginPath();
+      for (const i of cells) {
+        const x = i % replay.width;
+        ctx.rect(x * c + inset, ((i - x) / replay.width) * c + inset, side, side);
+      }
+      ctx.fill();
+    });
   }
 
   _drawColonies(state) {
@@ -131,25 +144,31 @@ export class MapRenderer {
     const { ctx, cell: c, replay } = this;
     const cfg = replay.config;
     state.units.forEach((units, side) => {
+      // The bodies, one path per side: soldiers are diamonds, workers discs.
+      ctx.fillStyle = SIDE_COLORS[side];
+      ctx.strokeStyle = SIDE_DARK[side];
+      ctx.lineWidth = 1;
+      ctx.beginPath();
       for (const u of units.values()) {
         const cx = u.x * c + c / 2;
         const cy = u.y * c + c / 2;
-        ctx.fillStyle = SIDE_COLORS[side];
-        ctx.strokeStyle = SIDE_DARK[side];
-        ctx.lineWidth = 1;
-        ctx.beginPath();
         if (u.kind === SOLDIER) {
-          const r = c * 0.42; // a diamond
+          const r = c * 0.42;
           ctx.moveTo(cx, cy - r);
           ctx.lineTo(cx + r, cy);
           ctx.lineTo(cx, cy + r);
           ctx.lineTo(cx - r, cy);
           ctx.closePath();
         } else {
-          ctx.arc(cx, cy, c * 0.3, 0, 2 * Math.PI); // a worker: a disc
+          ctx.moveTo(cx + c * 0.3, cy);
+          ctx.arc(cx, cy, c * 0.3, 0, 2 * Math.PI);
         }
-        ctx.fill();
-        ctx.stroke();
+      }
+      ctx.fill();
+      ctx.stroke();
+      for (const u of units.values()) {
+        const cx = u.x * c + c / 2;
+        const cy = u.y * c + c / 2;
         if (u.carry > 0) {
           const share = Math.min(1, u.carry / cfg.carry_cap);
           ctx.fillStyle = GOLD;

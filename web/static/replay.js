@@ -6,7 +6,7 @@
 // survivors by "m", apply "h", add the spawned, set the ore of "o". A delta that
 // does not fit the state before it is a ReplayError naming the tick, as in Python.
 
-import { decodeMultiStream } from "./vendor/msgpack/index.mjs";
+import { decodeMultiStream } from "./vendor/msgpack/decodeAsync.mjs";
 
 export const FORMAT = "foray-replay";
 /** Format versions this viewer reads (version 2 differs only in the checksum's value). */
@@ -337,7 +337,8 @@ export function visionMask(replay, state, side) {
  * with a ReplayError (or the fetch's error) at the first fault.
  */
 export async function streamReplay(url, sink, { signal } = {}) {
-  const response = await fetch(url, { signal, headers: { Accept: "application/x-msgpack" } });
+  // A plain GET, so that a page's <link rel="preload" as="fetch"> of the same address serves it.
+  const response = await fetch(url, { signal });
   if (!response.ok) {
     const text = (await response.text()).trim();
     throw new ReplayError(`cannot load the replay (HTTP ${response.status}): ${text || response.statusText}`);

@@ -9,14 +9,23 @@ const params = new URLSearchParams(window.location.search);
 const asked = params.get("tick");
 const tick = asked !== null && /^\d+$/.test(asked) ? Number(asked) : null;
 
+// At most one address change per quarter second: browsers throttle a page that
+// replaces its address too often, and a dragged scrubber shows many ticks.
+let pending = null;
+function remember(t) {
+  clearTimeout(pending);
+  pending = setTimeout(() => {
+    const url = new URL(window.location.href);
+    url.searchParams.set("tick", String(t));
+    window.history.replaceState(null, "", url);
+  }, 250);
+}
+
 const viewer = mountViewer(element, {
   replayUrl: element.dataset.replayUrl,
   tick,
   onTick: (t, playing) => {
-    if (playing || t < 0) return;
-    const url = new URL(window.location.href);
-    url.searchParams.set("tick", String(t));
-    window.history.replaceState(null, "", url);
+    if (!playing && t >= 0) remember(t);
   },
 });
 // For tests, benchmarks and the curious: the viewer and its replay model.

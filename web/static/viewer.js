@@ -15,6 +15,8 @@ export const SPEEDS = [1, 2, 4, 8, 16, 32];
 // Glyphs every font has (the media-control symbols are missing from many).
 const PLAY = "▶";
 const PAUSE = "❚❚";
+/** The statistics beside the map, per side. */
+const STATS = ["colony hp", "banked", "energy", "workers", "soldiers", "ore carried", "fuel", "of the cap"];
 /** Ticks per second at 1x. */
 export const TICKS_PER_SECOND = 10;
 
@@ -39,7 +41,9 @@ function h(tag, props = {}, ...children) {
   return el;
 }
 
-const num = (n) => Number(n).toLocaleString("en-US");
+const num = new Intl.NumberFormat("en-US").format;
+/** 0.0123 -> "1.2%", 0.00016 -> "0.016%". */
+const percent = (share) => `${share >= 0.001 || share === 0 ? (100 * share).toFixed(1) : (100 * share).toPrecision(2)}%`;
 
 function ensureStyles() {
   for (const href of ["./vendor/uplot/uPlot.min.css", "./viewer.css"]) {
@@ -65,8 +69,8 @@ export class Viewer {
     this.playing = false;
     this.speed = 1;
     this.vision = null;
-    /** performance.now() (ms since navigation) at the first frame drawn and at the stream's end. */
-    this.metrics = { firstFrame: null, streamDone: null };
+    /** performance.now() (ms since navigation) when mounted, at the header, at the first frame drawn, and at the stream's end. */
+    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, streamDone: null };
     this._wanted = tick !== null && Number.isInteger(tick) && tick >= 0 ? tick : 0;
     this._cur = null; // {t, state}: the state after applied tick t, kept for stepping
     this._uiPending = false;
@@ -95,12 +99,18 @@ export class Viewer {
   // ------------------------------------------------------------------ layout
 
   _build() {
+    // Per side, the value cell of each statistic, by name.
+    this._stats = [{}, {}];
     const side = (s) =>
       h(
         "section",
         { class: "fv-side", dataset: { side: String(s) } },
         h("h2", { class: "fv-name" }),
-        h("dl", { class: "fv-stats" }),
+        h(
+          "dl",
+          { class: "fv-stats" },
+          ...STATS.flatMap((name) => [h("dt", {}, name), (this._stats[s][name] = h("dd", {}, "–"))]),
+        ),
         h("p", { class: "fv-note", hidden: "" }),
       );
     this.ui = {
@@ -205,6 +215,7 @@ export class Viewer {
 
   /** The header has been read. */
   _onHeader(replay) {
+    this.metrics.header = performance.now();
     this.replay = replay;
     const hd = replay.header;
     const name = (s) => h("span", { class: `fv-side-${s}` }, sideLabel(replay, s));
@@ -450,17 +461,20 @@ export class Viewer {
       const units = state === null ? [] : [...state.units[s].values()];
       const soldiers = units.filter((u) => u.kind === SOLDIER).length;
       const fuel = frame === null ? null : frame.f[s];
-      const rows = [
-        ["colony hp", state === null ? `${r.config.colony_hp}` : `${state.colonyHp[s]} / ${r.config.colony_hp}`],
-        ["banked", state === null ? "0" : num(state.banked[s])],
-        ["energy", state === null ? "–" : num(state.energy[s])],
-        ["workers", state === null ? "–" : String(units.length - soldiers)],
-        ["soldiers", state === null ? "–" : String(soldiers)],
-        ["ore carried", state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0))],
-        ["fuel", fuel === null ? "–" : num(fuel)],
-        ["of the cap", fuel === null || !cap ? "–" : `${((100 * fuel) / cap).toFixed(1)}%`],
-      ];
-      el.querySelector(".fv-stats").replaceChildren(...rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+      const values = {
+        "colony hp": `${state === null ? r.config.colony_hp : state.colonyHp[s]} / ${r.config.colony_hp}`,
+        banked: state === null ? "0" : num(state.banked[s]),
+        energy: state === null ? "–" : num(state.energy[s]),
+        workers: state === null ? "–" : String(units.length - soldiers),
+        soldiers: state === null ? "–" : String(soldiers),
+        "ore carried": state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0)),
+        fuel: fuel === null ? "–" : num(fuel),
+        "of the cap": fuel === null || !cap ? "–" : percent(fuel / cap),
+      };
+      for (const name of STATS) {
+        const cell = this._stats[s][name];
+        if (cell.textContent !== values[name]) cell.textContent = values[name];
+      }
       // Debug notes: frames may carry "n", per side a string or null (rules §9.9).
       const note = frame !== null && Array.isArray(frame.n) ? frame.n[s] : null;
       const box = el.querySelector(".fv-note");
