@@ -16,12 +16,11 @@ from web._stream import replay_response
 
 __all__ = ["static_files", "view_app"]
 
-# ES modules must be served as JavaScript; not every system's table knows .mjs.
-mimetypes.add_type("text/javascript", ".mjs")
-
 
 def static_files() -> StaticFiles:
     """The static files, to mount at ``/static`` (the pages link them there)."""
+    # ES modules must be served as JavaScript; not every system's table knows .mjs.
+    mimetypes.add_type("text/javascript", ".mjs")
     return StaticFiles(directory=STATIC_DIR)
 
 
@@ -29,7 +28,9 @@ async def _page(request: Request) -> Response:
     return viewer_page("/replay", request.app.state.replay.name)
 
 
-async def _replay(request: Request) -> Response:
+def _replay(request: Request) -> Response:
+    # Plain def: Starlette runs it in a thread, so opening and checking the file
+    # (the header and the first frame) does not hold up the event loop.
     return replay_response(request.app.state.replay)
 
 

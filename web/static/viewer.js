@@ -43,7 +43,10 @@ function h(tag, props = {}, ...children) {
 
 const num = new Intl.NumberFormat("en-US").format;
 /** 0.0123 -> "1.2%", 0.00016 -> "0.016%". */
-const percent = (share) => `${share >= 0.001 || share === 0 ? (100 * share).toFixed(1) : (100 * share).toPrecision(2)}%`;
+const percent = (share) => {
+  const pct = 100 * share;
+  return `${pct >= 0.1 || pct === 0 ? pct.toFixed(1) : pct.toPrecision(2)}%`;
+};
 
 function ensureStyles() {
   for (const href of ["./vendor/uplot/uPlot.min.css", "./viewer.css"]) {
@@ -69,7 +72,7 @@ export class Viewer {
     this.playing = false;
     this.speed = 1;
     this.vision = null;
-    /** performance.now() (ms since navigation) when mounted, at the header, at the first frame drawn, and at the stream's end. */
+    /** performance.now() (ms since navigation): mounted, header read, first frame drawn, stream done. */
     this.metrics = { mounted: performance.now(), header: null, firstFrame: null, streamDone: null };
     this._wanted = tick !== null && Number.isInteger(tick) && tick >= 0 ? tick : 0;
     this._cur = null; // {t, state}: the state after applied tick t, kept for stepping
@@ -230,8 +233,7 @@ export class Viewer {
     });
     this.ui.outcome.textContent = "";
     this.renderer = new MapRenderer(this.ui.canvas, replay);
-    this._resize();
-    this._render(); // the map, before any frame
+    this._resize(); // sizes the canvas and draws the map, before any frame
     this._setState("streaming");
   }
 
