@@ -270,13 +270,12 @@ def test_a_forfeit_has_a_banner_at_its_tick(
 class RawReplays:
     """An app serving replay bytes as they are, unchecked (what a future format may carry).
 
-    ``/page/NAME`` is a viewer page of ``/raw/NAME``; ``hold`` streams only the
-    objects before it until ``release`` is set.
+    ``/page/NAME`` is a viewer page of ``/raw/NAME``. A replay added with
+    ``hold=N`` streams its first N objects, then the rest once ``release`` is set.
     """
 
     def __init__(self) -> None:
-        self.replays: dict[str, list[bytes]] = {}
-        self.hold = 0
+        self.replays: dict[str, tuple[list[bytes], int | None]] = {}
         self.release = threading.Event()
         self.app = Starlette(
             routes=[
@@ -290,12 +289,15 @@ class RawReplays:
         name = request.path_params["name"]
         return web.viewer_page(f"/raw/{name}", name)
 
-    async def _raw(self, request: Request) -> Response:
-        objects = self.replays[request.path_params["name"]]
-        return StreamingResponse(self._stream(objects), media_type=replays.MEDIA_TYPE)
+    def add(self, name: str, objects: list[bytes], hold: int | None = None) -> None:
+        self.replays[name] = (objects, hold)
 
-    async def _stream(self, objects: list[bytes]) -> AsyncIterator[bytes]:
-        held = self.hold or len(objects)
+    async def _raw(self, request: Request) -> Response:
+        objects, hold = self.replays[request.path_params["name"]]
+        return StreamingResponse(self._stream(objects, hold), media_type=replays.MEDIA_TYPE)
+
+    async def _stream(self, objects: list[bytes], hold: int | None) -> AsyncIterator[bytes]:
+        held = len(objects) if hold is None else hold
         yield b"".join(objects[:held])
         deadline = time.monotonic() + 10
         while held < len(objects) and not self.release.is_set() and time.monotonic() < deadline:
@@ -319,8 +321,8 @@ def test_drawing_starts_before_the_replay_has_streamed(
 ) -> None:
     served, url = raw
     data = play_scripted(7, max_ticks=30).data
-    served.replays["slow"] = [msgpack.packb(o) for o in wire_objects(data)]
-    served.hold = 4  # the header and the frames of ticks 0..2
+    # The header and the frames of ticks 0..2 now, the rest when released.
+    served.add("slow", [msgpack.packb(o) for o in wire_objects(data)], hold=4)
     tab.open(url + "page/slow", state="streaming")
     tab.page.wait_for_function("() => document.getElementById('viewer').dataset.tick === '0'")
     assert canvas_colours(tab)["a"] > 100
@@ -339,7 +341,7 @@ def test_notes_of_format_version_2_show_beside_their_side(
     frames[5]["n"] = ["<b>hold</b> the line", None]
     frames[6]["n"] = [None, False]  # a note that was dropped (rules §9.9)
     served, url = raw
-    served.replays["notes"] = [pack(header, frames, result)]
+    served.add("notes", [pack(header, frames, result)])
     tab.open(url + "page/notes?tick=5")
     notes = tab.page.locator(".fv-note")
     assert notes.nth(0).is_visible() and notes.nth(0).inner_text() == "<b>hold</b> the line"
@@ -357,7 +359,7 @@ def test_an_unknown_format_version_is_refused_by_name(
     header, *frames, result = wire_objects(play_scripted(8, max_ticks=3).data)
     header["version"] = 3
     served, url = raw
-    served.replays["v3"] = [pack(header, frames, result)]
+    served.add("v3", [pack(header, frames, result)])
     tab.open(url + "page/v3", state="error")
     assert tab.page.locator(".fv-status").inner_text() == (
         "header: format version 3 is not supported (only 1, 2)"

@@ -77,5 +77,7 @@ class BackgroundServer:
         tb: TracebackType | None,
     ) -> None:
         self._server.should_exit = True
+        # Browsers keep connections open: do not wait for them to go.
+        self._server.force_exit = True
         self._thread.join(timeout=10)
         self._sock.close()
