@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 import pytest
@@ -24,6 +24,9 @@ import sim
 from arena.cli import main
 from arena.match import MatchResult, SideResult
 from arena.store import ControllerRecord, Entrant
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -437,3 +440,67 @@ def result_between(
     )
     reason = sim.Reason.FORFEIT if forfeit else sim.Reason.SCORE
     return MatchResult(winner, reason, 42, seed, sides, replay)
+
+
+# --------------------------------------------------------------------------- the viewer
+
+GOLDEN_REPLAY = TESTS / "golden" / "busy-vs-idle-seed77.replay"
+
+
+def write_viewer_replays(directory: Path) -> dict[str, Path]:
+    """Replays for the viewer's tests, by name: real matches and scripted endings."""
+    import arena
+
+    a, b = (arena.Contestant(n, arena.load_baseline(n)) for n in ("greedy-raider", "fuel-probe"))
+    data = {
+        # A real match of the baselines: fights, deaths, spawns, deposits; a sweep in tick 190.
+        "baselines": arena.run_match(a, b, seed=3).replay,
+        "golden": GOLDEN_REPLAY.read_bytes(),
+        "fierce": play_scripted(5, max_ticks=60, fierce=True).data,
+        "forfeit": play_scripted(3, max_ticks=40, forfeit=(25, 1, "invalid_action")).data,
+        "init-forfeit": play_scripted(1, init_forfeit=(True, False)).data,
+    }
+    paths = {}
+    for name, replay in data.items():
+        paths[name] = directory / f"{name}.replay"
+        paths[name].write_bytes(replay)
+    return paths
+
+
+def plain_state(state: replays.FrameState) -> dict[str, Any]:
+    """A drawn state as JSON-like data: the shape the viewer's ``State.toPlain()`` gives."""
+    return {
+        "tick": state.tick,
+        "units": [[list(u) for u in side] for side in state.units],
+        "colony_hp": list(state.colony_hp),
+        "banked": list(state.banked),
+        "energy": list(state.energy),
+        "ore": list(state.ore),
+    }
+
+
+class Tab:
+    """A browser page that records the errors it logs (console errors, uncaught exceptions)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.expected_errors: list[str] = []
+        """Substrings of errors this test provokes on purpose."""
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+
+    def open(self, url: str, *, state: str = "ready") -> None:
+        """Go to a viewer page and wait until its viewer is in ``state`` (ready, error...)."""
+        self.page.goto(url)
+        self.page.wait_for_function(
+            "(s) => document.getElementById('viewer')?.dataset.state === s", arg=state
+        )
+
+    def js(self, expression: str, arg: Any = None) -> Any:
+        """Evaluate a function expression (the pages' CSP forbids eval of plain strings)."""
+        return self.page.evaluate(expression, arg)
+
+    @property
+    def tick(self) -> int:
+        return int(self.page.locator("#viewer").get_attribute("data-tick") or "-2")

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import concurrent.futures
+from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import wasmtime
 
 from arena.baselines import compile_c
-from tests._support import EXTRA, ZOO, Builder
+from tests._support import EXTRA, ZOO, Builder, Tab, write_viewer_replays
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 ZOO_C_MODULES = ("good", "spin", "divzero", "grow")
 
@@ -53,3 +59,48 @@ def zoo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     for wat in sorted(ZOO.glob("*.wat")):
         built[wat.stem] = bytes(wasmtime.wat2wasm(wat.read_text()))
     return built
+
+
+# --------------------------------------------------------------------------- the web
+
+
+@pytest.fixture(scope="session")
+def replay_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Replay files for the viewer's tests, by name (tests._support.write_viewer_replays)."""
+    return write_viewer_replays(tmp_path_factory.mktemp("replays"))
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium (Debian's) for the whole session."""
+    from playwright.sync_api import sync_playwright
+
+    import web
+
+    with sync_playwright() as p:
+        chromium = web.launch_chromium(p)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def viewers(replay_files: dict[str, Path]) -> Iterator[dict[str, str]]:
+    """``arena view``'s app of each replay file, served by uvicorn on 127.0.0.1: name -> url."""
+    import web
+
+    with ExitStack() as stack:
+        yield {
+            name: stack.enter_context(web.BackgroundServer(web.view_app(path))).url
+            for name, path in replay_files.items()
+        }
+
+
+@pytest.fixture
+def tab(browser: Browser) -> Iterator[Tab]:
+    """A fresh page; the test fails if the page logged an error it did not expect."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = Tab(context.new_page())
+    yield opened
+    context.close()
+    unexpected = [e for e in opened.errors if not any(x in e for x in opened.expected_errors)]
+    assert not unexpected, f"errors on the page: {unexpected}"

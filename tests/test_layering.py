@@ -72,7 +72,7 @@ IMPORTS = _imports()
 def test_the_scan_sees_the_project() -> None:
     """The other tests here would pass on an empty list: make sure they have work to do."""
     importers = {imp.importer.split(".")[0] for imp in IMPORTS}
-    assert {"sim", "replays", "arena"} <= importers
+    assert {"sim", "replays", "arena", "web"} <= importers
     assert any(imp.module == "wasmtime" for imp in IMPORTS)
     assert any(imp.importer.startswith("arena.cli") for imp in IMPORTS)
 
@@ -109,6 +109,29 @@ def test_no_module_imports_another_packages_private_modules() -> None:
         if not inside:
             bad.append(f"{imp.where()}: {imp.importer} imports {imp.module}")
     assert not bad, "\n".join(bad)
+
+
+def test_web_uses_only_the_arena_facade() -> None:
+    """``web`` takes arena's names from ``arena`` itself, never from a sub-package."""
+    web_imports = [imp for imp in IMPORTS if imp.importer.split(".")[0] == "web"]
+    assert any(imp.module == "arena" for imp in web_imports)
+    bad = [
+        f"{imp.where()} imports {imp.module}"
+        for imp in web_imports
+        if imp.module.startswith("arena.")
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_arena_finds_the_commands_of_web_without_importing_it() -> None:
+    """``arena view`` is web's: arena loads it through an entry point (arena/_extensions.py)."""
+    from importlib.metadata import entry_points
+
+    for group, target in (
+        ("foray_arena.commands", "web:register_commands"),
+        ("foray_arena.bench", "web:bench_figures"),
+    ):
+        assert [ep.value for ep in entry_points(group=group)] == [target]
 
 
 def test_private_names_are_not_imported_across_packages() -> None:
@@ -184,6 +207,6 @@ def test_every_package_names_its_api() -> None:
         module = importlib.import_module(name)
         exported = getattr(module, "__all__", None)
         assert exported is not None, f"{name} has no __all__"
-        assert exported or name == "web", f"{name}'s __all__ is empty"
+        assert exported, f"{name}'s __all__ is empty"
         for attr in exported:
             assert hasattr(module, attr), f"{name}.{attr} is in __all__ but missing"

@@ -1,6 +1,67 @@
-"""The web app (Starlette under uvicorn) and the browser viewer: not built yet.
+"""The web: Starlette apps served by uvicorn, and the browser replay viewer (``static/``).
 
-It will use only ``arena``'s public names and ``replays``.
+Uses only ``arena``'s facade and ``replays`` (tests/test_layering.py). The viewer
+is one ES module, ``static/viewer.js`` (``mountViewer(element, {replayUrl,
+tick})``), which only consumes a replay stream; ``replay_response`` streams a
+replay file to it and ``viewer_page`` is a page holding one. ``view_app`` is
+the app of ``arena view``. docs/web.md describes it all.
+
+Names load on first use (PEP 562): ``arena`` builds its parser with
+``register_commands`` for every command, which must not import Starlette.
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from web._bench import bench_figures
+from web._cli import register_commands
+
+if TYPE_CHECKING:
+    from web._browser import CHROMIUM_ARGS, chromium_path, launch_chromium
+    from web._pages import CSP, STATIC_DIR, viewer_page
+    from web._server import BackgroundServer
+    from web._stream import replay_response
+    from web._view import static_files, view_app
+
+__all__ = [
+    "CHROMIUM_ARGS",
+    "CSP",
+    "STATIC_DIR",
+    "BackgroundServer",
+    "bench_figures",
+    "chromium_path",
+    "launch_chromium",
+    "register_commands",
+    "replay_response",
+    "static_files",
+    "view_app",
+    "viewer_page",
+]
+
+_LAZY = {
+    "CHROMIUM_ARGS": "web._browser",
+    "chromium_path": "web._browser",
+    "launch_chromium": "web._browser",
+    "CSP": "web._pages",
+    "viewer_page": "web._pages",
+    "BackgroundServer": "web._server",
+    "replay_response": "web._stream",
+    "STATIC_DIR": "web._pages",
+    "static_files": "web._view",
+    "view_app": "web._view",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'web' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -30,7 +30,8 @@ def machine() -> str:
 
 
 def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
-    """Print the figures for ``which`` (all, sim, match or store)."""
+    """Print the figures for ``which``: all, sim, match, store, or a figure another package adds."""
+    from arena._extensions import BENCHMARKS, extensions
     from arena.bench._match import match_figures
     from arena.bench._sim import sim_figures
     from arena.bench._store import store_figures
@@ -43,3 +44,6 @@ def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
         match_figures(repeat)
     if which in ("all", "store"):
         store_figures(repeat)
+    for name, entry in extensions(BENCHMARKS).items():
+        if which in ("all", name):
+            entry.load()(repeat)

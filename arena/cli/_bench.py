@@ -15,7 +15,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from arena._extensions import BENCHMARKS, extensions
+
     be = sub.add_parser("bench", help="print speed figures")
-    be.add_argument("which", nargs="?", default="all", choices=["all", "sim", "match", "store"])
+    # Figures of the packages above arena too (``web``: the viewer in a browser).
+    choices = ["all", "sim", "match", "store", *extensions(BENCHMARKS)]
+    be.add_argument("which", nargs="?", default="all", choices=choices)
     be.add_argument("--quick", action="store_true", help="fewer repetitions")
     be.set_defaults(func=cmd_bench)

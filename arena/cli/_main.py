@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import replays
 import sim
 from arena._errors import ArenaError
+from arena._extensions import COMMANDS, extensions
 from arena.cli import _baselines, _bench, _demo, _map, _match, _replay
 from arena.cli._common import shown
 
@@ -36,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     for group in (_map, _match, _replay, _baselines, _demo, _bench):
         group.register(sub)
+    # Commands of the packages above arena (``arena view`` is web's).
+    for entry in extensions(COMMANDS).values():
+        entry.load()(sub)
     return p
 
 

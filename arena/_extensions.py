@@ -1,0 +1,23 @@
+"""What other packages of this distribution add to ``arena``: commands and benchmark figures.
+
+``arena`` may not import ``web`` (the layering is sim < replays < arena < web),
+yet ``arena view`` is web's command and ``arena bench web`` web's figure. So
+``web`` declares entry points in pyproject.toml and ``arena`` loads them by group:
+``foray_arena.commands`` (``register(subparsers)``, like the CLI's own modules)
+and ``foray_arena.bench`` (``figures(repeat)``, printing like ``arena bench``).
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint, entry_points
+from typing import Final
+
+__all__ = ["BENCHMARKS", "COMMANDS", "extensions"]
+
+COMMANDS: Final = "foray_arena.commands"
+BENCHMARKS: Final = "foray_arena.bench"
+
+
+def extensions(group: str) -> dict[str, EntryPoint]:
+    """The entry points of ``group``, by name, in name order."""
+    return {ep.name: ep for ep in sorted(entry_points(group=group), key=lambda ep: ep.name)}

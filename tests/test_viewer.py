@@ -1,0 +1,386 @@
+"""The browser viewer in Chromium (Debian's, driven by Playwright) against servers on 127.0.0.1.
+
+The states the viewer rebuilds are compared with Python's ``replays.iter_states``
+on real replays; the rest drives the page as a person would: the canvas, the
+scrubber and the keys, deep links, the charts, the outcome, forfeit banners,
+notes, streaming, errors. The ``tab`` fixture fails a test whose page logged
+an error it did not expect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from playwright.sync_api import expect
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Mount, Route
+
+import replays
+import web
+from tests._support import Tab, pack, plain_state, play_scripted
+
+# --------------------------------------------------------------------------- the states
+
+
+def python_states(path: Path) -> list[dict[str, Any]]:
+    return [plain_state(s) for s in replays.iter_states(replays.read_replay(path.read_bytes()))]
+
+
+@pytest.mark.parametrize("name", ["baselines", "golden", "fierce", "forfeit"])
+def test_the_viewer_rebuilds_the_states_python_draws(
+    tab: Tab, viewers: dict[str, str], replay_files: dict[str, Path], name: str
+) -> None:
+    states = python_states(replay_files[name])
+    assert len(states) > 20  # past a keyframe, so seeking starts from one
+    tab.open(viewers[name])
+    # Backwards, each tick a seek from the latest keyframe at or before it...
+    order = list(reversed(range(len(states))))
+    seeked = tab.js(
+        "(ts) => JSON.stringify(ts.map((t) => window.forayViewer.replay.stateAt(t).toPlain()))",
+        order,
+    )
+    assert json.loads(seeked) == [states[t] for t in order]
+    # ...and forwards, each tick a step from the one before, as playing does.
+    stepped = tab.js(
+        """(n) => JSON.stringify(
+            Array.from({length: n}, (_, t) => window.forayViewer.view(t).state.toPlain()))""",
+        len(states),
+    )
+    assert json.loads(stepped) == states
+
+
+def python_vision(path: Path, tick: int, side: int) -> list[int]:
+    """Rules §3.3, from the drawn state: Chebyshev squares around the units and the colony."""
+    replay = replays.read_replay(path.read_bytes())
+    cfg, m = replay.config, replay.game_map
+    state = next(s for s in replays.iter_states(replay) if s.tick == tick)
+    seen = [0] * (m.width * m.height)
+    squares = [(u.x, u.y, cfg.unit_vision) for u in state.units[side]]
+    squares.append((*m.colonies[side], cfg.colony_vision))
+    for cx, cy, r in squares:
+        for y in range(max(0, cy - r), min(m.height - 1, cy + r) + 1):
+            for x in range(max(0, cx - r), min(m.width - 1, cx + r) + 1):
+                seen[y * m.width + x] = 1
+    return seen
+
+
+def test_vision_is_the_union_of_the_sides_squares(
+    tab: Tab, viewers: dict[str, str], replay_files: dict[str, Path]
+) -> None:
+    tab.open(viewers["baselines"])
+    for tick in (0, 57, 150):
+        for side in (0, 1):
+            mask = tab.js(
+                """async ([t, side]) => {
+                    const { visionMask } = await import("/static/replay.js");
+                    const v = window.forayViewer;
+                    return Array.from(visionMask(v.replay, v.replay.stateAt(t), side));
+                }""",
+                [tick, side],
+            )
+            assert mask == python_vision(replay_files["baselines"], tick, side), (tick, side)
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def canvas_colours(tab: Tab) -> dict[str, int]:
+    """Pixels of the canvas: how many distinct colours, and how many of each side's colour."""
+    result: dict[str, int] = tab.js(
+        """() => {
+            const c = document.querySelector(".fv-canvas");
+            const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+            const colours = new Set();
+            let a = 0, b = 0, dark = 0;
+            for (let i = 0; i < d.length; i += 4) {
+                colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+                if (d[i] === 0x4f && d[i + 1] === 0x9d && d[i + 2] === 0xff) a++;
+                if (d[i] === 0xff && d[i + 1] === 0x7a && d[i + 2] === 0x45) b++;
+                if (d[i] + d[i + 1] + d[i + 2] < 60) dark++;
+            }
+            return { colours: colours.size, a, b, dark, pixels: d.length / 4 };
+        }"""
+    )
+    return result
+
+
+def test_the_page_draws_the_map(tab: Tab, viewers: dict[str, str]) -> None:
+    tab.open(viewers["baselines"])
+    pixels = canvas_colours(tab)
+    assert pixels["colours"] > 20
+    assert pixels["a"] > 100 and pixels["b"] > 100  # both colonies and their units
+    assert tab.js("() => window.forayViewer.metrics.firstFrame") > 0
+    # The vision overlay darkens what the side does not see.
+    tab.page.keyboard.press("v")
+    assert tab.page.locator(".fv-vision").input_value() == "0"
+    assert canvas_colours(tab)["dark"] > pixels["dark"] + 1000
+
+
+def test_the_scrubber_and_the_keyboard_move_the_tick(tab: Tab, viewers: dict[str, str]) -> None:
+    page = tab.page
+    tab.open(viewers["baselines"])
+    assert tab.tick == 0
+    scrubber = page.locator(".fv-scrubber")
+    box = scrubber.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    at = tab.tick
+    assert 85 <= at <= 105  # the middle of 0..190
+    assert scrubber.input_value() == str(at)
+    page.wait_for_url(f"**/?tick={at}")  # the address is a deep link to it
+    for key, expected in [
+        ("ArrowRight", at + 1),
+        ("Shift+ArrowRight", at + 11),
+        ("ArrowLeft", at + 10),
+        ("Shift+ArrowLeft", at),
+        ("End", 190),
+        ("Home", 0),
+    ]:
+        page.keyboard.press(key)
+        assert tab.tick == expected, key
+    assert page.locator(".fv-tick").inner_text() == "tick 0 / 190"
+    page.keyboard.press("Space")
+    page.wait_for_function("() => Number(document.getElementById('viewer').dataset.tick) >= 3")
+    page.keyboard.press("Space")
+    stopped = tab.tick
+    time.sleep(0.3)
+    assert tab.tick == stopped
+    page.wait_for_url(f"**/?tick={stopped}")
+
+
+def test_a_deep_link_opens_at_its_tick(tab: Tab, viewers: dict[str, str]) -> None:
+    tab.open(viewers["baselines"] + "?tick=57")
+    assert tab.tick == 57
+    assert tab.page.locator(".fv-scrubber").input_value() == "57"
+    assert tab.page.locator(".fv-tick").inner_text() == "tick 57 / 190"
+    tab.open(viewers["baselines"] + "?tick=100000")
+    assert tab.tick == 190
+
+
+def test_the_charts_follow_and_move_the_viewer(tab: Tab, viewers: dict[str, str]) -> None:
+    page = tab.page
+    tab.open(viewers["baselines"] + "?tick=20")
+    page.wait_for_function("() => document.querySelectorAll('.fv-chart .uplot').length === 3")
+    titles = page.locator(".fv-chart .u-title").all_inner_texts()
+    assert titles == ["Banked", "Fuel per tick", "Units"]
+    # The legends show the values at the viewer's tick; the fuel cap is a series of its own.
+    expect(page.locator(".fv-chart").nth(1).locator(".u-legend")).to_contain_text(
+        re.compile(r"cap\W*5,000,000")
+    )
+    over = page.locator(".fv-chart .u-over").first
+    over.scroll_into_view_if_needed()
+    box = over.bounding_box()
+    assert box is not None
+    middle_y = box["y"] + box["height"] / 2
+    page.mouse.click(box["x"] + box["width"] / 2, middle_y)
+    assert abs(tab.tick - 95) <= 1
+    # While paused, the chart's cursor moves the viewer; the marker follows.
+    page.mouse.move(box["x"] + box["width"] / 4, middle_y)
+    assert abs(tab.tick - 47) <= 1
+    marker = page.locator(".fv-chart .fv-now").first.bounding_box()
+    assert marker is not None
+    assert abs(marker["x"] - (box["x"] + box["width"] / 4)) <= 3
+
+
+def test_the_outcome_is_spelled_out(
+    tab: Tab, viewers: dict[str, str], replay_files: dict[str, Path]
+) -> None:
+    result = replays.read_replay(replay_files["baselines"].read_bytes()).result
+    assert (result.winner, result.reason, result.ticks) == (1, "sweep", 191)
+    banked = "-".join(str(s.banked) for s in result.sides)
+    tab.open(viewers["baselines"])
+    assert tab.page.locator(".fv-outcome").inner_text() == (
+        f"B (fuel-probe) wins by sweep — A's colony destroyed in tick 190; banked {banked}"
+    )
+    # Every reason, from results made up for it.
+    texts = tab.js(
+        """async (cases) => {
+            const { describeOutcome } = await import("/static/outcome.js");
+            return cases.map(([result, k]) => {
+                const frames = [{ t: 0, k }];
+                const replay = {
+                    header: { sides: [{ name: "alpha" }, { name: "beta" }] },
+                    result, frames, ticks: 1, lastApplied: 0,
+                };
+                const o = describeOutcome(replay);
+                return `${o.headline}: ${o.detail}`;
+            });
+        }""",
+        [
+            [outcome(1, "fuel", (12, 1000), (12, 590)), [60, 60]],
+            [outcome(0, "score", (30, 9), (28, 7)), [4, 60]],
+            [outcome(1, "score", (3, 2000), (5, 9000)), [0, 0]],
+            [outcome(None, "draw", (7, 123456), (7, 123456)), [60, 60]],
+            [outcome(0, "fuel", (0, 999999), (0, 1000000)), [60, 60]],
+        ],
+    )
+    assert texts == [
+        "B (beta) wins on fuel: level on banked 12-12; B used 41% less fuel (590 vs 1,000)",
+        "A (alpha) wins on score: banked 30-28",
+        "B (beta) wins on score: both colonies destroyed in tick 0; banked 3-5",
+        "Draw: level on banked 7-7 and on fuel (123,456 each)",
+        "A (alpha) wins on fuel: level on banked 0-0; A used 0.00010% less fuel"
+        " (999,999 vs 1,000,000)",
+    ]
+
+
+def outcome(
+    winner: int | None, reason: str, a: tuple[int, int], b: tuple[int, int]
+) -> dict[str, Any]:
+    """A result object with (banked, fuel_total) per side and no forfeit."""
+    sides = [{"banked": s[0], "fuel_total": s[1], "fuel_peak": 0, "forfeit": None} for s in (a, b)]
+    return {"type": "result", "winner": winner, "reason": reason, "ticks": 1, "sides": sides}
+
+
+def test_a_forfeit_has_a_banner_at_its_tick(
+    tab: Tab, viewers: dict[str, str], replay_files: dict[str, Path]
+) -> None:
+    forfeit = replays.read_replay(replay_files["forfeit"].read_bytes()).result.sides[1].forfeit
+    assert forfeit is not None and forfeit.tick == 25
+    said = f"B (beta) forfeited in tick 25: invalid_action ({forfeit.detail})"
+    banner = tab.page.locator(".fv-banner")
+    tab.open(viewers["forfeit"] + "?tick=25")
+    assert banner.is_visible()
+    assert banner.inner_text() == said
+    assert tab.page.locator(".fv-outcome").inner_text() == f"A (alpha) wins by forfeit — {said}"
+    tab.page.keyboard.press("ArrowLeft")
+    assert tab.tick == 24 and not banner.is_visible()
+    # At init: no ticks at all, the map and the banner.
+    tab.open(viewers["init-forfeit"])
+    assert banner.inner_text() == "A (alpha) forfeited at init: init (foray_init returned 1)"
+    assert tab.page.locator(".fv-tick").inner_text() == "no ticks"
+    assert canvas_colours(tab)["b"] > 100
+
+
+# --------------------------------------------------------------------------- streams
+
+
+class RawReplays:
+    """An app serving replay bytes as they are, unchecked (what a future format may carry).
+
+    ``/page/NAME`` is a viewer page of ``/raw/NAME``. A replay added with
+    ``hold=N`` streams its first N objects, then the rest once ``release`` is set.
+    """
+
+    def __init__(self) -> None:
+        self.replays: dict[str, tuple[list[bytes], int | None]] = {}
+        self.release = threading.Event()
+        self.app = Starlette(
+            routes=[
+                Route("/page/{name}", self._page),
+                Route("/raw/{name}", self._raw),
+                Mount("/static", web.static_files()),
+            ]
+        )
+
+    async def _page(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        return web.viewer_page(f"/raw/{name}", name)
+
+    def add(self, name: str, objects: list[bytes], hold: int | None = None) -> None:
+        self.replays[name] = (objects, hold)
+
+    async def _raw(self, request: Request) -> Response:
+        objects, hold = self.replays[request.path_params["name"]]
+        return StreamingResponse(self._stream(objects, hold), media_type=replays.MEDIA_TYPE)
+
+    async def _stream(self, objects: list[bytes], hold: int | None) -> AsyncIterator[bytes]:
+        held = len(objects) if hold is None else hold
+        yield b"".join(objects[:held])
+        deadline = time.monotonic() + 10
+        while held < len(objects) and not self.release.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        yield b"".join(objects[held:])
+
+
+@pytest.fixture(scope="module")
+def raw() -> Iterator[tuple[RawReplays, str]]:
+    served = RawReplays()
+    with web.BackgroundServer(served.app) as server:
+        yield served, server.url
+
+
+def wire_objects(data: bytes) -> list[Any]:
+    return list(msgpack.Unpacker(io.BytesIO(data), raw=False))
+
+
+def test_drawing_starts_before_the_replay_has_streamed(
+    tab: Tab, raw: tuple[RawReplays, str]
+) -> None:
+    served, url = raw
+    data = play_scripted(7, max_ticks=30).data
+    # The header and the frames of ticks 0..2 now, the rest when released.
+    served.add("slow", [msgpack.packb(o) for o in wire_objects(data)], hold=4)
+    tab.open(url + "page/slow", state="streaming")
+    tab.page.wait_for_function("() => document.getElementById('viewer').dataset.tick === '0'")
+    assert canvas_colours(tab)["a"] > 100
+    assert tab.page.locator(".fv-tick").inner_text() == "tick 0 / 2…"
+    assert tab.js("() => document.getElementById('viewer').dataset.state") == "streaming"
+    served.release.set()
+    tab.page.wait_for_function("() => document.getElementById('viewer').dataset.state === 'ready'")
+    assert tab.page.locator(".fv-tick").inner_text() == "tick 0 / 29"
+
+
+def test_notes_of_format_version_2_show_beside_their_side(
+    tab: Tab, raw: tuple[RawReplays, str]
+) -> None:
+    header, *frames, result = wire_objects(play_scripted(8, max_ticks=12).data)
+    header["version"] = 2
+    frames[5]["n"] = ["<b>hold</b> the line", None]
+    frames[6]["n"] = [None, False]  # a note that was dropped (rules §9.9)
+    served, url = raw
+    served.add("notes", [pack(header, frames, result)])
+    tab.open(url + "page/notes?tick=5")
+    notes = tab.page.locator(".fv-note")
+    assert notes.nth(0).is_visible() and notes.nth(0).inner_text() == "<b>hold</b> the line"
+    assert not notes.nth(1).is_visible()
+    tab.page.keyboard.press("ArrowRight")
+    assert not notes.nth(0).is_visible()
+    assert notes.nth(1).inner_text() == "(note dropped)"
+    tab.page.keyboard.press("ArrowRight")
+    assert not notes.nth(0).is_visible() and not notes.nth(1).is_visible()
+
+
+def test_an_unknown_format_version_is_refused_by_name(
+    tab: Tab, raw: tuple[RawReplays, str]
+) -> None:
+    header, *frames, result = wire_objects(play_scripted(8, max_ticks=3).data)
+    header["version"] = 3
+    served, url = raw
+    served.add("v3", [pack(header, frames, result)])
+    tab.open(url + "page/v3", state="error")
+    assert tab.page.locator(".fv-status").inner_text() == (
+        "header: format version 3 is not supported (only 1, 2)"
+    )
+
+
+def test_a_bad_replay_file_shows_the_servers_message(tab: Tab, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.replay"
+    bad.write_bytes(msgpack.packb({"type": "header", "format": "foray-replay", "version": 9}))
+    data = play_scripted(9, max_ticks=40).data
+    cut = tmp_path / "cut.replay"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    tab.expected_errors.append("the server responded with a status of 422")
+    with web.BackgroundServer(web.view_app(bad)) as server:
+        tab.open(server.url, state="error")
+        assert tab.page.locator(".fv-status").inner_text() == (
+            "cannot load the replay (HTTP 422): bad.replay: header: field 'version': "
+            "format version 9 is not supported (only 1)"
+        )
+    with web.BackgroundServer(web.view_app(cut)) as server:
+        tab.open(server.url, state="error")
+        status = tab.page.locator(".fv-status").inner_text()
+        assert status.startswith("the server stopped the replay: cut.replay: truncated: ")
+        assert tab.tick == 0 and canvas_colours(tab)["a"] > 100  # what came is drawn

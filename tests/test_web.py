@@ -1,0 +1,301 @@
+"""The web app of ``arena view`` (Starlette TestClient), the command itself, and the vendored files.
+
+Every route and every error: the page, the replay stream (whole, refused, cut
+off half-way), the static files; the command's refusals and a real server it
+starts and stops.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import msgpack
+import pytest
+from starlette.testclient import TestClient
+
+import replays
+import web
+from tests._support import ROOT, cli, play_scripted
+
+STATIC = ROOT / "web" / "static"
+
+
+@pytest.fixture(scope="module")
+def replay_bytes() -> bytes:
+    return play_scripted(4, max_ticks=45).data
+
+
+@pytest.fixture
+def replay_file(tmp_path: Path, replay_bytes: bytes) -> Path:
+    path = tmp_path / "match.replay"
+    path.write_bytes(replay_bytes)
+    return path
+
+
+def client(path: Path) -> TestClient:
+    return TestClient(web.view_app(path))
+
+
+def objects(data: bytes) -> list[object]:
+    return list(msgpack.Unpacker(io.BytesIO(data), raw=False))
+
+
+# --------------------------------------------------------------------------- routes
+
+
+def test_the_page_holds_a_viewer_of_the_replay(replay_file: Path) -> None:
+    r = client(replay_file).get("/", params={"tick": "12"})
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert 'data-replay-url="/replay"' in r.text
+    assert '<script type="module" src="/static/view.js">' in r.text
+    # Everything the first drawing needs is asked for at once, the replay included.
+    assert '<link rel="preload" href="/replay" as="fetch" crossorigin="anonymous">' in r.text
+    for module in ("viewer.js", "replay.js", "draw.js", "vendor/msgpack/Decoder.mjs"):
+        assert f'<link rel="modulepreload" href="/static/{module}">' in r.text
+    assert "charts.js" not in r.text  # loaded once the first frame is drawn
+    assert "<title>match.replay · Foray Arena</title>" in r.text
+
+
+def test_the_page_escapes_the_file_name(tmp_path: Path, replay_bytes: bytes) -> None:
+    path = tmp_path / "<b>&.replay"
+    path.write_bytes(replay_bytes)
+    text = client(path).get("/").text
+    assert "&lt;b&gt;&amp;.replay" in text
+    assert "<b>" not in text
+
+
+def test_the_replay_streams_as_msgpack(replay_file: Path, replay_bytes: bytes) -> None:
+    r = client(replay_file).get("/replay")
+    assert r.status_code == 200
+    assert r.headers["content-type"] == replays.MEDIA_TYPE
+    assert r.headers["cache-control"] == "no-cache"
+    assert r.content == replay_bytes
+
+
+def test_a_file_that_is_not_a_replay_is_refused_with_the_readers_message(tmp_path: Path) -> None:
+    path = tmp_path / "notes.replay"
+    path.write_bytes(msgpack.packb({"type": "header", "format": "foray-replay", "version": 9}))
+    r = client(path).get("/replay")
+    assert r.status_code == 422
+    assert r.headers["content-type"].startswith("text/plain")
+    assert r.text == (
+        "notes.replay: header: field 'version': format version 9 is not supported (only 1)"
+    )
+
+
+@pytest.mark.parametrize("data", [b"", b"\xc1", b"plain text, not msgpack"])
+def test_bytes_that_are_no_replay_at_all_are_refused(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "junk.replay"
+    path.write_bytes(data)
+    r = client(path).get("/replay")
+    assert r.status_code == 422
+    assert r.text.startswith("junk.replay: ")
+
+
+def test_a_bad_first_frame_is_refused_before_anything_is_sent(
+    tmp_path: Path, replay_bytes: bytes
+) -> None:
+    header, first, *_ = objects(replay_bytes)
+    assert isinstance(first, dict)
+    path = tmp_path / "bad.replay"
+    path.write_bytes(msgpack.packb(header) + msgpack.packb({**first, "t": 7}))
+    r = client(path).get("/replay")
+    assert r.status_code == 422
+    assert "frame of tick 0: field 't': expected tick 0" in r.text
+
+
+def test_a_replay_that_goes_bad_half_way_ends_with_an_error_object(
+    tmp_path: Path, replay_bytes: bytes
+) -> None:
+    """A 200 has gone out by then: the stream's last object says what was wrong."""
+    cut = len(replay_bytes) * 2 // 3
+    path = tmp_path / "cut.replay"
+    path.write_bytes(replay_bytes[:cut])
+    r = client(path).get("/replay")
+    assert r.status_code == 200
+    *good, last = objects(r.content)
+    with pytest.raises(replays.ReplayError) as refused:
+        replays.read_replay(replay_bytes[:cut])
+    assert last == {"type": "error", "detail": f"cut.replay: {refused.value}"}
+    sent = b"".join(msgpack.packb(o) for o in good)
+    assert replay_bytes.startswith(sent) and len(good) > 2
+
+
+def test_a_file_gone_since_the_start_is_404(tmp_path: Path, replay_file: Path) -> None:
+    app = client(replay_file)
+    replay_file.unlink()
+    r = app.get("/replay")
+    assert r.status_code == 404
+    assert r.text.startswith("cannot read the replay match.replay: ")
+
+
+def test_static_files_are_served_with_javascript_types(replay_file: Path) -> None:
+    app = client(replay_file)
+    for path in (
+        "/static/viewer.js",
+        "/static/view.js",
+        "/static/vendor/msgpack/index.mjs",
+        "/static/vendor/msgpack/utils/int.mjs",
+        "/static/vendor/uplot/uPlot.esm.js",
+    ):
+        r = app.get(path)
+        assert r.status_code == 200, path
+        assert r.headers["content-type"].startswith("text/javascript"), path
+    assert app.get("/static/viewer.css").headers["content-type"].startswith("text/css")
+    assert app.get("/static/favicon.svg").headers["content-type"].startswith("image/svg+xml")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("GET", "/static/missing.js", 404),
+        ("GET", "/static/../pyproject.toml", 404),
+        ("GET", "/nothing-here", 404),
+        ("POST", "/", 405),
+        ("POST", "/replay", 405),
+        ("DELETE", "/replay", 405),
+    ],
+)
+def test_other_requests_get_4xx(replay_file: Path, method: str, path: str, status: int) -> None:
+    assert client(replay_file).request(method, path).status_code == status
+
+
+# --------------------------------------------------------------------------- arena view
+
+
+def test_arena_view_refuses_a_file_that_is_not_a_replay(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.replay"
+    path.write_bytes(b"\x93\x01\x02\x03")
+    ran = cli(capsys, "view", str(path), "--no-open")
+    assert ran.code == 2
+    assert ran.err.startswith(f"error: {path}: ")
+    assert ran.out == ""
+
+
+def test_arena_view_refuses_a_replay_that_breaks_half_way(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, replay_bytes: bytes
+) -> None:
+    path = tmp_path / "cut.replay"
+    path.write_bytes(replay_bytes[: len(replay_bytes) // 2])
+    ran = cli(capsys, "view", str(path), "--no-open")
+    assert ran.code == 2
+    assert ran.err.startswith(f"error: {path}: truncated: ")
+
+
+def test_arena_view_refuses_a_missing_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "nope.replay"
+    ran = cli(capsys, "view", str(path), "--no-open")
+    assert ran.code == 2
+    assert ran.err == f"error: {path}: cannot read the replay: No such file or directory\n"
+
+
+def test_arena_view_refuses_a_port_in_use(
+    capsys: pytest.CaptureFixture[str], replay_file: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        ran = cli(capsys, "view", str(replay_file), "--no-open", "--port", str(port))
+    assert ran.code == 2
+    assert ran.err.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
+
+
+@pytest.mark.parametrize("port", ["-1", "65536", "http"])
+def test_arena_view_takes_only_port_numbers(
+    capsys: pytest.CaptureFixture[str], replay_file: Path, port: str
+) -> None:
+    ran = cli(capsys, "view", str(replay_file), "--port", port)
+    assert ran.code == 2
+    assert "--port" in ran.err
+
+
+def test_arena_view_serves_the_replay_until_interrupted(
+    replay_file: Path, replay_bytes: bytes
+) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "view", str(replay_file), "--no-open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith(f"viewing {replay_file} at http://127.0.0.1:")
+        url = line.split(" at ")[1].split()[0]
+        page = httpx.get(url, timeout=10)
+        assert page.status_code == 200 and 'data-replay-url="/replay"' in page.text
+        assert httpx.get(url + "replay", timeout=10).content == replay_bytes
+        assert httpx.get(url + "static/viewer.js", timeout=10).status_code == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert out == "stopped\n"
+
+
+# --------------------------------------------------------------------------- how arena finds web
+
+
+def test_arena_has_the_command_and_the_figures_of_web(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """They come through entry points (tests/test_layering.py checks which)."""
+    ran = cli(capsys, "view", "--help")
+    assert ran.code == 0 and "--no-open" in ran.out
+    ran = cli(capsys, "bench", "--help")
+    assert ran.code == 0 and "web" in ran.out
+
+
+def test_building_the_parser_does_not_import_starlette() -> None:
+    """web's commands are registered for every command: the server waits until one runs."""
+    code = (
+        "import sys; from arena.cli import build_parser; build_parser(); "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('starlette', 'uvicorn', 'playwright'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", "import json; " + code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert json.loads(out) == []
+
+
+# --------------------------------------------------------------------------- vendored libraries
+
+
+def test_the_vendored_libraries_are_those_the_lock_file_pins() -> None:
+    lock = json.loads((ROOT / "web" / "package-lock.json").read_text())["packages"]
+    pinned = json.loads((ROOT / "web" / "package.json").read_text())["dependencies"]
+    lines = (STATIC / "vendor" / "VERSIONS").read_text().splitlines()
+    recorded = {line.split()[0]: line.split()[1:] for line in lines}
+    assert set(recorded) == set(pinned) == {"@msgpack/msgpack", "uplot"}
+    for name, version in pinned.items():
+        entry = lock[f"node_modules/{name}"]
+        assert entry["version"] == version
+        assert recorded[name] == [version, entry["license"], entry["integrity"]]
+    for path in (
+        "msgpack/LICENSE",
+        "msgpack/index.mjs",
+        "msgpack/decodeAsync.mjs",
+        "uplot/LICENSE",
+        "uplot/uPlot.esm.js",
+        "uplot/uPlot.min.css",
+    ):
+        assert (STATIC / "vendor" / path).stat().st_size > 0, path

@@ -1,0 +1,53 @@
+"""``arena view REPLAY``: check one replay file, serve its viewer on loopback, open a browser."""
+
+from __future__ import annotations
+
+import threading
+import webbrowser
+from pathlib import Path
+
+import replays
+from arena import ArenaError
+from web._server import LOOPBACK, bind, serve, url_of
+from web._view import view_app
+
+__all__ = ["check_replay", "view"]
+
+
+def check_replay(path: Path) -> None:
+    """Read the whole file through the bounded reader; raise ReplayError or ArenaError naming it."""
+    try:
+        with path.open("rb") as f:
+            for _ in replays.frame_chunks(f):
+                pass
+    except OSError as exc:
+        raise ArenaError(f"{path}: cannot read the replay: {exc.strerror or exc}") from None
+    except replays.ReplayError as exc:
+        raise replays.ReplayError(f"{path}: {exc}", exc.tick) from None
+
+
+def _open_browser(url: str) -> None:
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        print("no browser found here: open the address above in one", flush=True)
+        return
+    # In a thread: a text-mode browser would hold this one until it quits.
+    threading.Thread(target=browser.open, args=(url,), daemon=True).start()
+
+
+def view(path: Path, *, port: int = 0, open_browser: bool = True) -> int:
+    """Serve the viewer of ``path`` on 127.0.0.1:``port`` until Ctrl-C; return the exit code."""
+    check_replay(path)
+    app = view_app(path.resolve())
+    sock = bind(LOOPBACK, port)
+    url = url_of(sock)
+    print(f"viewing {path} at {url}  (Ctrl-C stops)", flush=True)
+    if open_browser:
+        _open_browser(url)
+    try:
+        serve(app, sock)
+    except KeyboardInterrupt:
+        # uvicorn shuts down cleanly on Ctrl-C, then raises it again for us.
+        print("stopped", flush=True)
+    return 0

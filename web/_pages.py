@@ -1,0 +1,85 @@
+"""The HTML pages: a page holding one viewer (``static/view.js`` mounts it)."""
+
+from __future__ import annotations
+
+import functools
+import html
+import posixpath
+import re
+from pathlib import Path
+from typing import Final
+
+from starlette.responses import HTMLResponse
+
+__all__ = ["CSP", "first_draw_modules", "viewer_page"]
+
+STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
+"""The viewer's static files: scripts, styles, and the vendored libraries."""
+
+CSP: Final = (
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'self'; form-action 'self'"
+)
+"""Pages load only the site's own scripts and styles: replays are untrusted, and the
+viewer writes their strings (names, details, notes) as text, never as markup."""
+
+# A static import or re-export of a relative module: `import ... from "./x.js"`.
+_IMPORT: Final = re.compile(
+    r"""^\s*(?:import|export)\b[^;'"]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']""", re.M
+)
+
+
+@functools.cache
+def first_draw_modules(entry: str = "view.js") -> tuple[str, ...]:
+    """The modules ``entry`` imports statically, directly or not (paths under static/).
+
+    The pages preload them all at once: otherwise the browser finds them one level
+    of imports at a time, a round trip each, before it can draw. Modules loaded
+    later with ``import()`` (the charts) are not among them.
+    """
+    found: list[str] = []
+    todo = [entry]
+    while todo:
+        path = todo.pop()
+        if path in found:
+            continue
+        found.append(path)
+        source = (STATIC_DIR / path).read_text(encoding="utf-8")
+        base = posixpath.dirname(path)
+        todo += [posixpath.normpath(posixpath.join(base, m)) for m in _IMPORT.findall(source)]
+    return tuple(sorted(found))
+
+
+_VIEWER_PAGE: Final = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · Foray Arena</title>
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="preload" href="{replay_url}" as="fetch" crossorigin="anonymous">
+<link rel="stylesheet" href="/static/vendor/uplot/uPlot.min.css">
+<link rel="stylesheet" href="/static/viewer.css">
+{preloads}
+<script type="module" src="/static/view.js"></script>
+</head>
+<body class="fv-page">
+<main id="viewer" data-replay-url="{replay_url}">
+<noscript>The viewer needs JavaScript.</noscript>
+</main>
+</body>
+</html>
+"""
+
+
+def viewer_page(replay_url: str, title: str) -> HTMLResponse:
+    """A page with one viewer of the replay stream at ``replay_url`` (opens at ``?tick=N``)."""
+    preloads = "\n".join(
+        f'<link rel="modulepreload" href="/static/{m}">' for m in first_draw_modules()
+    )
+    body = _VIEWER_PAGE.format(
+        title=html.escape(title),
+        replay_url=html.escape(replay_url, quote=True),
+        preloads=preloads,
+    )
+    return HTMLResponse(body, headers={"Content-Security-Policy": CSP})
