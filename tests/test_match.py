@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import arena
 import replays
 import sim
+from arena.cases import default_case
 from tests._support import BOTS, Builder
 
 FAULTY = BOTS / "faulty.c"
@@ -190,9 +191,17 @@ def test_two_processes_write_the_same_replay_bytes(
     one, two = (tmp_path / "one.replay").read_bytes(), (tmp_path / "two.replay").read_bytes()
     assert one == two
     assert first["replay_sha256"] == second["replay_sha256"]
-    # And the same bytes as an in-process run.
+    # And the same bytes as an in-process run under the default case (arena match's rules).
     assert play(busy, idle, seed=5).replay != b""
-    r = arena.run_match(arena.Contestant("busy", busy), arena.Contestant("idle", idle), seed=5)
+    case = default_case()
+    r = arena.run_match(
+        arena.Contestant("busy", busy),
+        arena.Contestant("idle", idle),
+        seed=5,
+        config=case.rules,
+        limits=case.limits,
+        case=case.ref,
+    )
     assert r.replay == one
 
 

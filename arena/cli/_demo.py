@@ -22,15 +22,17 @@ def run_demo(seed: int = 0) -> int:
     import replays
     from arena._files import check_directory, data_dir, write_output
     from arena.baselines import BASELINES, load_baseline
+    from arena.cases import default_case
     from arena.executors import JobFailed, LocalExecutor, MatchJob
     from arena.match import Contestant
 
+    case = default_case()
     field = [Contestant(name, load_baseline(name)) for name in BASELINES]
     out = data_dir() / "replays"
     check_directory(out, "replays")
     wins = {c.name: 0 for c in field}
     failures = 0
-    jobs = [MatchJob(a, b, seed=seed) for a, b in itertools.permutations(field, 2)]
+    jobs = [MatchJob.for_case(case, a, b, seed=seed) for a, b in itertools.permutations(field, 2)]
     table = Table(title=f"demo: {len(field)} baselines, every pairing both ways, seed {seed}")
     for column in ("A", "B", "outcome", "reason", "banked", "replay"):
         table.add_column(column)

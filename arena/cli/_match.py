@@ -42,13 +42,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    import sim
     from arena._files import check_directory, check_output, data_dir, write_output
+    from arena.cases import default_case
     from arena.executors import MatchJob, play
     from arena.match import load_contestant, load_map
 
     a, b = load_contestant(args.a), load_contestant(args.b)
-    config = sim.Config()
+    # The rules and limits are the Foray case's; the replay names the case they came
+    # from (its header records every constant, overrides included).
+    case = default_case()
+    config = case.rules
     if args.max_ticks is not None:
         config = config.replace(max_ticks=args.max_ticks)
     game_map = load_map(Path(args.map)) if args.map else None
@@ -58,7 +61,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         check_output(Path(args.replay), "replay")
     else:
         check_directory(replay_dir, "replay")
-    result = play(MatchJob(a, b, seed=args.seed, config=config, game_map=game_map))
+    result = play(MatchJob.for_case(case, a, b, seed=args.seed, config=config, game_map=game_map))
     replay_path = (
         Path(args.replay) if args.replay else replay_dir / f"{result.replay_sha256}.replay"
     )

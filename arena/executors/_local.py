@@ -14,6 +14,7 @@ import math
 import os
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import trio
 import trio_parallel
@@ -22,6 +23,9 @@ import replays
 import sim
 from arena.match import Contestant, MatchResult, run_match
 from arena.sandbox import Limits
+
+if TYPE_CHECKING:
+    from arena.cases import Case
 
 __all__ = [
     "Executor",
@@ -45,6 +49,32 @@ class MatchJob:
     limits: Limits | None = None
     game_map: sim.GameMap | None = None
     case: replays.CaseRef | None = None
+
+    @classmethod
+    def for_case(
+        cls,
+        case: Case,
+        a: Contestant,
+        b: Contestant,
+        *,
+        seed: int = 0,
+        config: sim.Config | None = None,
+        game_map: sim.GameMap | None = None,
+    ) -> MatchJob:
+        """A match under ``case``'s rules, limits and map, recorded with the case's identity.
+
+        ``config`` and ``game_map`` replace the case's (``arena match --max-ticks``,
+        ``--map``); the replay header records the constants actually played.
+        """
+        return cls(
+            a,
+            b,
+            seed=seed,
+            config=case.rules if config is None else config,
+            limits=case.limits,
+            game_map=case.game_map if game_map is None else game_map,
+            case=case.ref,
+        )
 
 
 @dataclass(frozen=True, slots=True)
