@@ -170,8 +170,15 @@ OVER: dict[str, tuple[Callable[[], bytes], str]] = {
         f"{LIM.function_bytes + 4:,} bytes in one function body",
     ),
     "code_bytes": (
-        lambda: _bodies(9, b"\x01" * (LIM.function_bytes - 8) + I32_0),
-        f"{9 * (LIM.function_bytes - 4):,} bytes of code (all function bodies)",
+        # 65 bodies of 2 KiB: 1 KiB past the total, far inside the compile weight.
+        lambda: _bodies(65, b"\x01" * 2044 + I32_0),
+        f"{65 * 2048:,} bytes of code (all function bodies)",
+    ),
+    "code_weight": (
+        # Three bodies just under the largest: each passes, their squares do not.
+        lambda: _bodies(3, b"\x01" * (LIM.function_bytes - 6) + I32_0),
+        f"{3 * (LIM.function_bytes - 2) ** 2:,} compile weight"
+        " (the squares of the function bodies' sizes, summed)",
     ),
     "locals": (
         lambda: _bodies(1, runs=((600, 0x7F), (401, 0x7E))),

@@ -40,6 +40,9 @@ class StructuralLimits:
     """All function bodies together."""
     function_bytes: int = 16 * 1024
     """One function body: compile time grows faster than linearly with it."""
+    code_weight: int = 2 * (16 * 1024) ** 2
+    """The sum over function bodies of their size in bytes, squared: a bound on the
+    superlinear part of compiling (two bodies of the largest size)."""
     locals: int = 1_000
     """Locals declared in one function (parameters not counted)."""
     globals: int = 1_000
@@ -61,6 +64,7 @@ _WHAT: Final = {
     "functions": "functions defined",
     "code_bytes": "bytes of code (all function bodies)",
     "function_bytes": "bytes in one function body",
+    "code_weight": "compile weight (the squares of the function bodies' sizes, summed)",
     "locals": "locals in one function",
     "globals": "globals",
     "data_segments": "data segments",
@@ -319,6 +323,7 @@ class _Module:
             if size > self.limits.function_bytes:
                 raise _Refused(_over("function_bytes", size, self.limits.function_bytes))
             self.add("code_bytes", size)
+            self.add("code_weight", size * size)
             start = r.pos
             r.skip(size)
             body = _Reader(r.data, start, r.pos)
