@@ -16,12 +16,22 @@ from arena._files import atomic_write, data_dir
 
 if TYPE_CHECKING:
     from arena.baselines import BASELINES, Baseline, load_baseline
-    from arena.executors import LocalExecutor, MatchJob, play
+    from arena.cases import Case, default_case, find_case
+    from arena.executors import (
+        JobFailed,
+        LocalExecutor,
+        MatchJob,
+        WorkerDied,
+        WorkerPool,
+        open_worker_pool,
+        play,
+    )
     from arena.match import (
         ABI_VERSION,
         Contestant,
         FuelStats,
         MatchResult,
+        Rematch,
         SideResult,
         decode_actions,
         decode_obs,
@@ -29,6 +39,7 @@ if TYPE_CHECKING:
         encode_obs,
         load_contestant,
         load_map,
+        rematch,
         replay_matches,
         run_match,
     )
@@ -84,6 +95,7 @@ __all__ = [
     "Admission",
     "ArenaError",
     "Baseline",
+    "Case",
     "Contestant",
     "Controller",
     "ControllerRecord",
@@ -92,6 +104,7 @@ __all__ = [
     "Fault",
     "Format",
     "FuelStats",
+    "JobFailed",
     "Limits",
     "LocalExecutor",
     "MatchJob",
@@ -102,6 +115,7 @@ __all__ = [
     "Origin",
     "Pairing",
     "Played",
+    "Rematch",
     "ReplayStream",
     "ResultRecord",
     "Role",
@@ -122,17 +136,23 @@ __all__ = [
     "TournamentSetupError",
     "TournamentStatus",
     "UnknownControllerError",
+    "WorkerDied",
+    "WorkerPool",
     "atomic_write",
     "check_module",
     "data_dir",
     "decode_actions",
     "decode_obs",
+    "default_case",
     "encode_init",
     "encode_obs",
+    "find_case",
     "load_baseline",
     "load_contestant",
     "load_map",
+    "open_worker_pool",
     "play",
+    "rematch",
     "replay_matches",
     "run_match",
 ]
@@ -140,7 +160,19 @@ __all__ = [
 # Lazily loaded name -> the sub-package that defines it.
 _LAZY = {
     **dict.fromkeys(("BASELINES", "Baseline", "load_baseline"), "arena.baselines"),
-    **dict.fromkeys(("LocalExecutor", "MatchJob", "play"), "arena.executors"),
+    **dict.fromkeys(("Case", "default_case", "find_case"), "arena.cases"),
+    **dict.fromkeys(
+        (
+            "JobFailed",
+            "LocalExecutor",
+            "MatchJob",
+            "WorkerDied",
+            "WorkerPool",
+            "open_worker_pool",
+            "play",
+        ),
+        "arena.executors",
+    ),
     **dict.fromkeys(
         (
             "ABI_VERSION",
@@ -154,6 +186,8 @@ _LAZY = {
             "encode_obs",
             "load_contestant",
             "load_map",
+            "rematch",
+            "Rematch",
             "replay_matches",
             "run_match",
         ),

@@ -4,7 +4,9 @@
 machine's worker processes (trio-parallel), ``RayExecutor`` as tasks on a Ray
 cluster. Only what a ``MatchJob`` and a ``MatchResult`` carry crosses a process
 boundary. A job the arena could not play (its worker died, and died again on
-the retry) comes back as ``JobFailed``, never as a result.
+the retry) comes back as ``JobFailed``, never as a result. ``open_worker_pool``
+keeps workers up between calls, for a coordinator that takes work as it comes
+(the web server).
 """
 
 from arena.executors._local import (
@@ -14,7 +16,10 @@ from arena.executors._local import (
     MatchJob,
     OnOutcome,
     Outcome,
+    WorkerDied,
+    WorkerPool,
     default_jobs,
+    open_worker_pool,
     play,
 )
 from arena.executors._ray import RAY_ADDRESS_ENV, RayExecutor, RayUnavailableError
@@ -29,6 +34,9 @@ __all__ = [
     "Outcome",
     "RayExecutor",
     "RayUnavailableError",
+    "WorkerDied",
+    "WorkerPool",
     "default_jobs",
+    "open_worker_pool",
     "play",
 ]

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import trio
 import trio_parallel
@@ -33,9 +34,14 @@ __all__ = [
     "LocalExecutor",
     "MatchJob",
     "Outcome",
+    "WorkerDied",
+    "WorkerPool",
     "default_jobs",
+    "open_worker_pool",
     "play",
 ]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +139,69 @@ class Executor:
             yield outcome
 
 
+class WorkerDied(Exception):
+    """Work the arena could not do: its worker process died on every attempt (our failure)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class WorkerPool:
+    """Worker processes that outlive any one batch of work (``open_worker_pool``).
+
+    For a coordinator that takes work as it comes, such as the web server's:
+    workers stay up between calls (they keep the modules they compiled), and a
+    call whose worker dies is made again on a fresh one, ``retries`` times.
+    Callers bound how many calls run at once (their own ``trio.CapacityLimiter``):
+    the pool starts a worker for every call it is given.
+    """
+
+    def __init__(self, ctx: trio_parallel.WorkerContext, retries: int) -> None:
+        self._ctx = ctx
+        self.retries = retries
+        # The pool itself never waits: callers hold their own limiters.
+        self._unbounded = trio.CapacityLimiter(math.inf)
+
+    async def call(self, fn: Callable[..., T], *args: Any, doing: str = "this work") -> T:
+        """``fn(*args)`` in a worker process (both must pickle); ``WorkerDied`` if it keeps dying.
+
+        Cancelling the calling task kills the worker (the work is not finished).
+        """
+        deaths: list[str] = []
+        for _attempt in range(1 + self.retries):
+            try:
+                result: T = await self._ctx.run_sync(
+                    fn, *args, kill_on_cancel=True, limiter=self._unbounded
+                )
+                return result
+            except trio_parallel.BrokenWorkerError as exc:
+                deaths.append(str(exc) or "the worker process died")
+        raise WorkerDied(f"the worker died {len(deaths)} time(s) {doing}: {deaths[-1]}")
+
+    async def play(self, job: MatchJob) -> Outcome:
+        """Play ``job`` in a worker: its result, or ``JobFailed`` if its workers kept dying."""
+        try:
+            return await self.call(play, job, doing="playing this match")
+        except WorkerDied as exc:
+            return JobFailed(job, exc.reason)
+
+
+@asynccontextmanager
+async def open_worker_pool(
+    *, retries: int = 1, idle_timeout: float = 60.0, grace_period: float = 5.0
+) -> AsyncIterator[WorkerPool]:
+    """A ``WorkerPool`` for the life of the ``async with`` block (in a trio task).
+
+    Workers idle for ``idle_timeout`` seconds retire; on leaving the block,
+    workers still busy get ``grace_period`` seconds before they are killed.
+    """
+    async with trio_parallel.open_worker_context(
+        idle_timeout=idle_timeout, grace_period=grace_period
+    ) as ctx:
+        yield WorkerPool(ctx, retries)
+
+
 class LocalExecutor(Executor):
     """Plays matches on up to ``jobs`` worker processes (default: the number of cores).
 
@@ -155,13 +224,13 @@ class LocalExecutor(Executor):
         limiter = trio.CapacityLimiter(self.jobs)
         done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
         async with (
-            trio_parallel.open_worker_context(idle_timeout=60.0, grace_period=5.0) as ctx,
+            open_worker_pool(retries=self.retries) as pool,
             trio.open_nursery() as nursery,
         ):
 
             async def one(index: int, job: MatchJob) -> None:
                 async with limiter:
-                    outcome = await self._play_in_worker(ctx, job)
+                    outcome = await pool.play(job)
                 await done_send.send((index, outcome))
 
             for index, job in enumerate(jobs):
@@ -171,16 +240,3 @@ class LocalExecutor(Executor):
                 maybe = on_outcome(index, outcome)
                 if maybe is not None:
                     await maybe
-
-    async def _play_in_worker(self, ctx: trio_parallel.WorkerContext, job: MatchJob) -> Outcome:
-        deaths: list[str] = []
-        for _attempt in range(1 + self.retries):
-            try:
-                result: MatchResult = await ctx.run_sync(play, job, kill_on_cancel=True)
-                return result
-            except trio_parallel.BrokenWorkerError as exc:
-                deaths.append(str(exc) or "the worker process died")
-        return JobFailed(
-            job,
-            f"the worker died {len(deaths)} time(s) playing this match: {deaths[-1]}",
-        )

@@ -12,7 +12,7 @@ from arena.match._contract import (
     encode_obs,
 )
 from arena.match._fuel import FuelStats
-from arena.match._rematch import replay_matches
+from arena.match._rematch import Rematch, rematch, replay_matches
 from arena.match._resolve import MAX_MAP_BYTES, load_contestant, load_map
 from arena.match._runner import Contestant, MatchResult, SideResult, run_match
 
@@ -22,6 +22,7 @@ __all__ = [
     "Contestant",
     "FuelStats",
     "MatchResult",
+    "Rematch",
     "SideResult",
     "decode_actions",
     "decode_obs",
@@ -29,6 +30,7 @@ __all__ = [
     "encode_obs",
     "load_contestant",
     "load_map",
+    "rematch",
     "replay_matches",
     "run_match",
 ]

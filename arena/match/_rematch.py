@@ -11,12 +11,26 @@ and the result, and the modules' hashes bind the names. A match that ended in a
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import replays
-from arena.match._runner import Contestant, run_match
+from arena.match._runner import Contestant, MatchResult, run_match
 from arena.sandbox import WASMTIME_VERSION, Limits
 
-__all__ = ["replay_matches"]
+__all__ = ["Rematch", "rematch", "replay_matches"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """A replay checked by playing its match again (``rematch``)."""
+
+    report: replays.VerifyReport
+    """As ``replay_matches`` gives it: ``ok`` only for the very same bytes."""
+    result: MatchResult | None
+    """The match played again, when it was (None if the replay was refused first).
+
+    When ``report.ok``, its replay is the replay checked, byte for byte: a
+    caller may record this result as the replay's."""
 
 
 def replay_matches(replay: bytes, blob_a: bytes, blob_b: bytes) -> replays.VerifyReport:
@@ -27,23 +41,34 @@ def replay_matches(replay: bytes, blob_a: bytes, blob_b: bytes) -> replays.Verif
     what differs, and ``mismatch_tick`` is the first frame that differs (None for
     the header or the result); ``ticks`` counts the frames that agreed.
     """
+    return rematch(replay, blob_a, blob_b).report
+
+
+def rematch(replay: bytes, blob_a: bytes, blob_b: bytes) -> Rematch:
+    """``replay_matches``, keeping the match played again (a server records it: web push)."""
     report = replays.verify_replay(replay)
     if not report.ok:
-        return report
+        return Rematch(report, None)
     recorded = replays.read_replay(replay)
     header = recorded.header
     for side, blob in zip("AB", (blob_a, blob_b), strict=True):
         info = header.sides["AB".index(side)]
         sha = hashlib.sha256(blob).hexdigest()
         if sha != info.sha256:
-            return _refused(
-                f"side {side}: the module given has sha256 {sha}, the replay's side {side}"
-                f" ({info.name!r}) has {info.sha256}"
+            return Rematch(
+                _refused(
+                    f"side {side}: the module given has sha256 {sha}, the replay's side {side}"
+                    f" ({info.name!r}) has {info.sha256}"
+                ),
+                None,
             )
     if header.wasmtime != WASMTIME_VERSION:
-        return _refused(
-            f"header: the replay was played with wasmtime {header.wasmtime!r}, this arena runs"
-            f" {WASMTIME_VERSION} (fuel depends on it)"
+        return Rematch(
+            _refused(
+                f"header: the replay was played with wasmtime {header.wasmtime!r}, this arena"
+                f" runs {WASMTIME_VERSION} (fuel depends on it)"
+            ),
+            None,
         )
     limits = Limits.from_dict(header.limits)  # in range: the self-contained check said so
     again = run_match(
@@ -56,8 +81,8 @@ def replay_matches(replay: bytes, blob_a: bytes, blob_b: bytes) -> replays.Verif
         case=header.case,
     )
     if again.replay == replay:
-        return replays.VerifyReport(True, again.ticks, None, None)
-    return _first_difference(replay, again.replay)
+        return Rematch(replays.VerifyReport(True, again.ticks, None, None), again)
+    return Rematch(_first_difference(replay, again.replay), again)
 
 
 def _refused(detail: str) -> replays.VerifyReport:
