@@ -17,12 +17,14 @@ from arena._files import atomic_write, data_dir
 if TYPE_CHECKING:
     from arena.baselines import BASELINES, Baseline, load_baseline
     from arena.cases import Case, default_case, find_case
+    from arena.cli import shown
     from arena.executors import (
         JobFailed,
         LocalExecutor,
         MatchJob,
         WorkerDied,
         WorkerPool,
+        default_jobs,
         open_worker_pool,
         play,
     )
@@ -144,6 +146,7 @@ __all__ = [
     "decode_actions",
     "decode_obs",
     "default_case",
+    "default_jobs",
     "encode_init",
     "encode_obs",
     "find_case",
@@ -155,12 +158,14 @@ __all__ = [
     "rematch",
     "replay_matches",
     "run_match",
+    "shown",
 ]
 
 # Lazily loaded name -> the sub-package that defines it.
 _LAZY = {
     **dict.fromkeys(("BASELINES", "Baseline", "load_baseline"), "arena.baselines"),
     **dict.fromkeys(("Case", "default_case", "find_case"), "arena.cases"),
+    "shown": "arena.cli",
     **dict.fromkeys(
         (
             "JobFailed",
@@ -168,6 +173,7 @@ _LAZY = {
             "MatchJob",
             "WorkerDied",
             "WorkerPool",
+            "default_jobs",
             "open_worker_pool",
             "play",
         ),

@@ -8,6 +8,7 @@ command to run: the parser is built for every command.
 from __future__ import annotations
 
 import argparse
+import sys
 
 __all__ = ["register_commands"]
 
@@ -22,6 +23,47 @@ def _port(text: str) -> int:
     return value
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from web._serve import serve_site
+    from web._site import SiteLimits
+
+    defaults = SiteLimits()
+    limits = SiteLimits(workers=args.jobs or defaults.workers, queue=args.queue or defaults.queue)
+    return serve_site(args.host, args.port, limits=limits)
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    import json
+
+    from arena import shown
+    from web._push import PushRefused, push
+
+    try:
+        created, run = push(args.run, args.server)
+    except PushRefused as exc:
+        if args.json:
+            print(json.dumps({"pushed": False, "reason": str(exc)}, indent=2))
+        print(f"refused: {shown(exc)}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"pushed": True, "created": created, "run": run}, indent=2))
+    else:
+        page = args.server.rstrip("/") + f"/runs/{run['id']}"
+        what = "checked and recorded" if created else "already there: nothing changed"
+        print(f"run {args.run}: {what}, as run {run['id']} at {shown(page)}")
+    return 0
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -31,7 +73,22 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``arena view`` to arena's command parser."""
+    """Add ``arena serve``, ``arena push`` and ``arena view`` to arena's command parser."""
+    s = sub.add_parser(
+        "serve", help="serve the site (runs, matches, tournaments, the console) over the data dir"
+    )
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: a free one)")
+    s.add_argument("--jobs", type=_positive, help="worker processes for matches (default: cores)")
+    s.add_argument(
+        "--queue", type=_positive, help="quick matches accepted at once, past it 429 (default 32)"
+    )
+    s.set_defaults(func=cmd_serve)
+    p = sub.add_parser("push", help="upload a local proof run to a server, which checks it")
+    p.add_argument("run", type=_positive, help="the run's id in the local store (arena runs)")
+    p.add_argument("--server", required=True, help="the server's address, http://host:port")
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    p.set_defaults(func=cmd_push)
     v = sub.add_parser(
         "view", help="watch a replay file in the browser (served on 127.0.0.1, no store or token)"
     )

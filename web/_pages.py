@@ -83,3 +83,61 @@ def viewer_page(replay_url: str, title: str) -> HTMLResponse:
         preloads=preloads,
     )
     return HTMLResponse(body, headers={"Content-Security-Policy": CSP})
+
+
+_SITE_PAGE: Final = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · Foray Arena</title>
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/vendor/uplot/uPlot.min.css">
+<link rel="stylesheet" href="/static/viewer.css">
+<link rel="stylesheet" href="/static/site.css">
+{preloads}
+<script type="module" src="/static/{page}.js"></script>
+</head>
+<body class="fv-page site" data-page="{page}" data-id="{ident}">
+<main id="page">
+<noscript>This page needs JavaScript.</noscript>
+</main>
+</body>
+</html>
+"""
+
+SITE_PAGES: Final = ("index", "run", "match", "tournament", "console")
+"""The site's pages: each is static/<name>.js over the JSON API."""
+
+
+def site_page_html(page: str, title: str, ident: int | None = None) -> HTMLResponse:
+    """The shell of one of the site's pages; its module draws it from the JSON API.
+
+    Nothing in it comes from the store: names are written by the page's script,
+    as text.
+    """
+    if page not in SITE_PAGES:
+        raise ValueError(f"no page {page!r}")
+    preloads = "\n".join(
+        f'<link rel="modulepreload" href="/static/{m}">' for m in first_draw_modules(f"{page}.js")
+    )
+    body = _SITE_PAGE.format(
+        title=html.escape(title if ident is None else f"{title} #{ident}"),
+        page=page,
+        ident="" if ident is None else str(ident),
+        preloads=preloads,
+    )
+    return HTMLResponse(body, headers={"Content-Security-Policy": CSP})
+
+
+def missing_page(message: str) -> HTMLResponse:
+    """A 404 page saying what is not there (the message is escaped)."""
+    body = (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        "<title>not found · Foray Arena</title>\n"
+        '<link rel="stylesheet" href="/static/viewer.css">\n'
+        '<link rel="stylesheet" href="/static/site.css">\n</head>\n'
+        f'<body class="fv-page site">\n<main id="page">\n<h1>{html.escape(message)}</h1>\n'
+        '<p><a href="/">Foray Arena</a></p>\n</main>\n</body>\n</html>\n'
+    )
+    return HTMLResponse(body, status_code=404, headers={"Content-Security-Policy": CSP})

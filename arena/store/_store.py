@@ -416,6 +416,21 @@ class Store:
         rows = self._db.read(lambda c: c.execute(sql, (*args, limit)).fetchall(), "listing matches")
         return [match_record(r) for r in rows]
 
+    def pending_matches(self, *, limit: int = MAX_PAGE) -> list[MatchRecord]:
+        """Queued matches still without a result (status pending), oldest first.
+
+        A server that stopped (or was killed) with matches queued finds them
+        here when it starts again, and plays them.
+        """
+        _check_limit(limit)
+        rows = self._db.read(
+            lambda c: c.execute(
+                f"{MATCHES} WHERE m.status = 'pending' ORDER BY m.id LIMIT ?", (limit,)
+            ).fetchall(),
+            "listing pending matches",
+        )
+        return [match_record(r) for r in rows]
+
     def _store_replay(self, result: MatchResult) -> ResultRows:
         """Write a result's replay file (before any row points at it)."""
         a, b = result.sides

@@ -7,6 +7,7 @@
 // replay stream, replays/_format.py) and draws as the frames arrive. See
 // docs/web.md for the options, the keyboard and the object it returns.
 
+import { h } from "./dom.js";
 import { MapRenderer, SIDE_COLORS } from "./draw.js";
 import { describeOutcome, forfeitText, sideLabel } from "./outcome.js";
 import { SOLDIER, streamReplay } from "./replay.js";
@@ -27,18 +28,6 @@ export const TICKS_PER_SECOND = 10;
  */
 export function mountViewer(element, options) {
   return new Viewer(element, options);
-}
-
-function h(tag, props = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === "class") el.className = value;
-    else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value);
-  }
-  el.append(...children);
-  return el;
 }
 
 const num = new Intl.NumberFormat("en-US").format;

@@ -1,0 +1,323 @@
+"""The site's Starlette app: the routes, each a short call into ``Site``, and the error mapping.
+
+Handlers parse the request (path, query, token, a bounded body), call one
+``Site`` method and answer with JSON; plain ``def`` handlers run in a thread
+(they read the store). Every error an input can cause is a 4xx with a JSON
+message; the only 5xx are the server's own troubles (a damaged file: 500; a
+store busy, full or read-only, workers that keep dying, shutting down: 503).
+The routes and their answers are described at ``/openapi.json`` (``web._openapi``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
+
+import arena
+import replays
+from web._bundle import MAX_BUNDLE_BYTES
+from web._coordinator import CoordinatorClosed
+from web._http import (
+    authorized,
+    json_response,
+    page_args,
+    read_body,
+    read_json,
+    require_token,
+    site_of,
+    string_field,
+    u32_field,
+)
+from web._live import KEEPALIVE, sse
+from web._openapi import openapi_document
+from web._pages import missing_page, site_page_html
+from web._site import ApiError, Site, check_name, match_key, tournament_key
+from web._stream import HEADERS
+from web._view import static_files
+
+__all__ = ["site_app"]
+
+_log = logging.getLogger("web")
+
+# ====================================================================== pages
+
+
+def site_page(page: str, title: str) -> Callable[[Request], Response]:
+    """The endpoint of a page; a page of a record that does not exist is a 404 page."""
+
+    def endpoint(request: Request) -> Response:
+        ident: int | None = request.path_params.get("id")
+        if ident is not None and not site_of(request).exists(page, ident):
+            return missing_page(f"no {page} {ident}")
+        return site_page_html(page, title, ident)
+
+    return endpoint
+
+
+# ====================================================================== controllers
+
+
+def list_controllers(request: Request) -> Response:
+    return json_response(site_of(request).controllers(include_hidden=authorized(request)))
+
+
+async def upload_controller(request: Request) -> Response:
+    require_token(request)
+    name = check_name(request.query_params.get("name", ""), "query 'name'")
+    blob = await read_body(request, arena.MAX_MODULE_BYTES)
+    record, created = await site_of(request).upload(name, blob)
+    return json_response(record, 201 if created else 200)
+
+
+def controller_module(request: Request) -> Response:
+    record, blob = site_of(request).module(
+        request.path_params["sha256"], include_hidden=authorized(request)
+    )
+    return Response(
+        blob,
+        media_type="application/wasm",
+        headers={
+            "Content-Disposition": f'attachment; filename="{record.sha256}.wasm"',
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+# ====================================================================== matches
+
+
+def list_matches(request: Request) -> Response:
+    limit, before = page_args(request)
+    return json_response(site_of(request).matches_json(limit=limit, before=before))
+
+
+async def create_match(request: Request) -> Response:
+    require_token(request)
+    data = await read_json(request, {"a": True, "b": True, "seed": False})
+    a, b, seed = string_field(data, "a"), string_field(data, "b"), u32_field(data, "seed")
+    match = await asyncio.to_thread(site_of(request).queue_match, a, b, seed)
+    return json_response(match, 202, {"Location": f"/api/matches/{match['id']}"})
+
+
+def get_match(request: Request) -> Response:
+    return json_response(site_of(request).match_json(request.path_params["id"]))
+
+
+def match_replay(request: Request) -> Response:
+    stream = site_of(request).open_replay(request.path_params["id"])
+    return StreamingResponse(
+        _checked(stream),
+        media_type=replays.MEDIA_TYPE,
+        headers={**HEADERS, "Content-Length": str(stream.size)},
+    )
+
+
+def _checked(stream: arena.ReplayStream) -> Iterator[bytes]:
+    """The file's chunks; if it changed on disk meanwhile, the transfer is broken off."""
+    try:
+        yield from stream
+    except arena.CorruptFileError:
+        _log.error("replay stream broken off: %s changed while it was sent", stream.path)
+        raise
+
+
+async def match_events(request: Request) -> Response:
+    site = site_of(request)
+    match_id: int = request.path_params["id"]
+    await asyncio.to_thread(site.match_json, match_id)  # 404 before the stream starts
+
+    def state() -> tuple[dict[str, Any], bool]:
+        data = site.match_json(match_id)
+        return data, data["status"] != "pending"
+
+    return _event_stream(site, match_key(match_id), "match", state)
+
+
+# ====================================================================== runs
+
+
+def list_runs(request: Request) -> Response:
+    limit, before = page_args(request)
+    return json_response(site_of(request).runs_json(limit=limit, before=before))
+
+
+def get_run(request: Request) -> Response:
+    return json_response(site_of(request).run_json(request.path_params["id"]))
+
+
+async def push_run(request: Request) -> Response:
+    require_token(request)
+    data = await read_body(request, MAX_BUNDLE_BYTES)
+    run, created = await site_of(request).push(data)
+    return json_response(run, 201 if created else 200, {"Location": f"/api/runs/{run['id']}"})
+
+
+# ====================================================================== tournaments
+
+
+def list_tournaments(request: Request) -> Response:
+    limit, before = page_args(request)
+    return json_response(site_of(request).tournaments_json(limit=limit, before=before))
+
+
+async def create_tournament(request: Request) -> Response:
+    require_token(request)
+    data = await read_json(
+        request, {"format": True, "field": True, "seeds": False, "rounds": False, "shuffle": False}
+    )
+    tournament = await asyncio.to_thread(site_of(request).start_tournament, data)
+    return json_response(tournament, 202, {"Location": f"/api/tournaments/{tournament['id']}"})
+
+
+def get_tournament(request: Request) -> Response:
+    return json_response(site_of(request).tournament_json(request.path_params["id"]))
+
+
+async def tournament_events(request: Request) -> Response:
+    site = site_of(request)
+    tournament_id: int = request.path_params["id"]
+    await asyncio.to_thread(site.tournament_json, tournament_id)
+
+    def state() -> tuple[dict[str, Any], bool]:
+        data = site.tournament_json(tournament_id)
+        return data, data["status"] != "running"
+
+    return _event_stream(site, tournament_key(tournament_id), "tournament", state)
+
+
+# ====================================================================== status, schema
+
+
+def status(request: Request) -> Response:
+    return json_response(site_of(request).status())
+
+
+def openapi(request: Request) -> Response:
+    return JSONResponse(openapi_document())
+
+
+# ====================================================================== event streams
+
+
+def _event_stream(
+    site: Site,
+    key: tuple[str, int],
+    event: str,
+    state: Any,
+) -> Response:
+    """Server-sent events: the record's state now, then each change, until it is final."""
+    site.streams.take(retry_after=5)
+
+    async def events() -> AsyncIterator[bytes]:
+        try:
+            sent: dict[str, Any] | None = None
+            number = 0
+            while True:
+                seen = site.changes.version(key)
+                data, final = await asyncio.to_thread(state)
+                if data != sent:
+                    number += 1
+                    yield sse(event, data, number)
+                    sent = data
+                if final:
+                    return
+                if not await site.changes.wait(key, seen, site.limits.keepalive):
+                    yield KEEPALIVE
+        finally:
+            site.streams.give()
+
+    return StreamingResponse(
+        events(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+# ====================================================================== errors
+
+
+def _error(
+    status: int, message: str, headers: dict[str, str] | None = None, **extra: Any
+) -> Response:
+    return json_response({"error": message, **extra}, status, headers)
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return _error(exc.status, exc.message, exc.headers, **exc.extra)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _error(exc.status_code, exc.detail, dict(exc.headers or {}))
+
+
+def _mapped(status: int, headers: dict[str, str] | None = None) -> Any:
+    async def handler(request: Request, exc: Exception) -> Response:
+        if status >= 500:
+            _log.error("%s %s: %s", request.method, request.url.path, exc)
+        return _error(status, str(exc), headers)
+
+    return handler
+
+
+EXCEPTION_HANDLERS: dict[Any, Any] = {
+    ApiError: _api_error,
+    HTTPException: _http_error,
+    arena.NotInStoreError: _mapped(404),
+    arena.CorruptFileError: _mapped(500),
+    arena.StoreBusyError: _mapped(503, {"Retry-After": "5"}),
+    arena.StoreError: _mapped(503, {"Retry-After": "30"}),
+    arena.WorkerDied: _mapped(503, {"Retry-After": "30"}),
+    CoordinatorClosed: _mapped(503, {"Retry-After": "30"}),
+    # Whatever else the arena refuses is the input's fault: a name too long, a bad value.
+    arena.ArenaError: _mapped(400),
+}
+
+
+# ====================================================================== the app
+
+
+def routes() -> list[BaseRoute]:
+    """Every route of the site (the OpenAPI document describes those under /api)."""
+    return [
+        Route("/", site_page("index", "Foray Arena")),
+        Route("/runs/{id:rowid}", site_page("run", "run")),
+        Route("/matches/{id:rowid}", site_page("match", "match")),
+        Route("/tournaments/{id:rowid}", site_page("tournament", "tournament")),
+        Route("/console", site_page("console", "console")),
+        Route("/openapi.json", openapi),
+        Route("/api/status", status),
+        Route("/api/controllers", list_controllers),
+        Route("/api/controllers", upload_controller, methods=["POST"]),
+        Route("/api/controllers/{sha256:sha256}/module", controller_module),
+        Route("/api/matches", list_matches),
+        Route("/api/matches", create_match, methods=["POST"]),
+        Route("/api/matches/{id:rowid}", get_match),
+        Route("/api/matches/{id:rowid}/replay", match_replay),
+        Route("/api/matches/{id:rowid}/events", match_events),
+        Route("/api/runs", list_runs),
+        Route("/api/runs", push_run, methods=["POST"]),
+        Route("/api/runs/{id:rowid}", get_run),
+        Route("/api/tournaments", list_tournaments),
+        Route("/api/tournaments", create_tournament, methods=["POST"]),
+        Route("/api/tournaments/{id:rowid}", get_tournament),
+        Route("/api/tournaments/{id:rowid}/events", tournament_events),
+        Mount("/static", static_files(), name="static"),
+    ]
+
+
+def site_app(site: Site, token: str) -> Starlette:
+    """The site over ``site``; writes need ``token``. Serve it with uvicorn (``arena serve``)."""
+    app = Starlette(routes=routes(), exception_handlers=EXCEPTION_HANDLERS)
+    app.state.site = site
+    app.state.token = token.encode("utf-8")
+    return app

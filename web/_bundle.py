@@ -1,0 +1,266 @@
+"""The push bundle: one proof run in one msgpack map, every length bounded (``arena push``).
+
+A bundle carries what a server needs to check a run without trusting it: the
+case's identity, the controller's module, the run's outcome and build log, and
+per match the opponent, its role, the result JSON the run recorded and the
+replay's bytes. The server plays every match again (``check_pushed_match``, in
+a worker process) and lists the run only if each replay comes out byte for
+byte the same.
+
+Wire format (version 1), a msgpack map with exactly these keys::
+
+    {"format": "foray-run-bundle", "version": 1,
+     "case": {"slug": str, "version": int, "manifest_sha256": str},
+     "controller": {"name": str, "module": bin},
+     "outcome": "win" | "loss" | "draw", "reason": str | nil, "build_log": str,
+     "matches": [{"opponent": str, "role": str, "result": map, "replay": bin}, ...]}
+
+Decoding is bounded before anything is built: the whole bundle
+(``MAX_BUNDLE_BYTES``), each string, array and map (msgpack's own limits),
+then every field's type and range, naming the field that is wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgpack
+
+import arena
+import replays
+
+__all__ = [
+    "FORMAT",
+    "MAX_BUNDLE_BYTES",
+    "MAX_MATCHES",
+    "VERSION",
+    "Bundle",
+    "BundleError",
+    "PushedMatch",
+    "check_pushed_match",
+    "decode_bundle",
+]
+
+FORMAT: Final = "foray-run-bundle"
+VERSION: Final = 1
+MAX_BUNDLE_BYTES: Final = 64 * 1024 * 1024
+"""A bundle's largest size: the module (8 MiB at most) and every replay of the run."""
+MAX_MATCHES: Final = 1024
+"""Most matches in one run (a case has at most 100 seeds and a few opponents)."""
+MAX_NAME_CHARS: Final = 256
+MAX_TEXT_BYTES: Final = 256 * 1024
+"""Longest string (UTF-8 bytes): a build log of 64 Ki characters fits."""
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+class BundleError(arena.ArenaError):
+    """A push bundle that is not one: the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class PushedMatch:
+    """One match of a pushed run."""
+
+    opponent: str
+    role: str
+    result: Mapping[str, Any]
+    """The match JSON the run recorded (``arena match --json``'s keys, without "replay")."""
+    replay: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Bundle:
+    """A proof run as pushed: everything the server checks and keeps."""
+
+    case_slug: str
+    case_version: int
+    manifest_sha256: str
+    controller: str
+    module: bytes
+    outcome: str
+    reason: str | None
+    build_log: str
+    matches: tuple[PushedMatch, ...]
+
+    @property
+    def module_sha256(self) -> str:
+        return hashlib.sha256(self.module).hexdigest()
+
+    def encode(self) -> bytes:
+        """The bundle's bytes (msgpack, version 1)."""
+        wire = {
+            "format": FORMAT,
+            "version": VERSION,
+            "case": {
+                "slug": self.case_slug,
+                "version": self.case_version,
+                "manifest_sha256": self.manifest_sha256,
+            },
+            "controller": {"name": self.controller, "module": self.module},
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "build_log": self.build_log,
+            "matches": [
+                {
+                    "opponent": m.opponent,
+                    "role": m.role,
+                    "result": dict(m.result),
+                    "replay": m.replay,
+                }
+                for m in self.matches
+            ],
+        }
+        data: bytes = msgpack.packb(wire, use_bin_type=True)
+        return data
+
+
+def decode_bundle(data: bytes) -> Bundle:
+    """Read a bundle; ``BundleError`` naming the first field that is wrong."""
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise BundleError(f"bundle: {len(data):,} bytes, over the {MAX_BUNDLE_BYTES:,}-byte limit")
+    try:
+        wire = msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=True,
+            max_bin_len=MAX_BUNDLE_BYTES,
+            max_str_len=MAX_TEXT_BYTES,
+            max_array_len=MAX_MATCHES,
+            max_map_len=64,
+            max_ext_len=0,
+        )
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        # ExtraData, StackError (too deep) and FormatError are ValueErrors.
+        raise BundleError(f"bundle: not one msgpack map within the limits: {exc}") from None
+    top = _fields(
+        wire,
+        "bundle",
+        ("format", "version", "case", "controller", "outcome", "reason", "build_log", "matches"),
+    )
+    if top["format"] != FORMAT:
+        raise BundleError(f"bundle: field 'format': expected {FORMAT!r}")
+    if top["version"] != VERSION or isinstance(top["version"], bool):
+        raise BundleError(f"bundle: field 'version': only version {VERSION} is read")
+    case = _fields(top["case"], "case", ("slug", "version", "manifest_sha256"))
+    controller = _fields(top["controller"], "controller", ("name", "module"))
+    module = _bytes(controller["module"], "controller.module")
+    if len(module) > arena.MAX_MODULE_BYTES:
+        raise BundleError(
+            f"bundle: field 'controller.module': {len(module):,} bytes, over the "
+            f"{arena.MAX_MODULE_BYTES:,}-byte module limit"
+        )
+    matches = top["matches"]
+    if not isinstance(matches, list):
+        raise BundleError("bundle: field 'matches': expected an array")
+    pushed = []
+    for i, m in enumerate(matches):
+        where = f"matches[{i}]"
+        fields = _fields(m, where, ("opponent", "role", "result", "replay"))
+        result = fields["result"]
+        if not isinstance(result, dict):
+            raise BundleError(f"bundle: field '{where}.result': expected a map")
+        pushed.append(
+            PushedMatch(
+                opponent=_name(fields["opponent"], f"{where}.opponent"),
+                role=_name(fields["role"], f"{where}.role"),
+                result=result,
+                replay=_bytes(fields["replay"], f"{where}.replay"),
+            )
+        )
+    reason = top["reason"]
+    if reason is not None and not isinstance(reason, str):
+        raise BundleError("bundle: field 'reason': expected a string or nil")
+    build_log = top["build_log"]
+    if not isinstance(build_log, str):
+        raise BundleError("bundle: field 'build_log': expected a string")
+    manifest = case["manifest_sha256"]
+    if not isinstance(manifest, str) or not _SHA256.fullmatch(manifest):
+        raise BundleError("bundle: field 'case.manifest_sha256': expected 64 lowercase hex digits")
+    version = case["version"]
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version < 1 << 31:
+        raise BundleError("bundle: field 'case.version': expected a positive integer")
+    return Bundle(
+        case_slug=_name(case["slug"], "case.slug"),
+        case_version=version,
+        manifest_sha256=manifest,
+        controller=_name(controller["name"], "controller.name"),
+        module=module,
+        outcome=_name(top["outcome"], "outcome"),
+        reason=reason,
+        build_log=build_log,
+        matches=tuple(pushed),
+    )
+
+
+def _fields(obj: object, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise BundleError(f"bundle: field '{where}': expected a map")
+    missing = [k for k in keys if k not in obj]
+    extra = sorted(str(k) for k in obj if k not in keys)
+    if missing or extra:
+        what = "; ".join(
+            part
+            for part in (
+                f"missing {', '.join(missing)}" if missing else "",
+                f"unknown {', '.join(extra)}" if extra else "",
+            )
+            if part
+        )
+        raise BundleError(f"bundle: field '{where}': {what}")
+    return obj
+
+
+def _name(value: object, where: str) -> str:
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_NAME_CHARS:
+        raise BundleError(f"bundle: field '{where}': expected a string of 1..{MAX_NAME_CHARS}")
+    return value
+
+
+def _bytes(value: object, where: str) -> bytes:
+    if not isinstance(value, bytes):
+        raise BundleError(f"bundle: field '{where}': expected binary data")
+    return value
+
+
+# --------------------------------------------------------------------------- in a worker
+
+
+def _refused(detail: str) -> arena.Rematch:
+    return arena.Rematch(replays.VerifyReport(False, 0, None, detail), None)
+
+
+def check_pushed_match(
+    case: arena.Case, replay: bytes, controller: bytes, opponent: bytes
+) -> arena.Rematch:
+    """In a worker process: may ``replay`` stand as a match of a run of ``case``?
+
+    Its header must name the case and one of its seeds, and hold the case's
+    rules, limits and map (so a run cannot be played on easier terms); then
+    the match is played again from ``controller`` (the pushed module) and
+    ``opponent`` (the server's own copy of the case's opponent), on the sides
+    the header gives them, and must write the very same bytes.
+    """
+    try:
+        header = next(replays.iter_replay(replay))
+    except replays.ReplayError as exc:
+        return _refused(f"not a replay: {exc}")
+    assert isinstance(header, replays.Header)
+    if header.case != case.ref:
+        played = "no case" if header.case is None else f"{header.case.slug}/{header.case.version}"
+        return _refused(f"header: played under {played}, not case {case.slug}/{case.version}")
+    if header.seed not in case.match.seeds:
+        return _refused(f"header: seed {header.seed} is not one of the case's seeds")
+    if header.config != case.rules:
+        return _refused("header: the rules constants are not the case's")
+    if dict(header.limits) != case.limits.to_dict():
+        return _refused("header: the sandbox limits are not the case's")
+    if header.game_map != case.map_for(header.seed):
+        return _refused("header: the map is not the case's map for its seed")
+    mine = hashlib.sha256(controller).hexdigest()
+    if header.sides[0].sha256 == mine:
+        return arena.rematch(replay, controller, opponent)
+    return arena.rematch(replay, opponent, controller)

@@ -1,0 +1,179 @@
+"""What every handler of the site shares: the token, bounded bodies, query values, JSON answers.
+
+- **The token**: writes need ``Authorization: Bearer <token>``, compared in
+  constant time (``hmac.compare_digest`` on bytes, so no header can make the
+  comparison itself fail). A wrong token is refused everywhere (401), even on
+  a read that would have been public without one.
+- **Bodies** are read incrementally up to a limit (413 past it, or at once for
+  a Content-Length over it) and within a time limit (408 for a slow body).
+- **Errors** are JSON objects ``{"error": "<message>"}`` (``ApiError``).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import math
+from typing import Any, Final
+
+import anyio
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse
+
+from web._site import ApiError, Site
+
+__all__ = [
+    "authorized",
+    "json_response",
+    "page_args",
+    "read_body",
+    "read_json",
+    "require_token",
+    "site_of",
+]
+
+MAX_JSON_BYTES: Final = 64 * 1024
+"""The largest JSON body any route takes."""
+MAX_PAGE: Final = 500
+
+
+class RowId(Convertor[int]):
+    """A record id in a path: 1 to 18 digits (so it fits SQLite's integers); else no route (404)."""
+
+    regex = "[0-9]{1,18}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+class Sha256(Convertor[str]):
+    """A sha256 in a path: 64 lowercase hex digits, nothing else can name a file (no traversal)."""
+
+    regex = "[0-9a-f]{64}"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("rowid", RowId())
+register_url_convertor("sha256", Sha256())
+
+
+def site_of(request: Request) -> Site:
+    site: Site = request.app.state.site
+    return site
+
+
+def json_response(
+    data: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        data, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})}
+    )
+
+
+def authorized(request: Request) -> bool:
+    """Whether the request carries the right token; 401 if it carries a wrong one."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return False
+    scheme, _, given = header.partition(" ")
+    expected: bytes = request.app.state.token
+    # Header values arrive as latin-1 text: back to their bytes, compared in constant time.
+    if scheme.lower() != "bearer" or not hmac.compare_digest(
+        given.strip().encode("latin-1"), expected
+    ):
+        raise ApiError(401, "the token is not the server's", headers={"WWW-Authenticate": "Bearer"})
+    return True
+
+
+def require_token(request: Request) -> None:
+    """401 unless the request carries the server's token."""
+    if not authorized(request):
+        raise ApiError(
+            401,
+            "this needs the server's token: Authorization: Bearer <token>",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, at most ``limit`` bytes (else 413), sent within the site's body timeout (408)."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise ApiError(400, "Content-Length is not a number")
+        if int(length) > limit:
+            raise ApiError(413, f"the body is {int(length):,} bytes, over the {limit:,}-byte limit")
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with anyio.fail_after(site_of(request).limits.body_timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise ApiError(413, f"the body is over the {limit:,}-byte limit")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise ApiError(408, "the body took too long to arrive") from None
+    except ClientDisconnect:
+        raise ApiError(400, "the client went away before the body arrived") from None
+    return b"".join(chunks)
+
+
+async def read_json(request: Request, keys: dict[str, bool]) -> dict[str, Any]:
+    """A JSON object body with only ``keys`` (name -> required); 400 naming what is wrong."""
+    body = await read_body(request, MAX_JSON_BYTES)
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApiError(400, f"the body is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    unknown = sorted(k for k in data if k not in keys)
+    if unknown:
+        raise ApiError(400, f"unknown field {unknown[0]!r}")
+    missing = [k for k, required in keys.items() if required and k not in data]
+    if missing:
+        raise ApiError(400, f"missing field {missing[0]!r}")
+    return data
+
+
+def string_field(data: dict[str, Any], key: str, *, most: int = 256) -> str:
+    value = data[key]
+    if not isinstance(value, str) or not 1 <= len(value) <= most:
+        raise ApiError(400, f"field {key!r}: a string of 1..{most} characters")
+    return value
+
+
+def u32_field(data: dict[str, Any], key: str, default: int = 0) -> int:
+    value = data.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 32:
+        raise ApiError(400, f"field {key!r}: an unsigned 32-bit integer")
+    return value
+
+
+def int_query(
+    request: Request, name: str, default: int | None, low: int, high: float
+) -> int | None:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not text.isdigit() or len(text) > 18 or not low <= int(text) <= high:
+        bound = "" if math.isinf(high) else f"..{int(high)}"
+        raise ApiError(400, f"query {name!r}: an integer {low}{bound}")
+    return int(text)
+
+
+def page_args(request: Request) -> tuple[int, int | None]:
+    """``?limit=`` (1..500, default 50) and ``?before=`` (an id): a page of a listing."""
+    limit = int_query(request, "limit", 50, 1, MAX_PAGE)
+    assert limit is not None
+    return limit, int_query(request, "before", None, 1, math.inf)

@@ -1,0 +1,774 @@
+"""The site's work, behind the routes: the store, the match queue, admission, push, live state.
+
+``Site`` is what the handlers call (``web._api`` holds no business logic). It
+owns the store (the data directory the CLI uses), the case matches are played
+under, and a ``Coordinator`` (a thread with a trio loop and worker processes):
+
+- **Quick matches** are accepted while fewer than ``queue`` are waiting or
+  running, else ``ApiError`` 429 with a Retry-After. An accepted match is a
+  pending row first (its id), then runs in a worker; its result (or why it
+  could not be played) is recorded exactly once (``Store.finish_match``
+  refuses a second). A server stopped with matches pending plays them when it
+  starts again.
+- **Admission** of an uploaded module runs whole in a worker process
+  (``arena.check_module`` compiles out of process already, and instantiates
+  with zero fuel where it is called: never here).
+- **Push**: every match of a pushed run is played again in a worker from the
+  pushed module and the server's own copy of the opponent, and must give the
+  same replay bytes; then the controller and the run are recorded.
+
+Every method that touches the disk is synchronous (handlers run them in a
+thread); the ones that wait for a worker are coroutines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import json
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import arena
+from web._bundle import Bundle, check_pushed_match, decode_bundle
+from web._coordinator import Coordinator, Lane
+from web._live import Changes
+
+__all__ = ["ApiError", "Site", "SiteLimits"]
+
+_log = logging.getLogger("web")
+
+T = TypeVar("T")
+
+MAX_NAME_CHARS: Final = 256
+
+
+class ApiError(Exception):
+    """An answer other than success, with its status and message (JSON ``{"error": ...}``)."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+        self.extra = extra or {}
+
+
+@dataclass(frozen=True, slots=True)
+class SiteLimits:
+    """How much the server takes on at once (docs/web.md, "The queue")."""
+
+    workers: int = field(default_factory=lambda: min(arena.default_jobs(), 4))
+    """Worker processes playing matches at once."""
+    queue: int = 32
+    """Quick matches accepted and not yet finished (waiting or running); past it, 429."""
+    checks: int = 8
+    """Admission checks waiting or running; past it, 429."""
+    check_workers: int = 1
+    """Admission checks running at once."""
+    pushes: int = 2
+    """Pushes being checked at once; past it, 429."""
+    streams: int = 256
+    """Server-sent event streams open at once; past it, 429."""
+    body_timeout: float = 30.0
+    """Seconds a request may take to send its body (a slow body gets 408)."""
+    keepalive: float = 15.0
+    """Seconds between keep-alive comments on an idle event stream."""
+
+
+class _Slots:
+    """A counter with a ceiling: ``take`` or ``ApiError`` 429."""
+
+    def __init__(self, limit: int, what: str) -> None:
+        self.limit = limit
+        self.what = what
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def take(self, retry_after: int, *, force: bool = False) -> None:
+        with self._lock:
+            if self.used >= self.limit and not force:
+                raise ApiError(
+                    429,
+                    f"{self.what}: {self.used} of {self.limit} already; try again later",
+                    headers={"Retry-After": str(retry_after)},
+                )
+            self.used += 1
+
+    def give(self) -> None:
+        with self._lock:
+            self.used = max(0, self.used - 1)
+
+    @contextmanager
+    def held(self, retry_after: int) -> Iterator[None]:
+        self.take(retry_after)
+        try:
+            yield
+        finally:
+            self.give()
+
+
+def match_key(match_id: int) -> tuple[str, int]:
+    return ("match", match_id)
+
+
+def tournament_key(tournament_id: int) -> tuple[str, int]:
+    return ("tournament", tournament_id)
+
+
+def replay_url(match_id: int) -> str:
+    return f"/api/matches/{match_id}/replay"
+
+
+def _controller_json(c: arena.ControllerRecord) -> dict[str, Any]:
+    return {
+        "name": c.name,
+        "sha256": c.sha256,
+        "origin": str(c.origin),
+        "hidden": c.hidden,
+        "size": c.size,
+        "created_at": c.created_at.isoformat(),
+    }
+
+
+def _when(moment: Any) -> str | None:
+    return None if moment is None else str(moment.isoformat())
+
+
+class Site:
+    """The arena behind the web: one store, one case, one coordinator. See the module's doc."""
+
+    def __init__(
+        self, store: arena.Store, case: arena.Case, limits: SiteLimits, coordinator: Coordinator
+    ) -> None:
+        """Use ``Site.open``."""
+        self.store = store
+        self.case = case
+        self.limits = limits
+        self.coordinator = coordinator
+        self.changes = Changes()
+        self._matches = _Slots(limits.queue, "the match queue is full")
+        self._checks = _Slots(limits.checks, "too many modules are being checked")
+        self._pushes = _Slots(limits.pushes, "too many pushes are being checked")
+        self.streams = _Slots(limits.streams, "too many event streams are open")
+        self._lock = threading.Lock()
+        self._queued: OrderedDict[int, None] = OrderedDict()
+        self._running: set[int] = set()
+        self._started_at: dict[int, float] = {}
+        self._push_lock = threading.Lock()
+        self._seconds_per_match = 2.0  # a running average, for Retry-After
+
+    # ------------------------------------------------------------------ life
+
+    @classmethod
+    @contextmanager
+    def open(
+        cls,
+        root: Path | None = None,
+        *,
+        limits: SiteLimits | None = None,
+        case: arena.Case | None = None,
+    ) -> Iterator[Site]:
+        """The site over the data directory ``root`` (default: ``arena.data_dir()``), running.
+
+        Stores the case's committed opponents (hidden ones hidden), starts the
+        coordinator and its workers, and queues again the matches a previous
+        server left pending. Leaving the block stops the workers; matches not
+        finished by then stay pending, to be played at the next start.
+        """
+        limits = limits or SiteLimits()
+        case = case or arena.default_case()
+        store = arena.Store.open(root)
+        try:
+            for opponent in case.opponents:
+                store.add_controller(
+                    opponent.read_module(),
+                    name=opponent.name,
+                    origin=arena.Origin.BASELINE,
+                    hidden=opponent.hidden,
+                )
+            coordinator = Coordinator(
+                {Lane.MATCH: limits.workers, Lane.CHECK: limits.check_workers}
+            )
+            with coordinator:
+                site = cls(store, case, limits, coordinator)
+                site._resume()
+                yield site
+        finally:
+            store.close()
+
+    def _resume(self) -> None:
+        for record in self.store.pending_matches():
+            if record.tournament_id is not None or record.run_id is not None:
+                continue
+            self._matches.take(1, force=True)
+            try:
+                blobs = [self.store.read_module_bytes(e.sha256) for e in record.entrants]
+            except arena.ArenaError as exc:
+                self._record(record.id, exc)
+                continue
+            self._enqueue(record, blobs[0], blobs[1])
+            _log.info("match %d was pending: queued again", record.id)
+
+    # ------------------------------------------------------------------ status
+
+    def status(self) -> dict[str, Any]:
+        """The queue and the workers, now."""
+        running, waiting = self.coordinator.busy(Lane.MATCH)
+        return {
+            "case": {"slug": self.case.slug, "version": self.case.version},
+            "workers": self.limits.workers,
+            "queue": {"capacity": self.limits.queue, "accepted": self._matches.used},
+            "running": running,
+            "waiting": waiting,
+        }
+
+    def retry_after(self) -> int:
+        """Seconds until the queue has likely moved on by one (Retry-After)."""
+        waiting = max(1, self._matches.used)
+        return max(1, math.ceil(self._seconds_per_match * waiting / self.limits.workers))
+
+    def exists(self, kind: str, ident: int) -> bool:
+        """Whether the run, match or tournament ``ident`` is stored."""
+        read = {
+            "run": self.store.run,
+            "match": self.store.match,
+            "tournament": self.store.tournament,
+        }
+        try:
+            read[kind](ident)
+        except arena.NotInStoreError:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ controllers
+
+    def controllers(self, *, include_hidden: bool) -> list[dict[str, Any]]:
+        return [_controller_json(c) for c in self.store.controllers(include_hidden=include_hidden)]
+
+    def controller(self, ref: str, *, include_hidden: bool) -> arena.ControllerRecord:
+        """A controller by sha256 or name; a hidden one only with ``include_hidden`` (else 404)."""
+        try:
+            record = self.store.controller(ref)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no controller {ref!r}") from None
+        if record.hidden and not include_hidden:
+            raise ApiError(404, f"no controller {ref!r}")
+        return record
+
+    def module(self, sha256: str, *, include_hidden: bool) -> tuple[arena.ControllerRecord, bytes]:
+        """A controller's module bytes (checked by sha256); never a hidden one publicly."""
+        record = self.controller(sha256, include_hidden=include_hidden)
+        if record.sha256 != sha256:
+            raise ApiError(404, f"no controller {sha256!r}")
+        return record, self.store.read_module_bytes(sha256)
+
+    async def upload(self, name: str, blob: bytes) -> tuple[dict[str, Any], bool]:
+        """Admit and store a module; (its record, whether it is new). 400 if not admissible."""
+        check_name(name, "name")
+        sha256 = hashlib.sha256(blob).hexdigest()
+        existing = await asyncio.to_thread(self._stored, sha256)
+        if existing is not None:
+            return _controller_json(existing), False
+        self._checks.take(retry_after=5)
+        future: concurrent.futures.Future[arena.Admission] = self.coordinator.submit(
+            Lane.CHECK, arena.check_module, blob, self.case.limits, doing="checking this module"
+        )
+        future.add_done_callback(lambda _f: self._checks.give())
+        admission: arena.Admission = await asyncio.wrap_future(future)
+        if not admission.admissible:
+            raise ApiError(
+                400,
+                f"the module is not admissible: {admission.reason}",
+                extra={"sha256": sha256, "reason": admission.reason},
+            )
+        record = await asyncio.to_thread(
+            self.store.add_controller, blob, name=name, origin=arena.Origin.UPLOAD
+        )
+        return _controller_json(record), True
+
+    def _stored(self, sha256: str) -> arena.ControllerRecord | None:
+        try:
+            record = self.store.controller(sha256)
+        except arena.NotInStoreError:
+            return None
+        return record if record.sha256 == sha256 else None
+
+    # ------------------------------------------------------------------ matches
+
+    def queue_match(self, a: str, b: str, seed: int) -> dict[str, Any]:
+        """Accept a quick match of controllers ``a`` and ``b`` (names or sha256s); its JSON.
+
+        Any controller may play, the hidden ones too (writes need the token).
+        429 when the queue is full; nothing is recorded then.
+        """
+        sides = [self._side(ref, which) for ref, which in ((a, "a"), (b, "b"))]
+        blobs = [self.store.read_module_bytes(c.sha256) for c in sides]
+        self._matches.take(self.retry_after())
+        try:
+            record = self.store.queue_match(
+                arena.Entrant(sides[0].name, sides[0].sha256),
+                arena.Entrant(sides[1].name, sides[1].sha256),
+                seed=seed,
+            )
+        except BaseException:
+            self._matches.give()
+            raise
+        self._enqueue(record, blobs[0], blobs[1])
+        return self.match_json(record.id)
+
+    def _side(self, ref: str, which: str) -> arena.ControllerRecord:
+        try:
+            return self.store.controller(ref)
+        except arena.NotInStoreError:
+            raise ApiError(400, f"field {which!r}: no controller {ref!r}") from None
+
+    def _enqueue(self, record: arena.MatchRecord, blob_a: bytes, blob_b: bytes) -> None:
+        """Hand a pending match to the coordinator (its queue slot is taken already)."""
+        (ea, eb) = record.entrants
+        job = arena.MatchJob.for_case(
+            self.case,
+            arena.Contestant(ea.name, blob_a),
+            arena.Contestant(eb.name, blob_b),
+            seed=record.seed,
+        )
+        with self._lock:
+            self._queued[record.id] = None
+        self.coordinator.submit(
+            Lane.MATCH,
+            arena.play,
+            job,
+            doing="playing this match",
+            started=partial(self._started, record.id),
+            then=partial(self._record, record.id),
+        )
+        self.changes.bump(match_key(record.id))
+
+    def _started(self, match_id: int) -> None:
+        with self._lock:
+            self._queued.pop(match_id, None)
+            self._running.add(match_id)
+            self._started_at[match_id] = time.monotonic()
+            moved = list(self._queued)
+        self.changes.bump(match_key(match_id), *map(match_key, moved))
+
+    def _record(self, match_id: int, outcome: Any) -> None:
+        """Record a quick match's outcome, exactly once (in a thread of the coordinator)."""
+        try:
+            if isinstance(outcome, Exception):
+                self.store.fail_match(match_id, f"the arena could not play this match: {outcome}")
+            else:
+                self.store.finish_match(match_id, outcome)
+        except Exception:
+            # The row stays pending: the next start of the server plays it again.
+            _log.exception("match %d: its outcome could not be recorded", match_id)
+        finally:
+            with self._lock:
+                self._queued.pop(match_id, None)
+                self._running.discard(match_id)
+                began = self._started_at.pop(match_id, None)
+                if began is not None:
+                    took = time.monotonic() - began
+                    self._seconds_per_match = 0.8 * self._seconds_per_match + 0.2 * took
+            self._matches.give()
+            self.changes.bump(match_key(match_id))
+
+    def match_json(self, match_id: int) -> dict[str, Any]:
+        """A match: ``status``, then, once finished, the result with the design's keys."""
+        return self._match_json(self._match(match_id))
+
+    def _match(self, match_id: int) -> arena.MatchRecord:
+        try:
+            return self.store.match(match_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no match {match_id}") from None
+
+    def _match_json(self, record: arena.MatchRecord) -> dict[str, Any]:
+        data = record.to_json(replay_url(record.id) if record.result is not None else "")
+        data["status"] = str(record.status)
+        data["created_at"] = _when(record.created_at)
+        data["finished_at"] = _when(record.finished_at)
+        data["tournament_id"] = record.tournament_id
+        data["run_id"] = record.run_id
+        if record.status is arena.MatchStatus.PENDING:
+            with self._lock:
+                if record.id in self._running:
+                    data["stage"], data["position"] = "running", 0
+                elif record.id in self._queued:
+                    data["stage"] = "queued"
+                    data["position"] = list(self._queued).index(record.id) + 1
+                else:
+                    data["stage"], data["position"] = None, None
+        return data
+
+    def matches_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
+        return [self._match_json(m) for m in self.store.matches(limit=limit, before=before)]
+
+    def open_replay(self, match_id: int) -> arena.ReplayStream:
+        """A finished match's replay, verified by sha256 before a byte is sent."""
+        record = self._match(match_id)
+        if record.result is None:
+            raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
+        return self.store.open_replay(record.result.replay_sha256)
+
+    # ------------------------------------------------------------------ runs
+
+    def runs_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
+        return [_run_json(r) for r in self.store.runs(limit=limit, before=before)]
+
+    def run_json(self, run_id: int) -> dict[str, Any]:
+        """A run with its matches (each with the controller's side and outcome) and build log."""
+        try:
+            run = self.store.run(run_id)
+            matches = self.store.run_matches(run_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no run {run_id}") from None
+        data = _run_json(run)
+        rows = []
+        for m in matches:
+            side = next(
+                (i for i, e in enumerate(m.entrants) if e.sha256 == run.controller_sha256), 0
+            )
+            winner = None if m.result is None else m.result.winner
+            rows.append(
+                {
+                    "id": m.id,
+                    "opponent": m.opponent,
+                    "role": None if m.role is None else str(m.role),
+                    "side": side,
+                    "outcome": "draw" if winner is None else "win" if winner == side else "loss",
+                    "result": self._match_json(m),
+                }
+            )
+        data["matches"] = rows
+        data["build_log"] = self.store.build_log(run_id)
+        return data
+
+    async def push(self, data: bytes) -> tuple[dict[str, Any], bool]:
+        """Check a pushed run by playing its matches again, then record it; (its JSON, new?).
+
+        400 with the reason for a bundle that is malformed, for another case or
+        version than the server's copy, or whose matches do not play again to
+        the same bytes. The same run pushed again records nothing new.
+        """
+        bundle = decode_bundle(data)
+        case = self._push_case(bundle)
+        plan = self._push_plan(bundle, case)
+        found = await asyncio.to_thread(self._same_run, bundle)
+        if found is not None:
+            return found, False
+        with self._pushes.held(retry_after=10):
+            checks: list[asyncio.Future[arena.Rematch]] = [
+                asyncio.wrap_future(
+                    self.coordinator.submit(
+                        Lane.MATCH,
+                        check_pushed_match,
+                        case,
+                        m.replay,
+                        bundle.module,
+                        opponent_blob,
+                        doing="playing a pushed match again",
+                    )
+                )
+                for m, opponent_blob in plan
+            ]
+            rematches: list[arena.Rematch] = await asyncio.gather(*checks)
+        results = []
+        for i, (m, again) in enumerate(zip(bundle.matches, rematches, strict=True)):
+            where = f"match {i} (against {m.opponent})"
+            if not again.report.ok or again.result is None:
+                raise ApiError(400, f"refused: {where}: {again.report.detail}")
+            claimed = {k: v for k, v in m.result.items() if k not in ("replay", "id")}
+            played = {k: v for k, v in again.result.to_json().items() if k != "replay"}
+            if claimed != played:
+                differs = sorted(
+                    k for k in played.keys() | claimed.keys() if claimed.get(k) != played.get(k)
+                )
+                raise ApiError(
+                    400,
+                    f"refused: {where}: the result pushed differs from the match played again"
+                    f" (keys {', '.join(differs)})",
+                )
+            results.append(again.result)
+        self._check_outcome(bundle, case, results)
+        record, created = await asyncio.to_thread(self._record_push, bundle, results)
+        return record, created
+
+    def _push_case(self, bundle: Bundle) -> arena.Case:
+        case = self.case
+        if (bundle.case_slug, bundle.case_version) != (case.slug, case.version):
+            raise ApiError(
+                400,
+                f"refused: the run is of case {bundle.case_slug}/{bundle.case_version};"
+                f" this server plays {case.slug}/{case.version}",
+            )
+        if bundle.manifest_sha256 != case.manifest_sha256:
+            raise ApiError(
+                400,
+                f"refused: the run's manifest has sha256 {bundle.manifest_sha256}; this server's"
+                f" copy of {case.slug}/{case.version} has {case.manifest_sha256}",
+            )
+        return case
+
+    def _push_plan(self, bundle: Bundle, case: arena.Case) -> list[tuple[Any, bytes]]:
+        """Each pushed match with the server's own copy of its opponent; the set checked whole."""
+        if bundle.outcome not in ("win", "loss", "draw"):
+            raise ApiError(400, f"refused: outcome {bundle.outcome!r}: a run to push competed")
+        opponents = {o.name: o for o in case.opponents}
+        expected = sorted((o.name, seed) for o in case.opponents for seed in case.match.seeds)
+        seen = []
+        plan = []
+        for i, m in enumerate(bundle.matches):
+            opponent = opponents.get(m.opponent)
+            if opponent is None:
+                raise ApiError(
+                    400, f"refused: match {i}: {m.opponent!r} is not an opponent of the case"
+                )
+            if m.role != str(opponent.role):
+                raise ApiError(
+                    400,
+                    f"refused: match {i}: {m.opponent} is {opponent.role} in the case,"
+                    f" not {m.role}",
+                )
+            seed = m.result.get("seed")
+            seen.append((m.opponent, seed))
+            plan.append((m, opponent.read_module()))
+        if sorted(seen, key=repr) != sorted(expected, key=repr):
+            raise ApiError(
+                400,
+                "refused: a run plays every opponent of the case on every seed once;"
+                f" this one has {len(seen)} matches of the {len(expected)} expected",
+            )
+        return plan
+
+    def _check_outcome(self, bundle: Bundle, case: arena.Case, results: list[Any]) -> None:
+        mine = bundle.module_sha256
+        canonical = [
+            r
+            for m, r in zip(bundle.matches, results, strict=True)
+            if m.opponent == case.match.canonical
+        ]
+        score = 0
+        for r in canonical:
+            side = 0 if r.sides[0].sha256 == mine else 1
+            score += 0 if r.winner is None else 1 if r.winner == side else -1
+        outcome = "win" if score > 0 else "loss" if score < 0 else "draw"
+        if outcome != bundle.outcome:
+            raise ApiError(
+                400,
+                f"refused: the run says {bundle.outcome}; its canonical match"
+                f" against {case.match.canonical} played again is a {outcome}",
+            )
+
+    def _same_run(self, bundle: Bundle) -> dict[str, Any] | None:
+        """The stored run this bundle is already, if any (pushing twice changes nothing)."""
+        run = self.store.find_run(bundle.case_slug, bundle.case_version, bundle.module_sha256)
+        if run is None or str(run.outcome) != bundle.outcome:
+            return None
+        stored = sorted(
+            m.result.replay_sha256 for m in self.store.run_matches(run.id) if m.result is not None
+        )
+        pushed = sorted(hashlib.sha256(m.replay).hexdigest() for m in bundle.matches)
+        return _run_json(run) if stored == pushed else None
+
+    def _record_push(self, bundle: Bundle, results: list[Any]) -> tuple[dict[str, Any], bool]:
+        with self._push_lock:  # two pushes of one run at once: the second finds the first
+            found = self._same_run(bundle)
+            if found is not None:
+                return found, False
+            self.store.add_controller(
+                bundle.module, name=bundle.controller, origin=arena.Origin.UPLOAD
+            )
+            run = self.store.record_run(
+                case_slug=bundle.case_slug,
+                case_version=bundle.case_version,
+                manifest_sha256=bundle.manifest_sha256,
+                controller=bundle.controller,
+                controller_sha256=bundle.module_sha256,
+                outcome=arena.RunOutcome(bundle.outcome),
+                reason=bundle.reason,
+                build_log=bundle.build_log,
+                matches=[
+                    arena.RunMatch(m.opponent, arena.Role(m.role), r)
+                    for m, r in zip(bundle.matches, results, strict=True)
+                ],
+            )
+        return _run_json(run), True
+
+    # ------------------------------------------------------------------ tournaments
+
+    def start_tournament(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Start a tournament over stored controllers; its JSON (it plays on in the background)."""
+        raise ApiError(503, "tournaments cannot be started from the server yet")
+
+    def tournaments_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
+        return [_tournament_json(t) for t in self.store.tournaments(limit=limit, before=before)]
+
+    def tournament_json(self, tournament_id: int) -> dict[str, Any]:
+        """A tournament: its record, the standings (live while it runs) and its pairings."""
+        try:
+            record = self.store.tournament(tournament_id)
+            matches = self.store.tournament_matches(tournament_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no tournament {tournament_id}") from None
+        data = _tournament_json(record)
+        played = [p for p in map(_played, matches) if p is not None]
+        plan = _plan(record)
+        if record.status is arena.TournamentStatus.FINISHED and record.standings is not None:
+            stored = record.standings
+            rows = stored.get("standings", []) if isinstance(stored, dict) else stored
+        elif plan is not None:
+            rows = plan.standings(played).to_json()["standings"]
+        else:
+            rows = []
+        data["planned"] = None if plan is None else plan.matches
+        data["standings"] = rows
+        data["stages"] = _stages(record, matches, plan)
+        return data
+
+
+def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "format": t.format,
+        "status": str(t.status),
+        "field": [{"name": e.name, "sha256": e.sha256} for e in t.field],
+        "seeds": list(t.seeds),
+        "matches": t.matches,
+        "planned": None,
+        "error": t.error,
+        "created_at": _when(t.created_at),
+        "finished_at": _when(t.finished_at),
+    }
+
+
+def _plan(t: arena.TournamentRecord) -> arena.TournamentPlan | None:
+    """The tournament's plan, rebuilt from its record (None if the record cannot give one)."""
+    try:
+        return arena.TournamentPlan(
+            arena.Format(t.format),
+            tuple(e.name for e in t.field),
+            t.seeds,
+            rounds=t.options.get("rounds"),
+            shuffle=t.options.get("shuffle"),
+        )
+    except (ValueError, arena.ArenaError):
+        return None
+
+
+def _pairing(key: str | None) -> arena.Pairing | None:
+    try:
+        round_, slot, seed, a, b = json.loads(key or "")
+        return arena.Pairing(int(round_), int(slot), str(a), str(b), int(seed))
+    except (ValueError, TypeError):
+        return None
+
+
+def _played(m: arena.MatchRecord) -> arena.Played | None:
+    pairing = _pairing(m.pairing_key)
+    if pairing is None:
+        return None
+    if m.result is None:
+        return arena.Played.failed(pairing, m.error or "not played")
+    return arena.Played.from_result(pairing, m.result)
+
+
+_BRACKET_NAMES: Final = ("final", "semi-finals", "quarter-finals")
+
+
+def _stage_label(t: arena.TournamentRecord, stage: int, stages: int | None) -> str:
+    if t.format == "bracket" and stages is not None and stages - 1 - stage < len(_BRACKET_NAMES):
+        return _BRACKET_NAMES[stages - 1 - stage]
+    if t.format == "gauntlet":
+        return f"opponent {stage + 1}"
+    return f"round {stage + 1}"
+
+
+def _stages(
+    t: arena.TournamentRecord, matches: list[arena.MatchRecord], plan: arena.TournamentPlan | None
+) -> list[dict[str, Any]]:
+    """The recorded matches by stage and meeting: [{"stage", "label", "meetings": [...]}].
+
+    A pairing's round is ``stage * 2S + 2 * seed_index + side`` (docs/tournaments.md);
+    a meeting is a stage's slot, its first entrant side A on the first assignment.
+    """
+    per_stage = 2 * max(1, len(t.seeds))
+    meetings: dict[tuple[int, int], dict[str, Any]] = {}
+    for m in matches:
+        pairing = _pairing(m.pairing_key)
+        if pairing is None:
+            continue
+        stage, side = divmod(pairing.round, per_stage)[0], pairing.round % 2
+        a, b = (pairing.a, pairing.b) if side == 0 else (pairing.b, pairing.a)
+        meeting = meetings.setdefault(
+            (stage, pairing.slot),
+            {"slot": pairing.slot, "a": a, "b": b, "matches": [], "wins": {a: 0, b: 0}},
+        )
+        winner = None
+        if m.result is not None and m.result.winner is not None:
+            winner = m.result.sides[m.result.winner].name
+            if winner in meeting["wins"]:
+                meeting["wins"][winner] += 1
+        meeting["matches"].append(
+            {
+                "id": m.id,
+                "seed": pairing.seed,
+                "side": side,
+                "status": str(m.status),
+                "winner": winner,
+                "label": f"s{pairing.seed}{'ab'[side]}",
+            }
+        )
+    stages = None if plan is None else plan.stages
+    out: dict[int, dict[str, Any]] = {}
+    for (stage, _slot), meeting in sorted(meetings.items()):
+        wins = meeting.pop("wins")
+        a, b = meeting["a"], meeting["b"]
+        meeting["winner"] = a if wins[a] > wins[b] else b if wins[b] > wins[a] else None
+        entry = out.setdefault(
+            stage, {"stage": stage, "label": _stage_label(t, stage, stages), "meetings": []}
+        )
+        entry["meetings"].append(meeting)
+    return list(out.values())
+
+
+def _run_json(run: arena.RunRecord) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "case": {
+            "slug": run.case_slug,
+            "version": run.case_version,
+            "manifest_sha256": run.manifest_sha256,
+        },
+        "controller": {"name": run.controller, "sha256": run.controller_sha256},
+        "outcome": str(run.outcome),
+        "reason": run.reason,
+        "matches": run.matches,
+        "created_at": _when(run.created_at),
+    }
+
+
+def check_name(name: str, what: str) -> str:
+    """A name as the store keeps it: 1..256 characters, no control characters (else 400)."""
+    if not 1 <= len(name) <= MAX_NAME_CHARS:
+        raise ApiError(400, f"{what}: 1..{MAX_NAME_CHARS} characters, not {len(name)}")
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
+        raise ApiError(400, f"{what}: no control characters")
+    return name

@@ -1,0 +1,190 @@
+// What the site's pages share: the JSON API, the token, live events, the page frame,
+// tables, and a viewer whose tick (and match) stay in the address.
+//
+// Every name and detail from the server is written as text (dom.js), never as markup.
+
+import { h } from "./dom.js";
+import { mountViewer } from "./viewer.js";
+
+export { h };
+
+const TOKEN_KEY = "foray-arena-token";
+
+/** The token the user entered in the console, kept for this browser tab only. */
+export function savedToken() {
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+
+export function saveToken(token) {
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** An error the API answered with: its status and message. */
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * Call the JSON API: fetch `path`; `body` is sent as JSON (or as is, for a
+ * Blob or ArrayBuffer); `token` adds the Authorization header. Resolves with
+ * the JSON answer; rejects with an ApiError carrying the server's message.
+ */
+export async function api(path, { method = "GET", body, token } = {}) {
+  const headers = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let payload = body;
+  if (body !== undefined && !(body instanceof Blob) && !(body instanceof ArrayBuffer)) {
+    headers["Content-Type"] = "application/json";
+    payload = JSON.stringify(body);
+  }
+  const response = await fetch(path, { method, headers, body: payload });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = data && typeof data.error === "string" ? data.error : response.statusText;
+    throw new ApiError(response.status, `${response.status}: ${message}`);
+  }
+  return data;
+}
+
+/**
+ * Follow a record's server-sent events (`event` is "match" or "tournament"):
+ * onData(record) for each state; the stream closes itself once the record is
+ * final (`isFinal(record)`). Returns a function that closes it.
+ */
+export function follow(url, event, onData, isFinal) {
+  const source = new EventSource(url);
+  source.addEventListener(event, (e) => {
+    const data = JSON.parse(e.data);
+    onData(data);
+    if (isFinal(data)) source.close();
+  });
+  source.onerror = () => {
+    // The server ends the stream once the record is final; anything else: retry (the default).
+    if (source.readyState === EventSource.CLOSED) source.close();
+  };
+  return () => source.close();
+}
+
+/** The page frame: the navigation bar and a main element, emptied. */
+export function frame(active) {
+  const link = (href, text, name) =>
+    h("a", { href, class: name === active ? "site-active" : null }, text);
+  const nav = h(
+    "nav",
+    { class: "site-nav" },
+    h("a", { href: "/", class: "site-brand" }, "Foray Arena"),
+    link("/", "home", "index"),
+    link("/console", "console", "console"),
+    h("a", { href: "/openapi.json" }, "API"),
+  );
+  const main = document.getElementById("page");
+  document.body.prepend(nav);
+  main.replaceChildren();
+  return main;
+}
+
+/** A table: columns [{title, cell(row) -> node or text, class}], one row per item. */
+export function table(columns, rows, { empty = "none yet", rowClass = null } = {}) {
+  if (rows.length === 0) return h("p", { class: "site-empty" }, empty);
+  return h(
+    "table",
+    { class: "site-table" },
+    h("thead", {}, h("tr", {}, columns.map((c) => h("th", { class: c.class }, c.title)))),
+    h(
+      "tbody",
+      {},
+      rows.map((row) =>
+        h(
+          "tr",
+          { class: rowClass ? rowClass(row) : null },
+          columns.map((c) => h("td", { class: c.class }, c.cell(row))),
+        ),
+      ),
+    ),
+  );
+}
+
+export const num = new Intl.NumberFormat("en-US").format;
+
+/** "2024-05-01T12:00:00.000000+00:00" -> "2024-05-01 12:00". */
+export function when(iso) {
+  if (!iso) return "–";
+  return iso.replace("T", " ").slice(0, 16);
+}
+
+/** A side of a match JSON as "A (name)". */
+export function sideName(match, side) {
+  return `${"AB"[side]} (${match.sides[side].name})`;
+}
+
+/** A match JSON's outcome in words: "B (x) wins by sweep", "draw", "queued (3rd)", ... */
+export function outcomeText(match) {
+  if (match.status === "pending") {
+    if (match.stage === "running") return "playing…";
+    if (match.stage === "queued") return `queued (#${match.position})`;
+    return "pending";
+  }
+  if (match.status === "error") return "not played";
+  const how = { sweep: "by sweep", score: "on score", fuel: "on fuel", forfeit: "by forfeit" }[match.reason];
+  if (match.winner === null) return "draw";
+  return `${sideName(match, match.winner)} wins ${how || match.reason}`;
+}
+
+export function matchLink(id, text = `#${id}`, tick = null) {
+  return h("a", { href: tick === null ? `/matches/${id}` : `/matches/${id}?tick=${tick}` }, text);
+}
+
+/** The page's address with `params` set (null removes one), without a new history entry. */
+export function setAddress(params) {
+  const url = new URL(window.location.href);
+  for (const [key, value] of Object.entries(params)) {
+    if (value === null || value === undefined) url.searchParams.delete(key);
+    else url.searchParams.set(key, String(value));
+  }
+  window.history.replaceState(null, "", url);
+}
+
+/** ?name=N from the address, if it is a whole number. */
+export function addressNumber(name) {
+  const text = new URLSearchParams(window.location.search).get(name);
+  return text !== null && /^\d+$/.test(text) ? Number(text) : null;
+}
+
+/**
+ * Mount a viewer of match `id` in `element` and keep `?tick=` in the address
+ * whenever it stops on a tick (a quarter second after the last move), so the
+ * address is always a link to what is shown. Returns the viewer.
+ */
+export function mountMatchViewer(element, id, { tick = null, keepAddress = true } = {}) {
+  let pending = null;
+  const viewer = mountViewer(element, {
+    replayUrl: `/api/matches/${id}/replay`,
+    tick,
+    onTick: (t, playing) => {
+      if (!keepAddress || playing || t < 0) return;
+      clearTimeout(pending);
+      pending = setTimeout(() => setAddress({ tick: t }), 250);
+    },
+  });
+  // For tests and the curious, as on the one-viewer page.
+  window.forayViewer = viewer;
+  return viewer;
+}
+
+/** Run `load()`, showing its error in `element` instead of failing silently. */
+export async function guarded(element, load) {
+  try {
+    await load();
+  } catch (err) {
+    element.append(h("p", { class: "site-error", role: "alert" }, err instanceof Error ? err.message : String(err)));
+  }
+}
