@@ -4,7 +4,9 @@ Uses only ``arena``'s facade and ``replays`` (tests/test_layering.py). The viewe
 is one ES module, ``static/viewer.js`` (``mountViewer(element, {replayUrl,
 tick})``), which only consumes a replay stream; ``replay_response`` streams a
 replay file to it and ``viewer_page`` is a page holding one. ``view_app`` is
-the app of ``arena view``. docs/web.md describes it all.
+the app of ``arena view``. The site (``arena serve``) is ``site_app`` over a
+running ``Site`` (the store, the match queue, worker processes); ``push``
+uploads a local proof run to one. docs/web.md describes it all.
 
 Names load on first use (PEP 562): ``arena`` builds its parser with
 ``register_commands`` for every command, which must not import Starlette.
@@ -19,9 +21,15 @@ from web._bench import bench_figures
 from web._cli import register_commands
 
 if TYPE_CHECKING:
+    from web._api import site_app
     from web._browser import CHROMIUM_ARGS, chromium_path, launch_chromium
+    from web._bundle import Bundle, BundleError, PushedMatch, decode_bundle
+    from web._openapi import openapi_document
     from web._pages import CSP, STATIC_DIR, viewer_page
+    from web._push import PushRefused, bundle_of, push
+    from web._serve import TOKEN_ENV, TOKEN_FILE, serve_site, server_token
     from web._server import BackgroundServer
+    from web._site import ApiError, Site, SiteLimits
     from web._stream import replay_response
     from web._view import static_files, view_app
 
@@ -29,18 +37,40 @@ __all__ = [
     "CHROMIUM_ARGS",
     "CSP",
     "STATIC_DIR",
+    "TOKEN_ENV",
+    "TOKEN_FILE",
+    "ApiError",
     "BackgroundServer",
+    "Bundle",
+    "BundleError",
+    "PushRefused",
+    "PushedMatch",
+    "Site",
+    "SiteLimits",
     "bench_figures",
+    "bundle_of",
     "chromium_path",
+    "decode_bundle",
     "launch_chromium",
+    "openapi_document",
+    "push",
     "register_commands",
     "replay_response",
+    "serve_site",
+    "server_token",
+    "site_app",
     "static_files",
     "view_app",
     "viewer_page",
 ]
 
 _LAZY = {
+    "site_app": "web._api",
+    **dict.fromkeys(("Bundle", "BundleError", "PushedMatch", "decode_bundle"), "web._bundle"),
+    "openapi_document": "web._openapi",
+    **dict.fromkeys(("PushRefused", "bundle_of", "push"), "web._push"),
+    **dict.fromkeys(("TOKEN_ENV", "TOKEN_FILE", "serve_site", "server_token"), "web._serve"),
+    **dict.fromkeys(("ApiError", "Site", "SiteLimits"), "web._site"),
     "CHROMIUM_ARGS": "web._browser",
     "chromium_path": "web._browser",
     "launch_chromium": "web._browser",

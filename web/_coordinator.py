@@ -187,6 +187,10 @@ class Coordinator:
             return
         try:
             async with self._limiters[lane]:
+                if self._stop is not None and self._stop.is_set():
+                    # Stopping: what runs may finish within the grace; nothing new starts.
+                    future.set_exception(CoordinatorClosed("the server stopped before this began"))
+                    return
                 if started is not None:
                     started()
                 try:

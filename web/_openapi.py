@@ -177,7 +177,7 @@ _SCHEMAS: Final[dict[str, Any]] = {
     },
     "Run": {
         "type": "object",
-        "required": ["id", "case", "controller", "outcome", "reason", "matches", "created_at"],
+        "required": ["id", "case", "controller", "outcome", "reason", "match_count", "created_at"],
         "properties": {
             "id": {"type": "integer"},
             "case": {
@@ -196,7 +196,7 @@ _SCHEMAS: Final[dict[str, Any]] = {
             },
             "outcome": {"enum": ["win", "loss", "draw", "could-not-compete"]},
             "reason": _NULLABLE_STR,
-            "matches": {"type": "integer"},
+            "match_count": {"type": "integer"},
             "created_at": {"type": "string"},
         },
     },

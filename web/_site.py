@@ -32,7 +32,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -495,8 +495,7 @@ class Site:
             where = f"match {i} (against {m.opponent})"
             if not again.report.ok or again.result is None:
                 raise ApiError(400, f"refused: {where}: {again.report.detail}")
-            claimed = {k: v for k, v in m.result.items() if k not in ("replay", "id")}
-            played = {k: v for k, v in again.result.to_json().items() if k != "replay"}
+            claimed, played = _claimed(m.result), _claimed(again.result.to_json())
             if claimed != played:
                 differs = sorted(
                     k for k in played.keys() | claimed.keys() if claimed.get(k) != played.get(k)
@@ -582,11 +581,16 @@ class Site:
         run = self.store.find_run(bundle.case_slug, bundle.case_version, bundle.module_sha256)
         if run is None or str(run.outcome) != bundle.outcome:
             return None
-        stored = sorted(
-            m.result.replay_sha256 for m in self.store.run_matches(run.id) if m.result is not None
+        stored = [
+            (m.opponent, str(m.role), _claimed(m.to_json())) for m in self.store.run_matches(run.id)
+        ]
+        pushed = [(m.opponent, m.role, _claimed(m.result)) for m in bundle.matches]
+        # The results name their replays by sha256: the bytes pushed must be those.
+        same = stored == pushed and all(
+            hashlib.sha256(m.replay).hexdigest() == m.result.get("replay_sha256")
+            for m in bundle.matches
         )
-        pushed = sorted(hashlib.sha256(m.replay).hexdigest() for m in bundle.matches)
-        return _run_json(run) if stored == pushed else None
+        return _run_json(run) if same else None
 
     def _record_push(self, bundle: Bundle, results: list[Any]) -> tuple[dict[str, Any], bool]:
         with self._push_lock:  # two pushes of one run at once: the second finds the first
@@ -749,6 +753,11 @@ def _stages(
     return list(out.values())
 
 
+def _claimed(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A match JSON without what differs between stores: its id and where its replay is."""
+    return {k: v for k, v in result.items() if k not in ("id", "replay")}
+
+
 def _run_json(run: arena.RunRecord) -> dict[str, Any]:
     return {
         "id": run.id,
@@ -760,7 +769,7 @@ def _run_json(run: arena.RunRecord) -> dict[str, Any]:
         "controller": {"name": run.controller, "sha256": run.controller_sha256},
         "outcome": str(run.outcome),
         "reason": run.reason,
-        "matches": run.matches,
+        "match_count": run.matches,
         "created_at": _when(run.created_at),
     }
 

@@ -1,0 +1,762 @@
+"""The site's JSON API (Starlette TestClient over a real Site: a real store, real worker processes).
+
+Every route and every error: controllers (the hidden one never served
+publicly, uploads admitted in a worker, deduplicated, bounded), quick matches
+through the bounded queue (429 with Retry-After, each recorded once, played
+after a restart), replays checked by sha256, live events, runs and push
+(a real run accepted; tampered or forged ones refused with the reason; twice
+is once), tokens, the OpenAPI document, the pages' shells.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import socket
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import msgpack
+import pytest
+from openapi_spec_validator import validate
+from starlette.routing import Mount, Route
+from starlette.testclient import TestClient
+
+import arena
+import replays
+import web
+from tests._support import AUTH, SITE_TOKEN, Builder, cli, proof_run, small_case
+
+FUEL_PROBE = "650e1fe4d4a98ec4887fbd4dfef73b52b37bd9b917284f2014848775c2167584"
+
+
+@pytest.fixture(scope="module")
+def case() -> arena.Case:
+    return small_case()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, case: arena.Case) -> Iterator[web.Site]:
+    limits = web.SiteLimits(workers=1, queue=8, body_timeout=5.0, keepalive=1.0)
+    with web.Site.open(tmp_path_factory.mktemp("data"), limits=limits, case=case) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def client(site: web.Site) -> TestClient:
+    return TestClient(web.site_app(site, SITE_TOKEN))
+
+
+def wait_finished(client: TestClient, match_id: int, timeout: float = 60.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        match: dict[str, Any] = client.get(f"/api/matches/{match_id}").json()
+        if match["status"] != "pending":
+            return match
+        assert time.monotonic() < deadline, f"match {match_id} still pending"
+        time.sleep(0.05)
+
+
+def events(client: TestClient, url: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every event of a stream until the server ends it (the record is final)."""
+    out = []
+    with client.stream("GET", url) as r:
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/event-stream")
+        event = None
+        for line in r.iter_lines():
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: "):
+                assert event is not None
+                out.append((event, json.loads(line[6:])))
+    return out
+
+
+def error_of(r: Any, status: int) -> str:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == "application/json"
+    message = r.json()["error"]
+    assert isinstance(message, str) and message
+    return message
+
+
+# =========================================================================== controllers
+
+
+def test_the_public_list_leaves_the_hidden_opponent_out(client: TestClient) -> None:
+    public = client.get("/api/controllers").json()
+    names = {c["name"] for c in public}
+    assert {"border-soldier", "greedy-raider", "random"} <= names
+    assert "fuel-probe" not in names and FUEL_PROBE not in {c["sha256"] for c in public}
+    everyone = client.get("/api/controllers", headers=AUTH).json()
+    (probe,) = [c for c in everyone if c["name"] == "fuel-probe"]
+    assert probe == {**probe, "sha256": FUEL_PROBE, "hidden": True, "origin": "baseline"}
+
+
+def test_the_hidden_module_is_never_served_publicly(client: TestClient) -> None:
+    url = f"/api/controllers/{FUEL_PROBE}/module"
+    assert "no controller" in error_of(client.get(url), 404)
+    error_of(client.get(url, headers={"Authorization": "Bearer nope"}), 401)
+    r = client.get(url, headers=AUTH)
+    assert r.status_code == 200
+    assert hashlib.sha256(r.content).hexdigest() == FUEL_PROBE
+
+
+def test_a_public_module_is_served_as_wasm(client: TestClient, case: arena.Case) -> None:
+    (raider,) = [o for o in case.opponents if o.name == "greedy-raider"]
+    r = client.get(f"/api/controllers/{raider.sha256}/module")
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "application/wasm"
+    assert r.headers["content-disposition"] == f'attachment; filename="{raider.sha256}.wasm"'
+    assert r.content == raider.read_module()
+
+
+def test_an_upload_is_admitted_stored_and_deduplicated(client: TestClient, idle: bytes) -> None:
+    r = client.post("/api/controllers", params={"name": "<b>idle</b>"}, content=idle, headers=AUTH)
+    assert r.status_code == 201, r.text
+    record = r.json()
+    sha = hashlib.sha256(idle).hexdigest()
+    assert record == {**record, "name": "<b>idle</b>", "sha256": sha, "origin": "upload"}
+    again = client.post("/api/controllers", params={"name": "other"}, content=idle, headers=AUTH)
+    assert again.status_code == 200 and again.json() == record  # the first name stays
+    assert sha in {c["sha256"] for c in client.get("/api/controllers").json()}
+    assert client.get(f"/api/controllers/{sha}/module").content == idle
+
+
+def test_uploading_the_hidden_modules_bytes_keeps_them_hidden(
+    client: TestClient, case: arena.Case
+) -> None:
+    (probe,) = [o for o in case.opponents if o.hidden]
+    r = client.post("/api/controllers?name=mine", content=probe.read_module(), headers=AUTH)
+    assert r.status_code == 200 and r.json()["hidden"] is True
+    error_of(client.get(f"/api/controllers/{FUEL_PROBE}/module"), 404)
+
+
+@pytest.mark.parametrize(
+    ("blob", "reason"),
+    [
+        (b"", "bad magic bytes"),
+        (b"(module)", "text format is refused"),
+        (b"\0asm\x01\0\0\0", "missing export memory"),
+    ],
+)
+def test_an_inadmissible_module_is_refused_with_the_reason(
+    client: TestClient, blob: bytes, reason: str
+) -> None:
+    r = client.post("/api/controllers?name=bad", content=blob, headers=AUTH)
+    assert reason in error_of(r, 400)
+    assert r.json()["sha256"] == hashlib.sha256(blob).hexdigest()
+    assert r.json()["sha256"] not in {c["sha256"] for c in client.get("/api/controllers").json()}
+
+
+def test_a_module_over_the_size_limit_is_413(client: TestClient) -> None:
+    big = b"\0asm\x01\0\0\0" + b"\0" * arena.MAX_MODULE_BYTES
+    assert "limit" in error_of(
+        client.post("/api/controllers?name=big", content=big, headers=AUTH), 413
+    )
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        for _ in range(9):
+            yield b"\0" * (1024 * 1024)
+
+    r = client.post("/api/controllers?name=big", content=chunks(), headers=AUTH)
+    assert "limit" in error_of(r, 413)
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("", "query 'name'"),
+        ("?name=", "query 'name'"),
+        ("?name=" + "x" * 257, "1..256"),
+        ("?name=a%0Ab", "control characters"),
+    ],
+)
+def test_an_upload_needs_a_plain_name(
+    client: TestClient, idle: bytes, query: str, message: str
+) -> None:
+    assert message in error_of(
+        client.post(f"/api/controllers{query}", content=idle, headers=AUTH), 400
+    )
+
+
+WRITES = [
+    ("/api/controllers?name=x", b"\0asm"),
+    ("/api/matches", b'{"a": "random", "b": "random"}'),
+    ("/api/runs", b"\x80"),
+    ("/api/tournaments", b'{"format": "round-robin", "field": ["random", "border-soldier"]}'),
+]
+
+
+@pytest.mark.parametrize(("path", "body"), WRITES)
+@pytest.mark.parametrize(
+    "authorization",
+    [None, "Bearer wrong", f"Basic {SITE_TOKEN}", f"Bearer {SITE_TOKEN}x", "Bearer", "bearer"],
+)
+def test_writes_without_the_token_are_refused(
+    client: TestClient, path: str, body: bytes, authorization: str | None
+) -> None:
+    headers = {} if authorization is None else {"Authorization": authorization}
+    r = client.post(path, content=body, headers=headers)
+    error_of(r, 401)
+    assert r.headers["www-authenticate"] == "Bearer"
+
+
+def test_a_token_with_bytes_outside_ascii_is_refused_not_a_crash(client: TestClient) -> None:
+    r = client.get("/api/controllers", headers=[(b"authorization", b"Bearer \xff\xfe")])
+    error_of(r, 401)
+
+
+# =========================================================================== matches
+
+
+def test_a_quick_match_is_queued_played_and_recorded(
+    client: TestClient, site: web.Site, case: arena.Case
+) -> None:
+    r = client.post(
+        "/api/matches", json={"a": "greedy-raider", "b": FUEL_PROBE, "seed": 3}, headers=AUTH
+    )
+    assert r.status_code == 202, r.text
+    queued = r.json()
+    assert queued["status"] == "pending" and queued["stage"] in ("queued", "running")
+    assert r.headers["location"] == f"/api/matches/{queued['id']}"
+    stream = events(client, f"/api/matches/{queued['id']}/events")
+    assert [e for e, _ in stream] == ["match"] * len(stream)
+    assert stream[-1][1]["status"] == "finished"
+    assert all(data["status"] == "pending" for _, data in stream[:-1])
+    match = client.get(f"/api/matches/{queued['id']}").json()
+    assert match == stream[-1][1]
+    # The result with the design's keys, the replay's URL as "replay".
+    expected = arena.play(
+        arena.MatchJob.for_case(
+            case,
+            arena.Contestant("greedy-raider", arena.load_baseline("greedy-raider")),
+            arena.Contestant("fuel-probe", arena.load_baseline("fuel-probe")),
+            seed=3,
+        )
+    )
+    design = expected.to_json(f"/api/matches/{queued['id']}/replay")
+    assert {k: match[k] for k in design} == design
+    replay = client.get(match["replay"])
+    assert replay.status_code == 200
+    assert replay.headers["content-type"] == replays.MEDIA_TYPE
+    assert replay.headers["content-length"] == str(len(expected.replay))
+    assert replay.content == expected.replay
+    assert queued["id"] in [m["id"] for m in client.get("/api/matches").json()]
+
+
+def test_events_of_a_settled_match_end_at_once(client: TestClient) -> None:
+    r = client.post("/api/matches", json={"a": "random", "b": "random"}, headers=AUTH)
+    match = wait_finished(client, r.json()["id"])
+    assert events(client, f"/api/matches/{match['id']}/events") == [("match", match)]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"not json", "not JSON"),
+        (b"[1, 2]", "a JSON object"),
+        (b'{"b": "random"}', "missing field 'a'"),
+        (b'{"a": "random", "b": "random", "c": 1}', "unknown field 'c'"),
+        (b'{"a": "random", "b": "random", "seed": -1}', "field 'seed'"),
+        (b'{"a": "random", "b": "random", "seed": 4294967296}', "field 'seed'"),
+        (b'{"a": "random", "b": "random", "seed": true}', "field 'seed'"),
+        (b'{"a": "random", "b": "random", "seed": 1.5}', "field 'seed'"),
+        (b'{"a": 7, "b": "random"}', "field 'a'"),
+        (b'{"a": "", "b": "random"}', "field 'a'"),
+        (b'{"a": "nobody", "b": "random"}', "no controller 'nobody'"),
+        (b"\xff\xfe", "not JSON"),
+    ],
+)
+def test_bad_match_requests_are_400(client: TestClient, body: bytes, message: str) -> None:
+    assert message in error_of(client.post("/api/matches", content=body, headers=AUTH), 400)
+
+
+def test_a_json_body_over_its_limit_is_413(client: TestClient) -> None:
+    body = b'{"a": "' + b"x" * 70_000 + b'", "b": "random"}'
+    error_of(client.post("/api/matches", content=body, headers=AUTH), 413)
+
+
+def test_the_queue_full_gives_429_with_retry_after(
+    tmp_path: Path, case: arena.Case, busy: bytes
+) -> None:
+    limits = web.SiteLimits(workers=1, queue=2)
+    with web.Site.open(tmp_path, limits=limits, case=case) as site:
+        client = TestClient(web.site_app(site, SITE_TOKEN))
+        client.post("/api/controllers?name=busy", content=busy, headers=AUTH)
+        body = {"a": "busy", "b": "busy"}
+        answers = [
+            client.post("/api/matches", json={**body, "seed": s}, headers=AUTH) for s in range(4)
+        ]
+        assert [a.status_code for a in answers] == [202, 202, 429, 429]
+        for refused in answers[2:]:
+            assert "queue is full" in refused.json()["error"]
+            assert int(refused.headers["retry-after"]) >= 1
+        accepted = [a.json()["id"] for a in answers[:2]]
+        # Every accepted match completes and is recorded once; the refused left no trace.
+        finished = [wait_finished(client, i) for i in accepted]
+        assert [m["status"] for m in finished] == ["finished", "finished"]
+        assert sorted(m.id for m in site.store.matches()) == sorted(accepted)
+        assert client.get("/api/status").json()["queue"] == {"capacity": 2, "accepted": 0}
+        # Room again.
+        again = client.post("/api/matches", json=body, headers=AUTH)
+        assert again.status_code == 202
+        assert wait_finished(client, again.json()["id"])["status"] == "finished"
+
+
+def test_a_server_stopped_with_matches_queued_plays_them_when_it_starts_again(
+    tmp_path: Path, case: arena.Case
+) -> None:
+    limits = web.SiteLimits(workers=1, queue=4)
+    with web.Site.open(tmp_path, limits=limits, case=case) as site:
+        client = TestClient(web.site_app(site, SITE_TOKEN))
+        ids = [
+            client.post(
+                "/api/matches", json={"a": "random", "b": "greedy-raider", "seed": s}, headers=AUTH
+            ).json()["id"]
+            for s in range(3)
+        ]
+        # The last is still waiting behind the first when the server stops.
+        assert client.get(f"/api/matches/{ids[-1]}").json()["stage"] == "queued"
+        assert "pending" in error_of(client.get(f"/api/matches/{ids[-1]}/replay"), 404)
+    with arena.Store.open(tmp_path) as store:
+        assert store.match(ids[-1]).status is arena.MatchStatus.PENDING
+    with web.Site.open(tmp_path, limits=limits, case=case) as site:
+        client = TestClient(web.site_app(site, SITE_TOKEN))
+        settled = [wait_finished(client, i) for i in ids]
+        assert [m["status"] for m in settled] == ["finished"] * 3
+        assert [m["seed"] for m in settled] == [0, 1, 2]
+
+
+def test_a_damaged_replay_is_an_error_never_served_as_good(
+    client: TestClient, site: web.Site
+) -> None:
+    r = client.post(
+        "/api/matches", json={"a": "random", "b": "border-soldier", "seed": 9}, headers=AUTH
+    )
+    match = wait_finished(client, r.json()["id"])
+    path = site.store.replay_path(match["replay_sha256"])
+    good = path.read_bytes()
+    try:
+        path.write_bytes(good[:-10])
+        message = error_of(client.get(match["replay"]), 500)
+        assert "damaged" in message and match["replay_sha256"] in message
+        path.unlink()
+        assert "missing" in error_of(client.get(match["replay"]), 500)
+    finally:
+        path.write_bytes(good)
+    assert client.get(match["replay"]).content == good
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/matches/999999",
+        "/api/matches/999999/replay",
+        "/api/matches/999999/events",
+        "/api/runs/999999",
+        "/api/tournaments/999999",
+        "/api/tournaments/999999/events",
+        f"/api/controllers/{'0' * 64}/module",
+        "/api/matches/abc",
+        "/api/matches/-1",
+        "/api/matches/1234567890123456789",
+        "/api/controllers/NOTASHA/module",
+        f"/api/controllers/{'A' * 64}/module",
+        "/api/controllers/..%2F..%2Fpyproject.toml/module",
+        "/static/../pyproject.toml",
+        "/static/%2e%2e/pyproject.toml",
+        "/nothing",
+    ],
+)
+def test_what_is_not_there_is_404(client: TestClient, path: str) -> None:
+    r = client.get(path)
+    assert r.status_code == 404, (path, r.status_code)
+    assert r.headers["content-type"] == "application/json"
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("limit=0", "'limit'"),
+        ("limit=501", "'limit'"),
+        ("limit=abc", "'limit'"),
+        ("before=0", "'before'"),
+        ("before=-5", "'before'"),
+        ("before=1e3", "'before'"),
+    ],
+)
+@pytest.mark.parametrize("listing", ["/api/matches", "/api/runs", "/api/tournaments"])
+def test_bad_pages_of_listings_are_400(
+    client: TestClient, listing: str, query: str, message: str
+) -> None:
+    assert message in error_of(client.get(f"{listing}?{query}"), 400)
+
+
+def test_listings_page_by_id(client: TestClient) -> None:
+    every = [m["id"] for m in client.get("/api/matches?limit=500").json()]
+    assert every == sorted(every, reverse=True) and len(every) >= 2
+    first = client.get("/api/matches?limit=1").json()
+    assert [m["id"] for m in first] == every[:1]
+    assert [m["id"] for m in client.get(f"/api/matches?before={every[0]}").json()] == every[1:]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("DELETE", "/api/matches"), ("PUT", "/api/controllers"), ("POST", "/api/matches/1")],
+)
+def test_other_methods_are_405(client: TestClient, method: str, path: str) -> None:
+    r = client.request(method, path, headers=AUTH)
+    error_of(r, 405)
+    assert "GET" in r.headers["allow"]
+
+
+# =========================================================================== runs and push
+
+
+@pytest.fixture(scope="module")
+def local_run(
+    tmp_path_factory: pytest.TempPathFactory, build_c: Builder, case: arena.Case
+) -> tuple[Path, arena.RunRecord]:
+    """A proof run of the template controller in a store of its own (another machine's)."""
+    root = tmp_path_factory.mktemp("local")
+    blob = build_c(Path("baselines") / "template.c")
+    with arena.Store.open(root) as store:
+        return root, proof_run(store, blob, "my-bot", case)
+
+
+@pytest.fixture(scope="module")
+def bundle(local_run: tuple[Path, arena.RunRecord]) -> web.Bundle:
+    root, run = local_run
+    with arena.Store.open(root) as store:
+        return web.bundle_of(store, run.id)
+
+
+def push(client: TestClient, data: bytes) -> Any:
+    return client.post(
+        "/api/runs", content=data, headers={**AUTH, "Content-Type": replays.MEDIA_TYPE}
+    )
+
+
+def test_a_real_run_pushed_is_played_again_and_listed(
+    client: TestClient, bundle: web.Bundle, local_run: tuple[Path, arena.RunRecord]
+) -> None:
+    r = push(client, bundle.encode())
+    assert r.status_code == 201, r.text
+    run = r.json()
+    local = local_run[1]
+    assert run["controller"] == {"name": "my-bot", "sha256": local.controller_sha256}
+    assert run["outcome"] == str(local.outcome) and run["match_count"] == local.matches
+    detail = client.get(f"/api/runs/{run['id']}").json()
+    assert [m["opponent"] for m in detail["matches"]] == [m.opponent for m in bundle.matches]
+    assert detail["build_log"] == "built by the test"
+    for row, pushed in zip(detail["matches"], bundle.matches, strict=True):
+        assert row["side"] == 0 and row["role"] == pushed.role
+        assert client.get(row["result"]["replay"]).content == pushed.replay
+        mine = row["result"]["sides"][0]
+        assert mine["name"] == "my-bot"
+    assert run["id"] in [x["id"] for x in client.get("/api/runs").json()]
+    # The pushed controller is selectable from then on.
+    listed = {c["sha256"]: c for c in client.get("/api/controllers").json()}
+    assert listed[bundle.module_sha256]["origin"] == "upload"
+    # Pushing again changes nothing.
+    again = push(client, bundle.encode())
+    assert again.status_code == 200 and again.json() == run
+    assert client.get("/api/runs").json().count(run) == 1
+
+
+def tamper(bundle: web.Bundle, index: int, **changes: Any) -> bytes:
+    matches = list(bundle.matches)
+    matches[index] = dataclasses.replace(matches[index], **changes)
+    return dataclasses.replace(bundle, matches=tuple(matches)).encode()
+
+
+def reencoded(replay: bytes, change: Any) -> bytes:
+    objects = list(msgpack.Unpacker(io.BytesIO(replay), raw=False))
+    change(objects)
+    return b"".join(msgpack.packb(o, use_bin_type=True) for o in objects)
+
+
+def test_a_tampered_replay_is_refused_with_the_reason(
+    client: TestClient, bundle: web.Bundle
+) -> None:
+    def more_fuel(objects: list[Any]) -> None:
+        objects[5]["f"][1] += 1  # side B's fuel in tick 4: still a valid replay on its own
+
+    data = tamper(bundle, 1, replay=reencoded(bundle.matches[1].replay, more_fuel))
+    message = error_of(push(client, data), 400)
+    assert message.startswith(f"refused: match 1 (against {bundle.matches[1].opponent}): ")
+    assert "differs from the match played again" in message
+
+
+def test_a_replay_of_another_match_is_refused(client: TestClient, bundle: web.Bundle) -> None:
+    data = tamper(bundle, 0, replay=bundle.matches[1].replay)
+    message = error_of(push(client, data), 400)
+    assert "refused: match 0" in message and "sha256" in message
+
+
+def test_a_forged_result_is_refused(client: TestClient, bundle: web.Bundle) -> None:
+    result = dict(bundle.matches[2].result)
+    result["sides"] = [dict(s) for s in result["sides"]]
+    result["sides"][0]["banked"] += 100
+    message = error_of(push(client, tamper(bundle, 2, result=result)), 400)
+    assert "the result pushed differs from the match played again (keys sides)" in message
+
+
+def test_a_forged_outcome_is_refused(client: TestClient, bundle: web.Bundle) -> None:
+    forged = "win" if bundle.outcome != "win" else "loss"
+    message = error_of(push(client, dataclasses.replace(bundle, outcome=forged).encode()), 400)
+    assert f"the run says {forged}" in message
+
+
+def test_a_run_without_every_match_is_refused(client: TestClient, bundle: web.Bundle) -> None:
+    short = dataclasses.replace(bundle, matches=bundle.matches[:-1])
+    assert "every opponent of the case" in error_of(push(client, short.encode()), 400)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"case_version": 99}, "this server plays foray/1"),
+        ({"case_slug": "other"}, "this server plays foray/1"),
+        ({"manifest_sha256": "0" * 64}, "manifest"),
+    ],
+)
+def test_a_run_of_another_case_is_refused(
+    client: TestClient, bundle: web.Bundle, changes: dict[str, Any], message: str
+) -> None:
+    assert message in error_of(push(client, dataclasses.replace(bundle, **changes).encode()), 400)
+
+
+def test_a_replay_played_on_other_terms_is_refused(client: TestClient, bundle: web.Bundle) -> None:
+    def fewer_ticks(objects: list[Any]) -> None:
+        objects[0]["config"]["max_ticks"] -= 1
+
+    data = tamper(bundle, 0, replay=reencoded(bundle.matches[0].replay, fewer_ticks))
+    assert "rules constants are not the case's" in error_of(push(client, data), 400)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "not one msgpack map"),
+        (b"\x80" * 3, "not one msgpack map"),
+        (msgpack.packb([1, 2]), "field 'bundle': expected a map"),
+        (msgpack.packb({"format": "zip"}), "missing"),
+        (b"\x91" * 100_000 + b"\xc0", "not one msgpack map"),
+    ],
+)
+def test_bytes_that_are_no_bundle_are_400(client: TestClient, data: bytes, message: str) -> None:
+    assert message in error_of(push(client, data), 400)
+
+
+def test_a_bundle_cut_off_half_way_records_nothing(client: TestClient, bundle: web.Bundle) -> None:
+    before = client.get("/api/runs").json()
+    data = bundle.encode()
+    assert "not one msgpack map" in error_of(push(client, data[: len(data) // 2]), 400)
+    assert client.get("/api/runs").json() == before
+
+
+def test_bundle_fields_are_checked_by_name(bundle: web.Bundle) -> None:
+    wire = msgpack.unpackb(bundle.encode(), raw=False)
+    wire["matches"][1]["replay"] = "text"
+    with pytest.raises(web.BundleError, match=r"'matches\[1\].replay': expected binary"):
+        web.decode_bundle(msgpack.packb(wire, use_bin_type=True))
+    wire = msgpack.unpackb(bundle.encode(), raw=False)
+    wire["extra"] = 1
+    with pytest.raises(web.BundleError, match="unknown extra"):
+        web.decode_bundle(msgpack.packb(wire, use_bin_type=True))
+    assert web.decode_bundle(bundle.encode()) == bundle
+
+
+def test_arena_push_uploads_a_local_run(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    case: arena.Case,
+    local_run: tuple[Path, arena.RunRecord],
+) -> None:
+    root, run = local_run
+    monkeypatch.setenv("FORAY_DATA_DIR", str(root))
+    with web.Site.open(tmp_path, limits=web.SiteLimits(workers=2), case=case) as site:
+        with web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server:
+            monkeypatch.delenv("ARENA_TOKEN", raising=False)
+            ran = cli(capsys, "push", str(run.id), "--server", server.url)
+            assert ran.code == 2 and "ARENA_TOKEN is not set" in ran.err
+            monkeypatch.setenv("ARENA_TOKEN", "wrong")
+            ran = cli(capsys, "push", str(run.id), "--server", server.url)
+            assert ran.code == 2 and "401" in ran.err
+            monkeypatch.setenv("ARENA_TOKEN", SITE_TOKEN)
+            ran = cli(capsys, "push", str(run.id), "--server", server.url)
+            assert ran.code == 0, ran.err
+            assert "checked and recorded, as run 1" in ran.out and f"{server.url}runs/1" in ran.out
+            ran = cli(capsys, "push", str(run.id), "--server", server.url, "--json")
+            assert ran.json() == {**ran.json(), "pushed": True, "created": False}
+            ran = cli(capsys, "push", "999", "--server", server.url)
+            assert ran.code == 2 and "no run 999" in ran.err
+        ran = cli(capsys, "push", str(run.id), "--server", server.url)
+        assert ran.code == 2 and "cannot reach the server" in ran.err
+    ran = cli(capsys, "push", str(run.id), "--server", "ftp://x")
+    assert ran.code == 2 and "http://host:port" in ran.err
+
+
+# =========================================================================== status, schema
+
+
+def test_status_shows_the_queue(client: TestClient) -> None:
+    status = client.get("/api/status").json()
+    assert status["case"] == {"slug": "foray", "version": 1}
+    assert status["workers"] == 1 and status["queue"]["capacity"] == 8
+
+
+def test_the_openapi_document_is_valid_and_names_every_route(client: TestClient) -> None:
+    doc = client.get("/openapi.json").json()
+    validate(doc)
+    app = web.site_app(web.Site.__new__(web.Site), SITE_TOKEN)
+    served = set()
+    for route in app.routes:
+        if isinstance(route, Route) and (
+            route.path.startswith("/api") or route.path == "/openapi.json"
+        ):
+            path = route.path.replace("{id:rowid}", "{id}").replace("{sha256:sha256}", "{sha256}")
+            for method in route.methods or ():
+                if method != "HEAD":
+                    served.add((path, method.lower()))
+        else:
+            assert isinstance(route, Mount) or not route.path.startswith("/api")  # type: ignore[attr-defined]
+    documented = {(p, m) for p, ops in doc["paths"].items() for m in ops}
+    assert served == documented
+
+
+def schema_of(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}", "components": doc["components"]}
+
+
+def test_json_answers_match_their_schemas(client: TestClient, bundle: web.Bundle) -> None:
+    doc = web.openapi_document()
+
+    def check(data: Any, name: str) -> None:
+        jsonschema.validate(data, schema_of(doc, name))
+
+    for c in client.get("/api/controllers", headers=AUTH).json():
+        check(c, "Controller")
+    pending = client.post("/api/matches", json={"a": "random", "b": "random"}, headers=AUTH).json()
+    check(pending, "Match")
+    check(wait_finished(client, pending["id"]), "Match")
+    for m in client.get("/api/matches?limit=500").json():
+        check(m, "Match")
+    assert push(client, bundle.encode()).status_code in (200, 201)
+    for r in client.get("/api/runs").json():
+        check(r, "Run")
+        check(client.get(f"/api/runs/{r['id']}").json(), "RunDetail")
+    check(client.get("/api/status").json(), "Status")
+    check(client.get("/api/matches/999999").json(), "Error")
+
+
+# =========================================================================== pages
+
+
+@pytest.mark.parametrize("page", ["/", "/console"])
+def test_the_pages_are_shells_with_the_sites_policy(client: TestClient, page: str) -> None:
+    r = client.get(page)
+    assert r.status_code == 200
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert '<main id="page">' in r.text
+
+
+def test_record_pages_exist_only_for_records(client: TestClient) -> None:
+    match_id = client.get("/api/matches?limit=1").json()[0]["id"]
+    r = client.get(f"/matches/{match_id}?tick=5")
+    assert r.status_code == 200 and f'data-id="{match_id}"' in r.text
+    assert '<script type="module" src="/static/match.js">' in r.text
+    for page in ("runs", "matches", "tournaments"):
+        missing = client.get(f"/{page}/999999")
+        assert missing.status_code == 404 and "no " in missing.text
+        assert missing.headers["content-type"].startswith("text/html")
+
+
+# =========================================================================== the token, serve
+
+
+def test_the_server_makes_its_token_once_and_keeps_it_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    token, created = web.server_token(tmp_path)
+    assert created and len(token) >= 40
+    path = tmp_path / web.TOKEN_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert web.server_token(tmp_path) == (token, False)
+    path.chmod(0o644)
+    assert web.server_token(tmp_path) == (token, False)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    monkeypatch.setenv("ARENA_TOKEN", "from-the-environment")
+    assert web.server_token(tmp_path) == ("from-the-environment", False)
+    monkeypatch.setenv("ARENA_TOKEN", "")
+    with pytest.raises(arena.ArenaError, match="empty"):
+        web.server_token(tmp_path)
+    monkeypatch.delenv("ARENA_TOKEN")
+    path.write_text("")
+    with pytest.raises(arena.ArenaError, match="empty"):
+        web.server_token(tmp_path)
+
+
+def test_a_slow_body_gets_408(tmp_path: Path, case: arena.Case) -> None:
+    limits = web.SiteLimits(workers=1, body_timeout=0.5)
+    with (
+        web.Site.open(tmp_path, limits=limits, case=case) as site,
+        web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        port = int(server.url.rsplit(":", 1)[1].strip("/"))
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(
+                b"POST /api/controllers?name=slow HTTP/1.1\r\nHost: x\r\n"
+                + f"Authorization: Bearer {SITE_TOKEN}\r\n".encode()
+                + b"Content-Length: 1000\r\n\r\n\0asm"
+            )
+            answer = b""
+            while b"took too long" not in answer and (chunk := sock.recv(65536)):
+                answer += chunk
+    assert answer.startswith(b"HTTP/1.1 408 ")
+    assert answer.endswith(b'{"error":"the body took too long to arrive"}')
+
+
+def test_arena_serve_serves_the_site_until_interrupted(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path)}
+    env.pop("ARENA_TOKEN", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", "0", "--jobs", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith(f"serving {tmp_path} at http://127.0.0.1:")
+        url = first.split(" at ")[1].split()[0]
+        token_line = proc.stdout.readline()
+        token = (tmp_path / web.TOKEN_FILE).read_text().strip()
+        assert token_line.rstrip().endswith(token) and "printed this once" in token_line
+        with urllib.request.urlopen(url + "api/status", timeout=10) as r:
+            assert json.load(r)["workers"] == 1
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "stopping" in out
+    assert "Traceback" not in err
