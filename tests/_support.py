@@ -490,6 +490,8 @@ class Tab:
         self.errors: list[str] = []
         self.expected_errors: list[str] = []
         """Substrings of errors this test provokes on purpose."""
+        self.viewer = "#viewer"
+        """The element the viewer is mounted on (a site's page: ``.site-viewer``)."""
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
 
@@ -506,7 +508,21 @@ class Tab:
 
     @property
     def tick(self) -> int:
-        return int(self.page.locator("#viewer").get_attribute("data-tick") or "-2")
+        return int(self.page.locator(self.viewer).get_attribute("data-tick") or "-2")
+
+    def open_site(self, url: str) -> None:
+        """Go to a page of the site and wait until it has drawn itself from the API."""
+        self.viewer = ".site-viewer"
+        self.page.goto(url)
+        self.page.wait_for_function(
+            "() => document.getElementById('page')?.dataset.state === 'ready'"
+        )
+
+    def viewer_ready(self) -> None:
+        """Wait until the site page's viewer has its replay whole."""
+        self.page.wait_for_function(
+            "(s) => document.querySelector(s)?.dataset.state === 'ready'", arg=self.viewer
+        )
 
 
 # --------------------------------------------------------------------------- the site

@@ -17,7 +17,8 @@ const GROUPS = [
 let controllers = [];
 const message = (el, text, ok = true) => {
   el.textContent = text;
-  el.className = ok ? "site-ok" : "site-error";
+  el.classList.toggle("site-ok", ok);
+  el.classList.toggle("site-error", !ok);
 };
 
 // ---------------------------------------------------------------- token
@@ -151,9 +152,9 @@ async function upload() {
       body: file,
       token: savedToken(),
     });
-    message(uploadNote, `stored ${record.name} (sha256 ${record.sha256.slice(0, 12)}…)`);
     await refresh();
     pickA.value = record.sha256;
+    message(uploadNote, `stored ${record.name} (sha256 ${record.sha256.slice(0, 12)}…)`);
   } catch (err) {
     message(uploadNote, err.message, false);
   }
@@ -173,7 +174,8 @@ async function quickMatch() {
     });
     const show = (m) => {
       matchNote.replaceChildren(h("a", { href: `/matches/${m.id}` }, `match #${m.id}`), `: ${m.status === "error" ? `not played: ${m.error}` : outcomeText(m)}`);
-      matchNote.className = m.status === "error" ? "site-error" : "site-ok";
+      matchNote.classList.toggle("site-error", m.status === "error");
+      matchNote.classList.toggle("site-ok", m.status !== "error");
       matchNote.dataset.status = m.status;
       if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false });
     };
@@ -199,7 +201,8 @@ async function startTournament() {
         h("a", { href: `/tournaments/${x.id}` }, `tournament #${x.id}`),
         `: ${x.status}, ${x.planned ? `${x.matches} of ${x.planned}` : x.matches} matches`,
       );
-      tournamentNote.className = x.status === "failed" ? "site-error" : "site-ok";
+      tournamentNote.classList.toggle("site-error", x.status === "failed");
+      tournamentNote.classList.toggle("site-ok", x.status !== "failed");
       tournamentNote.dataset.status = x.status;
       tournamentBox.replaceChildren(
         table(

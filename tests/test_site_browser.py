@@ -1,0 +1,215 @@
+"""The site's pages in Chromium (Debian's, driven by Playwright) against a real server on 127.0.0.1.
+
+A run page draws its viewer, moves with the scrubber and the keys, switches
+matches with its opponent selector and opens deep links at their tick; the
+console uploads a controller, plays a quick match and shows its viewer; names
+are shown as text, never markup. The ``tab`` fixture fails any test whose page
+logged an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import arena
+import web
+from tests._support import SITE_TOKEN, Builder, Tab, proof_run, small_case
+
+HOSTILE = '<img src=x onerror="window.hacked=1">&amp;'
+
+
+@dataclass
+class Served:
+    url: str
+    site: web.Site
+    run: arena.RunRecord
+    quick: int
+    """A finished quick match's id."""
+    idle: Path
+    """An admissible module file, for the console's upload."""
+
+
+@pytest.fixture(scope="module")
+def served(
+    tmp_path_factory: pytest.TempPathFactory, build_c: Builder, idle: bytes
+) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("data")
+    case = small_case()
+    with arena.Store.open(root) as store:
+        run = proof_run(store, build_c(Path("baselines") / "template.c"), HOSTILE, case)
+    idle_file = root.parent / "idle.wasm"
+    idle_file.write_bytes(idle)
+    limits = web.SiteLimits(workers=1, queue=8)
+    with (
+        web.Site.open(root, limits=limits, case=case) as site,
+        web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        quick = site.queue_match("greedy-raider", "fuel-probe", 3)["id"]
+        yield Served(server.url, site, run, quick, idle_file)
+
+
+def run_rows(served: Served) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = served.site.run_json(served.run.id)["matches"]
+    return rows
+
+
+def canvas_is_drawn(tab: Tab) -> bool:
+    colours: int = tab.js(
+        """(sel) => {
+            const c = document.querySelector(sel + " .fv-canvas");
+            const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+            const seen = new Set();
+            for (let i = 0; i < d.length; i += 4) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+            return seen.size;
+        }""",
+        tab.viewer,
+    )
+    return colours > 20
+
+
+def test_a_run_page_shows_its_results_and_draws_its_canonical_match(
+    tab: Tab, served: Served
+) -> None:
+    tab.open_site(f"{served.url}runs/{served.run.id}")
+    tab.viewer_ready()
+    assert canvas_is_drawn(tab)
+    rows = tab.page.locator(".site-table tbody tr")
+    assert rows.count() == len(run_rows(served)) == 4
+    first = rows.first.locator("td").all_inner_texts()
+    assert first[:3] == ["border-soldier", "canonical", "A"]
+    canonical = next(r for r in run_rows(served) if r["role"] == "canonical")
+    assert tab.page.locator(".site-opponent").input_value() == str(canonical["id"])
+    tab.page.wait_for_url(f"**/runs/{served.run.id}?match={canonical['id']}*")
+    # The controller's name is text, never markup.
+    assert tab.page.locator(".site-head .site-name").inner_text() == HOSTILE
+    assert tab.js("() => window.hacked === undefined && !document.querySelector('img')")
+
+
+def test_the_scrubber_and_the_keyboard_move_the_tick_on_a_run_page(
+    tab: Tab, served: Served
+) -> None:
+    page = tab.page
+    tab.open_site(f"{served.url}runs/{served.run.id}")
+    tab.viewer_ready()
+    assert tab.tick == 0
+    last = int(tab.js("() => window.forayViewer.replay.ticks") - 1)
+    scrubber = page.locator(".fv-scrubber")
+    scrubber.scroll_into_view_if_needed()
+    box = scrubber.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    at = tab.tick
+    assert abs(at - last / 2) <= last / 10
+    page.wait_for_url(f"**tick={at}")
+    for key, expected in [("ArrowRight", at + 1), ("Shift+ArrowLeft", at - 9), ("End", last)]:
+        page.keyboard.press(key)
+        assert tab.tick == expected, key
+    page.keyboard.press("Home")
+    assert tab.tick == 0
+
+
+def test_the_opponent_selector_switches_the_match(tab: Tab, served: Served) -> None:
+    page = tab.page
+    tab.open_site(f"{served.url}runs/{served.run.id}")
+    tab.viewer_ready()
+    for row in run_rows(served):
+        page.locator(".site-opponent").select_option(str(row["id"]))
+        tab.viewer_ready()
+        shown = tab.js("() => window.forayViewer.replay.header.sides.map((s) => s.name)")
+        assert row["opponent"] in shown and HOSTILE in shown
+        assert tab.js("() => window.forayViewer.replayUrl") == f"/api/matches/{row['id']}/replay"
+        page.wait_for_url(f"**?match={row['id']}*")
+        selected = page.locator(".site-table tr.site-selected td").first.inner_text()
+        assert selected == row["opponent"]
+        assert canvas_is_drawn(tab)
+
+
+def test_a_deep_link_opens_a_runs_match_at_its_tick(tab: Tab, served: Served) -> None:
+    row = run_rows(served)[2]
+    tab.open_site(f"{served.url}runs/{served.run.id}?match={row['id']}&tick=37")
+    tab.viewer_ready()
+    assert tab.tick == 37
+    assert tab.page.locator(".site-opponent").input_value() == str(row["id"])
+    assert tab.page.locator(".fv-scrubber").input_value() == "37"
+
+
+def test_a_match_page_opens_at_its_tick(tab: Tab, served: Served) -> None:
+    url = f"{served.url}matches/{served.quick}?tick=42"
+    tab.page.goto(url)
+    tab.viewer = ".site-viewer"
+    tab.viewer_ready()
+    assert tab.tick == 42
+    assert (
+        tab.page.locator("h1").inner_text() == f"Match #{served.quick}: greedy-raider vs fuel-probe"
+    )
+
+
+def test_the_console_uploads_a_controller_and_plays_a_quick_match(tab: Tab, served: Served) -> None:
+    page = tab.page
+    tab.open_site(f"{served.url}console")
+    # Without the token the hidden opponent is not offered.
+    assert "fuel-probe (hidden)" not in page.locator(".site-pick-a").inner_text()
+    page.locator(".site-token").fill(SITE_TOKEN)
+    page.get_by_role("button", name="use").click()
+    page.wait_for_function(
+        "() => document.querySelector('.site-pick-a').textContent.includes('hidden')"
+    )
+    page.locator(".site-upload input[type=file]").set_input_files(str(served.idle))
+    page.locator(".site-upload input[type=text]").fill("my <idle>")
+    page.get_by_role("button", name="upload").click()
+    page.wait_for_function(
+        "() => document.querySelector('.site-upload .site-note').textContent.startsWith('stored')"
+    )
+    assert page.locator(".site-controllers").get_by_text("my <idle>", exact=True).count() == 1
+    # The uploaded controller (selected on side A) against the hidden opponent.
+    page.locator(".site-pick-b").select_option(label="fuel-probe (hidden)")
+    page.locator(".site-seed").fill("5")
+    page.get_by_role("button", name="play").click()
+    page.wait_for_function(
+        "() => document.querySelector('.site-match-status')?.dataset.status === 'finished'"
+    )
+    tab.viewer_ready()
+    assert canvas_is_drawn(tab)
+    names = tab.js("() => window.forayViewer.replay.header.sides.map((s) => s.name)")
+    assert names == ["my <idle>", "fuel-probe"]
+    assert (
+        "wins" in page.locator(".fv-outcome").inner_text()
+        or "Draw" in page.locator(".fv-outcome").inner_text()
+    )
+    assert sessionStorage(tab) == SITE_TOKEN
+
+
+def sessionStorage(tab: Tab) -> str | None:  # noqa: N802 (named after what it reads)
+    token: str | None = tab.js("() => sessionStorage.getItem('foray-arena-token')")
+    return token
+
+
+def test_the_console_shows_the_servers_refusal(tab: Tab, served: Served) -> None:
+    page = tab.page
+    tab.open_site(f"{served.url}console")
+    tab.expected_errors.append("401")  # the browser logs the refused request
+    page.locator(".site-token").fill("not the token")
+    page.get_by_role("button", name="use").click()
+    note = page.locator(".site-form .site-note.site-error")
+    note.wait_for()
+    assert note.inner_text().startswith("401: the token is not the server's")
+    assert sessionStorage(tab) is None
+
+
+@pytest.mark.parametrize("page", ["", "console", "runs/{run}", "matches/{quick}"])
+def test_no_page_logs_an_error(tab: Tab, served: Served, page: str) -> None:
+    tab.open_site(served.url + page.format(run=served.run.id, quick=served.quick))
+    assert tab.page.locator(".site-nav a").first.inner_text() == "Foray Arena"
+
+
+def test_the_home_page_lists_runs_and_matches_as_text(tab: Tab, served: Served) -> None:
+    tab.open_site(served.url)
+    assert tab.page.get_by_text(HOSTILE, exact=True).count() >= 1
+    assert tab.js("() => window.hacked === undefined && !document.querySelector('img')")
+    link = tab.page.locator(f"a[href='/runs/{served.run.id}']").first
+    link.click()
+    tab.page.wait_for_url(f"**/runs/{served.run.id}*")
