@@ -63,7 +63,9 @@ def canvas_is_drawn(tab: Tab) -> bool:
             const c = document.querySelector(sel + " .fv-canvas");
             const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
             const seen = new Set();
-            for (let i = 0; i < d.length; i += 4) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+            for (let i = 0; i < d.length; i += 4) {
+                seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+            }
             return seen.size;
         }""",
         tab.viewer,
@@ -180,10 +182,10 @@ def test_the_console_uploads_a_controller_and_plays_a_quick_match(tab: Tab, serv
         "wins" in page.locator(".fv-outcome").inner_text()
         or "Draw" in page.locator(".fv-outcome").inner_text()
     )
-    assert sessionStorage(tab) == SITE_TOKEN
+    assert saved_token(tab) == SITE_TOKEN
 
 
-def sessionStorage(tab: Tab) -> str | None:  # noqa: N802 (named after what it reads)
+def saved_token(tab: Tab) -> str | None:
     token: str | None = tab.js("() => sessionStorage.getItem('foray-arena-token')")
     return token
 
@@ -197,7 +199,7 @@ def test_the_console_shows_the_servers_refusal(tab: Tab, served: Served) -> None
     note = page.locator(".site-form .site-note.site-error")
     note.wait_for()
     assert note.inner_text().startswith("401: the token is not the server's")
-    assert sessionStorage(tab) is None
+    assert saved_token(tab) is None
 
 
 @pytest.mark.parametrize("page", ["", "console", "runs/{run}", "matches/{quick}"])
