@@ -426,7 +426,8 @@ class Site:
         record = self._match(match_id)
         if record.result is None:
             raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
-        return self.store.open_replay(record.result.replay_sha256)
+        # Chunks of 256 KiB: a typical replay (about 70 KB) goes out in one.
+        return self.store.open_replay(record.result.replay_sha256, chunk_size=256 * 1024)
 
     # ------------------------------------------------------------------ runs
 
