@@ -156,3 +156,33 @@ def test_ray_gives_what_the_local_executor_gives(
     expected = [play(job) for job in jobs]
     assert expected[-1].sides[0].forfeit is not None  # the trap really trapped
     assert got == [r.replay_sha256 for r in expected]
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+def _die() -> None:
+    os._exit(3)
+
+
+def test_a_worker_pool_outlives_its_calls_and_reports_workers_that_keep_dying(
+    idle: bytes, busy: bytes
+) -> None:
+    """One pool for work that comes as it comes: the same worker serves call after call."""
+    job = _jobs(idle, busy, 1)[0]
+
+    async def main() -> tuple[list[int], Outcome, str]:
+        async with arena.open_worker_pool(retries=1) as pool:
+            pids = [await pool.call(_pid) for _ in range(3)]
+            outcome = await pool.play(job)
+            try:
+                await pool.call(_die, doing="dying on purpose")
+            except arena.WorkerDied as exc:
+                return pids, outcome, exc.reason
+        raise AssertionError("the call that kills its worker did not fail")
+
+    pids, outcome, reason = trio.run(main)
+    assert len(set(pids)) == 1 and pids[0] != os.getpid()
+    assert isinstance(outcome, arena.MatchResult) and outcome.replay == play(job).replay
+    assert reason.startswith("the worker died 2 time(s) dying on purpose: ")

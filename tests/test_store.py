@@ -349,6 +349,20 @@ def test_a_queued_match_gets_its_result_once(
     assert failed.to_json()["error"] == "the worker died"
 
 
+def test_pending_matches_are_listed_oldest_first_until_settled(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    ea, eb = Entrant("alpha", a.sha256), Entrant("beta", b.sha256)
+    first, second, third = (store.queue_match(ea, eb, seed=s) for s in (1, 2, 3))
+    store.record_match(result_between(a, b, seed=4))
+    assert [m.id for m in store.pending_matches()] == [first.id, second.id, third.id]
+    assert [m.id for m in store.pending_matches(limit=1)] == [first.id]
+    store.finish_match(second.id, result_between(a, b, seed=2))
+    store.fail_match(first.id, "the worker died")
+    assert [m.id for m in store.pending_matches()] == [third.id]
+
+
 # --------------------------------------------------------------------------- tournaments
 
 
