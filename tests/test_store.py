@@ -487,6 +487,33 @@ def test_a_run_is_recorded_whole_and_found_by_case_and_module(
     assert store.runs(case_slug="other") == []
 
 
+def test_a_run_can_store_its_controller_in_its_own_transaction(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    """A pushed run: the controller is new to this store, and comes with the run or not at all."""
+    _, opp = two
+    blob = b"\0asm a pushed controller"
+    me = Entrant("pushed", hashlib.sha256(blob).hexdigest())
+    args: dict[str, Any] = {
+        "case_slug": "foray",
+        "case_version": 1,
+        "manifest_sha256": MANIFEST,
+        "controller": "pushed",
+        "controller_sha256": me.sha256,
+        "outcome": RunOutcome.LOSS,
+        "matches": [RunMatch("beta", Role.CANONICAL, result_between(me, opp, winner=1))],
+    }
+    with pytest.raises(NotInStoreError, match="'pushed'"):
+        store.record_run(**args)  # without its module: the controller must be there
+    with pytest.raises(ValueError, match="not the run's controller"):
+        store.record_run(**args, module=b"other bytes")
+    assert store.runs() == [] and me.sha256 not in {c.sha256 for c in store.controllers()}
+    run = store.record_run(**args, module=blob, module_origin=Origin.UPLOAD)
+    record = store.controller(me.sha256)
+    assert (record.name, record.origin, record.size) == ("pushed", Origin.UPLOAD, len(blob))
+    assert store.read_module_bytes(me.sha256) == blob and store.run(run.id) == run
+
+
 def test_a_run_that_could_not_compete_has_its_reason_and_no_matches(store: Store) -> None:
     run = store.record_run(
         case_slug="foray",

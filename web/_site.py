@@ -598,9 +598,8 @@ class Site:
             found = self._same_run(bundle)
             if found is not None:
                 return found, False
-            self.store.add_controller(
-                bundle.module, name=bundle.controller, origin=arena.Origin.UPLOAD
-            )
+            # The controller is stored in the run's own transaction: a push cut off
+            # leaves neither.
             run = self.store.record_run(
                 case_slug=bundle.case_slug,
                 case_version=bundle.case_version,
@@ -614,6 +613,8 @@ class Site:
                     arena.RunMatch(m.opponent, arena.Role(m.role), r)
                     for m, r in zip(bundle.matches, results, strict=True)
                 ],
+                module=bundle.module,
+                module_origin=arena.Origin.UPLOAD,
             )
         return _run_json(run), True
 

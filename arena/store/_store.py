@@ -9,6 +9,7 @@ a process killed at any point leaves either the whole record or none of it
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
@@ -182,12 +183,7 @@ class Store:
         now = utc_now()
 
         def tx(conn: sqlite3.Connection) -> ControllerRecord:
-            conn.execute(
-                "INSERT INTO controllers (sha256, name, origin, hidden, size, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (sha256) DO UPDATE SET hidden = max(hidden, excluded.hidden)",
-                (sha256, name, str(origin), int(hidden), len(blob), now),
-            )
+            _insert_controller(conn, sha256, name, origin, hidden, len(blob), now)
             row = conn.execute("SELECT * FROM controllers WHERE sha256 = ?", (sha256,)).fetchone()
             return controller_record(row)
 
@@ -696,6 +692,8 @@ class Store:
         reason: str | None = None,
         build_log: str = "",
         matches: Sequence[RunMatch] = (),
+        module: bytes | None = None,
+        module_origin: Origin = Origin.UPLOAD,
     ) -> RunRecord:
         """Record a finished proof run with all its matches, at once: a run is never partial.
 
@@ -704,6 +702,11 @@ class Store:
         have no module); one that competed has the controller on one side of
         each match. The build log keeps its last ``MAX_BUILD_LOG_CHARS``.
         Runs are immutable: proving again records a new run.
+
+        ``module``, the controller's bytes, stores the controller (as
+        ``add_controller`` with ``module_origin`` would) in the run's own
+        transaction, its file first: a run pushed to a server and cut off
+        leaves neither. Without it, the controller must be stored already.
         """
         _check_name(controller, "controller name")
         _check_name(case_slug, "case slug")
@@ -722,10 +725,26 @@ class Store:
                     f"the run's controller did not play its match against {m.opponent!r}"
                 )
             _check_name(m.opponent, "opponent name")
+        if module is not None:
+            if hashlib.sha256(module).hexdigest() != controller_sha256:
+                raise ValueError("the module given is not the run's controller (another sha256)")
+            self._modules.put(module)  # the file before the row that points at it
         played = [self._store_replay(m.result) for m in matches]
         log = _cut_head(build_log, MAX_BUILD_LOG_CHARS)
+        now = utc_now()
 
         def tx(conn: sqlite3.Connection) -> RunRecord:
+            if module is not None:
+                assert controller_sha256 is not None
+                _insert_controller(
+                    conn,
+                    controller_sha256,
+                    controller,
+                    Origin(module_origin),
+                    False,
+                    len(module),
+                    now,
+                )
             cur = conn.execute(
                 "INSERT INTO runs (case_slug, case_version, manifest_sha256, controller,"
                 " controller_sha256, outcome, reason, build_log, created_at)"
@@ -739,7 +758,7 @@ class Store:
                     str(outcome),
                     None if reason is None else _cut(reason),
                     log,
-                    utc_now(),
+                    now,
                 ),
             )
             run_id = cur.lastrowid
@@ -810,6 +829,27 @@ class Store:
         if row is None:
             raise NotInStoreError(f"no run {run_id} in the store {self.path}")
         return str(row[0])
+
+
+# ===================================================================== rows
+
+
+def _insert_controller(
+    conn: sqlite3.Connection,
+    sha256: str,
+    name: str,
+    origin: Origin,
+    hidden: bool,
+    size: int,
+    now: str,
+) -> None:
+    """A controller's row; one stored already keeps its name and origin (hidden is sticky)."""
+    conn.execute(
+        "INSERT INTO controllers (sha256, name, origin, hidden, size, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (sha256) DO UPDATE SET hidden = max(hidden, excluded.hidden)",
+        (sha256, name, str(origin), int(hidden), size, now),
+    )
 
 
 # ===================================================================== checks
