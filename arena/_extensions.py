@@ -3,8 +3,10 @@
 ``arena`` may not import ``web`` (the layering is sim < replays < arena < web),
 yet ``arena view`` is web's command and ``arena bench web`` web's figure. So
 ``web`` declares entry points in pyproject.toml and ``arena`` loads them by group:
-``foray_arena.commands`` (``register(subparsers)``, like the CLI's own modules)
-and ``foray_arena.bench`` (``figures(repeat)``, printing like ``arena bench``).
+``foray_arena.commands`` (``register(subparsers)``, like the CLI's own modules),
+``foray_arena.bench`` (``figures(repeat)``, printing like ``arena bench``) and
+``foray_arena.site`` (``serve_site(host, port) -> exit code``: ``arena demo``
+ends by serving the site).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from __future__ import annotations
 from importlib.metadata import EntryPoint, entry_points
 from typing import Final
 
-__all__ = ["BENCHMARKS", "COMMANDS", "extensions"]
+__all__ = ["BENCHMARKS", "COMMANDS", "SITE", "extensions"]
 
 COMMANDS: Final = "foray_arena.commands"
 BENCHMARKS: Final = "foray_arena.bench"
+SITE: Final = "foray_arena.site"
 
 
 def extensions(group: str) -> dict[str, EntryPoint]:
