@@ -71,12 +71,14 @@ def site_of(request: Request) -> Site:
     return site
 
 
+_JSON_HEADERS: Final = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+
+
 def json_response(
     data: Any, status: int = 200, headers: dict[str, str] | None = None
 ) -> JSONResponse:
-    return JSONResponse(
-        data, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})}
-    )
+    """A JSON answer, never cached, never sniffed as anything else."""
+    return JSONResponse(data, status_code=status, headers={**_JSON_HEADERS, **(headers or {})})
 
 
 def authorized(request: Request) -> bool:
