@@ -16,6 +16,21 @@ from arena._files import atomic_write, data_dir
 
 if TYPE_CHECKING:
     from arena.baselines import BASELINES, Baseline, load_baseline
+    from arena.cases import (
+        Build,
+        BuildStatus,
+        Lang,
+        Project,
+        Proof,
+        RunMatchReport,
+        RunNotPlayedError,
+        RunReport,
+        build_submission,
+        new_project,
+        prove,
+        run_json,
+        run_report,
+    )
     from arena.executors import LocalExecutor, MatchJob, play
     from arena.match import (
         ABI_VERSION,
@@ -84,6 +99,8 @@ __all__ = [
     "Admission",
     "ArenaError",
     "Baseline",
+    "Build",
+    "BuildStatus",
     "Contestant",
     "Controller",
     "ControllerRecord",
@@ -92,6 +109,7 @@ __all__ = [
     "Fault",
     "Format",
     "FuelStats",
+    "Lang",
     "Limits",
     "LocalExecutor",
     "MatchJob",
@@ -102,12 +120,17 @@ __all__ = [
     "Origin",
     "Pairing",
     "Played",
+    "Project",
+    "Proof",
     "ReplayStream",
     "ResultRecord",
     "Role",
     "RunMatch",
+    "RunMatchReport",
+    "RunNotPlayedError",
     "RunOutcome",
     "RunRecord",
+    "RunReport",
     "ScheduleMismatchError",
     "Scheduler",
     "SideRecord",
@@ -123,6 +146,7 @@ __all__ = [
     "TournamentStatus",
     "UnknownControllerError",
     "atomic_write",
+    "build_submission",
     "check_module",
     "data_dir",
     "decode_actions",
@@ -132,14 +156,36 @@ __all__ = [
     "load_baseline",
     "load_contestant",
     "load_map",
+    "new_project",
     "play",
+    "prove",
     "replay_matches",
+    "run_json",
     "run_match",
+    "run_report",
 ]
 
 # Lazily loaded name -> the sub-package that defines it.
 _LAZY = {
     **dict.fromkeys(("BASELINES", "Baseline", "load_baseline"), "arena.baselines"),
+    **dict.fromkeys(
+        (
+            "Build",
+            "BuildStatus",
+            "Lang",
+            "Project",
+            "Proof",
+            "RunMatchReport",
+            "RunNotPlayedError",
+            "RunReport",
+            "build_submission",
+            "new_project",
+            "prove",
+            "run_json",
+            "run_report",
+        ),
+        "arena.cases",
+    ),
     **dict.fromkeys(("LocalExecutor", "MatchJob", "play"), "arena.executors"),
     **dict.fromkeys(
         (
