@@ -163,8 +163,9 @@ def _run(command: str, cwd: Path, env: dict[str, str], deadline: float, log: _Lo
             while True:
                 now = time.monotonic()
                 if grace_end is None:
-                    timed_out = not _exited(proc.pid) and now >= deadline
-                    if timed_out or _exited(proc.pid):
+                    ended = _exited(proc.pid)
+                    timed_out = not ended and now >= deadline
+                    if ended or timed_out:
                         _kill_group(proc.pid)
                         grace_end = now + _GRACE
                 if grace_end is not None and (not open_pipe or now >= grace_end):
