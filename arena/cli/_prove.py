@@ -268,6 +268,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.set_defaults(func=cmd_runs)
     shows = r.add_subparsers(dest="runs_command")
     s = shows.add_parser("show", help="one run: outcome, results, replays")
-    s.add_argument("id", type=positive)
+    s.add_argument("id", type=positive, help="the run's id (arena runs lists them)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_runs_show)
