@@ -16,7 +16,24 @@ from arena._files import atomic_write, data_dir
 
 if TYPE_CHECKING:
     from arena.baselines import BASELINES, Baseline, load_baseline
-    from arena.cases import Case, default_case, find_case
+    from arena.cases import (
+        Build,
+        BuildStatus,
+        Case,
+        Lang,
+        Project,
+        Proof,
+        RunMatchReport,
+        RunNotPlayedError,
+        RunReport,
+        build_submission,
+        default_case,
+        find_case,
+        new_project,
+        prove,
+        run_json,
+        run_report,
+    )
     from arena.cli import shown
     from arena.executors import (
         JobFailed,
@@ -97,6 +114,8 @@ __all__ = [
     "Admission",
     "ArenaError",
     "Baseline",
+    "Build",
+    "BuildStatus",
     "Case",
     "Contestant",
     "Controller",
@@ -107,6 +126,7 @@ __all__ = [
     "Format",
     "FuelStats",
     "JobFailed",
+    "Lang",
     "Limits",
     "LocalExecutor",
     "MatchJob",
@@ -117,13 +137,18 @@ __all__ = [
     "Origin",
     "Pairing",
     "Played",
+    "Project",
+    "Proof",
     "Rematch",
     "ReplayStream",
     "ResultRecord",
     "Role",
     "RunMatch",
+    "RunMatchReport",
+    "RunNotPlayedError",
     "RunOutcome",
     "RunRecord",
+    "RunReport",
     "ScheduleMismatchError",
     "Scheduler",
     "SideRecord",
@@ -141,6 +166,7 @@ __all__ = [
     "WorkerDied",
     "WorkerPool",
     "atomic_write",
+    "build_submission",
     "check_module",
     "data_dir",
     "decode_actions",
@@ -153,18 +179,21 @@ __all__ = [
     "load_baseline",
     "load_contestant",
     "load_map",
+    "new_project",
     "open_worker_pool",
     "play",
+    "prove",
     "rematch",
     "replay_matches",
+    "run_json",
     "run_match",
+    "run_report",
     "shown",
 ]
 
 # Lazily loaded name -> the sub-package that defines it.
 _LAZY = {
     **dict.fromkeys(("BASELINES", "Baseline", "load_baseline"), "arena.baselines"),
-    **dict.fromkeys(("Case", "default_case", "find_case"), "arena.cases"),
     "shown": "arena.cli",
     **dict.fromkeys(
         (
@@ -178,6 +207,27 @@ _LAZY = {
             "play",
         ),
         "arena.executors",
+    ),
+    **dict.fromkeys(
+        (
+            "Build",
+            "BuildStatus",
+            "Case",
+            "Lang",
+            "Project",
+            "Proof",
+            "RunMatchReport",
+            "RunNotPlayedError",
+            "RunReport",
+            "build_submission",
+            "default_case",
+            "find_case",
+            "new_project",
+            "prove",
+            "run_json",
+            "run_report",
+        ),
+        "arena.cases",
     ),
     **dict.fromkeys(
         (

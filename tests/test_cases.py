@@ -26,7 +26,7 @@ import arena
 import replays
 import sim
 from arena import cases
-from arena.baselines import BASELINES, BASELINES_DIR, compile_c
+from arena.baselines import BASELINES, BASELINES_DIR, ZIG_BUILD_FLAGS, compile_c, compile_zig
 from arena.cases import Case, CaseError, CaseInvalidError, Role
 from tests._support import ROOT, cli
 
@@ -166,6 +166,8 @@ def test_the_default_cases_opponents_are_the_committed_baselines() -> None:
         ("workspace/foray.h", BASELINES_DIR / "foray.h"),
         ("workspace/controller.c", BASELINES_DIR / "template.c"),
         ("workspace/rules.md", ROOT / "docs" / "rules.md"),
+        ("workspace/zig/foray.zig", BASELINES_DIR / "foray.zig"),
+        ("workspace/zig/controller.zig", BASELINES_DIR / "template.zig"),
     ],
 )
 def test_the_default_cases_workspace_never_drifts(copy: str, original: Path) -> None:
@@ -191,6 +193,24 @@ def test_the_workspace_builds_as_the_baselines_are_built(tmp_path: Path) -> None
     source = case.paths.workspace / "controller.c"
     reference = compile_c([source], tmp_path / "ref.wasm", include=[case.paths.workspace])
     assert built == reference
+    assert arena.check_module(built).admissible
+
+
+def test_the_zig_workspace_builds_as_compile_zig_builds(tmp_path: Path) -> None:
+    """The workspace's zig/ project: its build.sh uses ZIG_BUILD_FLAGS (-rdynamic included)."""
+    case = cases.default_case()
+    assert case.paths.workspace is not None
+    work = tmp_path / "submission"
+    shutil.copytree(case.paths.workspace / "zig", work)
+    script = (work / "build.sh").read_text(encoding="utf-8")
+    assert " ".join(ZIG_BUILD_FLAGS) in script and "-rdynamic" in ZIG_BUILD_FLAGS
+    env = {**os.environ, "PYTHON": sys.executable}
+    proc = subprocess.run(
+        case.build.build, shell=True, cwd=work, env=env, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    built = (work / case.build.module).read_bytes()
+    assert built == compile_zig(BASELINES_DIR / "template.zig", tmp_path / "ref.wasm")
     assert arena.check_module(built).admissible
 
 

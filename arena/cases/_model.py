@@ -11,6 +11,7 @@ from typing import Any
 import replays
 import sim
 from arena._errors import ArenaError
+from arena._vocab import Role
 from arena.cases._errors import CaseNotFoundError
 from arena.match import Contestant
 from arena.sandbox import MAX_MODULE_BYTES, Limits
@@ -40,21 +41,6 @@ class Difficulty(StrEnum):
     EASY = "easy"
     MEDIUM = "medium"
     HARD = "hard"
-
-
-class Role(StrEnum):
-    """What an opponent's match means for a run."""
-
-    CANONICAL = "canonical"
-    """Decides the run's outcome."""
-    EVIDENCE = "evidence"
-    """Scored evidence, recorded with the run."""
-    EXHIBITION = "exhibition"
-    """Recorded and watchable, unscored."""
-
-    @property
-    def scored(self) -> bool:
-        return self is not Role.EXHIBITION
 
 
 class Structure(StrEnum):

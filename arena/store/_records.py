@@ -1,5 +1,8 @@
 """The store's closed vocabularies (StrEnums, their values are the database's) and its records.
 
+``Role`` and ``RunOutcome`` are shared with ``arena.cases`` and defined once in
+``arena._vocab``; they are re-exported here.
+
 Every record is frozen: what a query returns is a snapshot, never a live row.
 """
 
@@ -12,6 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final
 
 import sim
+from arena._vocab import Role, RunOutcome
 
 if TYPE_CHECKING:
     # Only for annotations: importing arena.match at run time loads wasmtime,
@@ -66,24 +70,6 @@ class TournamentStatus(StrEnum):
     RUNNING = "running"
     FINISHED = "finished"
     FAILED = "failed"
-
-
-class RunOutcome(StrEnum):
-    """A proof run's outcome: its canonical match, from the controller's side."""
-
-    WIN = "win"
-    LOSS = "loss"
-    DRAW = "draw"
-    COULD_NOT_COMPETE = "could-not-compete"
-    """The submission did not build, or its module is not admissible."""
-
-
-class Role(StrEnum):
-    """An opponent's role in a case (case-manifest.md)."""
-
-    CANONICAL = "canonical"
-    EVIDENCE = "evidence"
-    EXHIBITION = "exhibition"
 
 
 @dataclass(frozen=True, slots=True)

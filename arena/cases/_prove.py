@@ -1,0 +1,278 @@
+"""Proof runs: a submission against every opponent of a case, recorded whole in the store.
+
+``prove`` builds a submission (a directory) or takes a module file as it is,
+gates it, plays it as side A against every opponent of the case on each
+canonical seed through an executor, and records one run with all its
+matches (``arena.store``). The canonical matches decide the run's outcome;
+evidence matches are scored evidence; exhibitions are recorded, unscored.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena._errors import ArenaError
+from arena._vocab import Role, RunOutcome
+from arena.cases._build import Build, build_submission, gate_module
+from arena.cases._catalog import default_case
+from arena.cases._model import Case
+from arena.executors import Executor, JobFailed, LocalExecutor, MatchJob
+from arena.match import Contestant, MatchResult
+from arena.store import MAX_NAME_CHARS, MatchRecord, Origin, RunMatch, RunRecord, Store
+
+__all__ = [
+    "Proof",
+    "RunMatchReport",
+    "RunNotPlayedError",
+    "RunReport",
+    "judge",
+    "match_outcome",
+    "prove",
+    "run_json",
+    "run_report",
+]
+
+
+class RunNotPlayedError(ArenaError):
+    """The arena could not play a match of a run (its worker died twice): nothing is recorded.
+
+    Not the submission's fault, so not an outcome of it: the run can be
+    proved again.
+    """
+
+
+def match_outcome(winner: int | None, side: int) -> RunOutcome:
+    """One match's outcome from ``side``'s point of view (0 = A)."""
+    if winner is None:
+        return RunOutcome.DRAW
+    return RunOutcome.WIN if winner == side else RunOutcome.LOSS
+
+
+def judge(outcomes: Iterable[RunOutcome]) -> RunOutcome:
+    """A run's outcome from its canonical matches: more wins than losses wins, fewer loses.
+
+    Level (draws included, and no match at all) is a draw.
+    """
+    score = 0
+    for outcome in outcomes:
+        if outcome is RunOutcome.COULD_NOT_COMPETE:
+            raise ValueError("a match has no could-not-compete outcome")
+        score += (outcome is RunOutcome.WIN) - (outcome is RunOutcome.LOSS)
+    if score > 0:
+        return RunOutcome.WIN
+    return RunOutcome.LOSS if score < 0 else RunOutcome.DRAW
+
+
+@dataclass(frozen=True, slots=True)
+class RunMatchReport:
+    """One match of a stored run, from the run's controller's side."""
+
+    opponent: str
+    role: Role
+    side: int
+    """The controller's side in the match (0 = A: proof runs play it as A)."""
+    record: MatchRecord
+    replay: Path | None
+    """The stored replay's path (a hidden opponent's replay is shown too; its module never)."""
+
+    @property
+    def outcome(self) -> RunOutcome | None:
+        """Win, loss or draw for the controller; None for a match that has no result."""
+        result = self.record.result
+        return None if result is None else match_outcome(result.winner, self.side)
+
+    def to_json(self) -> dict[str, Any]:
+        """The design's ``{"opponent", "role", "result"}`` plus ``scored`` and ``outcome``."""
+        outcome = self.outcome
+        return {
+            "opponent": self.opponent,
+            "role": str(self.role),
+            "scored": self.role.scored,
+            "outcome": None if outcome is None else str(outcome),
+            "result": self.record.to_json("" if self.replay is None else str(self.replay)),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """A stored run with its matches and build log, as ``arena runs show`` prints it."""
+
+    run: RunRecord
+    matches: tuple[RunMatchReport, ...]
+    build_log: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The design's keys of ``arena prove --json`` (``run``, ``case``, ``controller``,
+        ``outcome``, ``matches``) plus ``reason``, ``created_at`` and ``build_log``."""
+        return {
+            **run_json(self.run),
+            "matches": [m.to_json() for m in self.matches],
+            "build_log": self.build_log,
+        }
+
+
+def run_json(run: RunRecord) -> dict[str, Any]:
+    """A run without its matches, as ``arena runs --json`` lists it (``matches`` is a count)."""
+    return {
+        "run": run.id,
+        "case": {
+            "slug": run.case_slug,
+            "version": run.case_version,
+            "manifest_sha256": run.manifest_sha256,
+        },
+        "controller": {"name": run.controller, "sha256": run.controller_sha256},
+        "outcome": str(run.outcome),
+        "reason": run.reason,
+        "matches": run.matches,
+        "created_at": run.created_at.isoformat(),
+    }
+
+
+def run_report(store: Store, run_id: int) -> RunReport:
+    """The run ``run_id`` of ``store`` with its matches (``NotInStoreError`` if there is none)."""
+    run = store.run(run_id)
+    reports = []
+    for record in store.run_matches(run_id):
+        assert record.opponent is not None and record.role is not None, "a run's match"
+        side = next(
+            (i for i, e in enumerate(record.entrants) if e.sha256 == run.controller_sha256), 0
+        )
+        replay = None if record.result is None else store.replay_path(record.result.replay_sha256)
+        reports.append(RunMatchReport(record.opponent, record.role, side, record, replay))
+    return RunReport(run, tuple(reports), store.build_log(run_id))
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """What ``prove`` did: the run (recorded now, or found), and the submission's build."""
+
+    report: RunReport
+    found: bool
+    """The module had been proved on this case version before: that run, nothing played."""
+    build: Build
+
+    @property
+    def run(self) -> RunRecord:
+        return self.report.run
+
+    def to_json(self) -> dict[str, Any]:
+        """``RunReport.to_json()`` plus ``found``."""
+        return {**self.report.to_json(), "found": self.found}
+
+
+def _name_of(source: Path) -> str:
+    """A submission's default name: its directory's name, or its module file's stem."""
+    path = source.resolve() if source.is_dir() else source
+    name = path.name if source.is_dir() else path.stem
+    return os.fsencode(name).decode("utf-8", "replace") or "controller"
+
+
+def prove(
+    source: Path,
+    case: Case | None = None,
+    *,
+    store: Store,
+    again: bool = False,
+    jobs: int | None = None,
+    executor: Executor | None = None,
+    timeout: float | None = None,
+    name: str | None = None,
+) -> Proof:
+    """Prove a submission on ``case`` (default: the Foray case) and record the run in ``store``.
+
+    ``source`` is a submission directory (built with the case's ``[build]``,
+    within ``timeout`` seconds if sooner than the case's limit) or a module
+    file. A submission that does not build or is not admissible is recorded
+    as a run that could not compete, with the reason and the build log. One
+    that is admissible is stored (origin ``run`` for a directory, ``file``
+    for a module file) and played as side A against every opponent of the
+    case on each of its seeds, on ``executor`` (default: a ``LocalExecutor``
+    of ``jobs`` workers); the opponents are stored as they are (a hidden one
+    stays hidden). Runs are immutable: a module already proved on this case
+    version gives that run back (``found``), unless ``again``.
+
+    ``ArenaError`` for what the operator must fix: a case outside the
+    catalog (no version to record), a source that is not there, a name
+    too long; ``RunNotPlayedError`` when the arena could not play a match.
+    """
+    case = case or default_case()
+    version = case.version
+    if version is None:
+        raise ArenaError(
+            f"{case.directory}: a case outside the catalog layout has no version,"
+            " and a run records its case's slug and version"
+        )
+    source = Path(source)
+    if not os.path.lexists(source):
+        raise ArenaError(f"{source}: no submission there (a directory or a module file)")
+    name = _name_of(source) if name is None else name
+    if not 1 <= len(name) <= MAX_NAME_CHARS:
+        raise ArenaError(f"a controller's name must be 1..{MAX_NAME_CHARS} characters")
+    if source.is_dir():
+        build, origin = build_submission(source, case, timeout=timeout), Origin.RUN
+    else:
+        build, origin = gate_module(source, case), Origin.FILE
+
+    if build.sha256 is not None and not again:
+        found = store.find_run(case.slug, version, build.sha256)
+        if found is not None:
+            return Proof(run_report(store, found.id), True, build)
+
+    def record(
+        outcome: RunOutcome, reason: str | None = None, matches: Sequence[RunMatch] = ()
+    ) -> Proof:
+        run = store.record_run(
+            case_slug=case.slug,
+            case_version=version,
+            manifest_sha256=case.manifest_sha256,
+            controller=name,
+            controller_sha256=build.sha256,
+            outcome=outcome,
+            reason=reason,
+            build_log=build.log,
+            matches=matches,
+        )
+        return Proof(run_report(store, run.id), False, build)
+
+    if not build.ok:
+        # The module (if any) is not stored: only what can compete is.
+        return record(RunOutcome.COULD_NOT_COMPETE, build.reason)
+
+    assert build.blob is not None
+    store.add_controller(build.blob, name=name, origin=origin)
+    submission = Contestant(name, build.blob)
+    plan = []
+    for opponent in case.opponents:
+        contestant = opponent.contestant()
+        store.add_controller(
+            contestant.blob, name=opponent.name, origin=Origin.BASELINE, hidden=opponent.hidden
+        )
+        for seed in case.match.seeds:
+            plan.append((opponent, MatchJob.for_case(case, submission, contestant, seed=seed)))
+    outcomes = list((executor or LocalExecutor(jobs)).map(job for _, job in plan))
+    failed = [
+        (o, out) for (o, _), out in zip(plan, outcomes, strict=True) if isinstance(out, JobFailed)
+    ]
+    if failed:
+        opponent, why = failed[0]
+        raise RunNotPlayedError(
+            f"{len(failed)} match(es) of the run could not be played, nothing is recorded;"
+            f" against {opponent.name} on seed {why.job.seed}: {why.reason}"
+        )
+    results = [out for out in outcomes if isinstance(out, MatchResult)]
+    canonical = [
+        match_outcome(result.winner, 0)
+        for (opponent, _), result in zip(plan, results, strict=True)
+        if opponent.role is Role.CANONICAL
+    ]
+    return record(
+        judge(canonical),
+        matches=[
+            RunMatch(opponent.name, opponent.role, result)
+            for (opponent, _), result in zip(plan, results, strict=True)
+        ],
+    )

@@ -1,0 +1,515 @@
+"""Building a submission and proof runs (issue 11): arena new, build, prove, runs.
+
+End to end once on the Foray case itself (C), once on a short copy of it
+(Zig); everything else on the short copy, whose matches last 30 ticks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomli_w
+import wasmtime
+
+import arena
+import arena.store
+from arena import cases
+from arena.baselines import BASELINES_DIR, compile_c
+from arena.cases import Build, BuildStatus, Case, Lang, RunOutcome
+from arena.executors import Executor, JobFailed, MatchJob, OnOutcome, play
+from arena.store import NotInStoreError, Origin, Store
+from tests._support import ZOO, cli
+
+Capture = pytest.CaptureFixture[str]
+FORAY = cases.CATALOG_DIR / "adversarial" / "medium" / "foray" / "1"
+C_FILES = ("README.md", "build.sh", "controller.c", "foray.h", "rules.md")
+ZIG_FILES = ("README.md", "build.sh", "controller.zig", "foray.zig", "rules.md")
+RUN_KEYS = {"run", "case", "controller", "outcome", "matches"}
+"""The design's keys of ``arena prove --json``; the extras are listed in docs/cases.md."""
+RUN_EXTRAS = {"reason", "build_log", "created_at"}
+MATCH_KEYS = {"opponent", "role", "result", "scored", "outcome"}
+HANG = """\
+sh -c 'sleep 300 & echo $! > grandchild.pid; wait' &
+echo $$ > leader.pid
+sleep 300
+"""
+
+
+class InProcess(Executor):
+    """Plays the jobs one after the other in this process (no worker start-up for 30 ticks)."""
+
+    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+        for index, job in enumerate(jobs):
+            maybe = on_outcome(index, play(job))
+            if maybe is not None:
+                await maybe
+
+
+class Broken(Executor):
+    """An executor whose workers always die: every job comes back as JobFailed."""
+
+    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+        for index, job in enumerate(jobs):
+            maybe = on_outcome(index, JobFailed(job, "the worker died 2 time(s): SIGKILL"))
+            if maybe is not None:
+                await maybe
+
+
+MakeCase = Callable[..., Case]
+
+
+@pytest.fixture
+def short_case(tmp_path: Path) -> MakeCase:
+    """A copy of the Foray case in a catalog of its own: 30 ticks a match, ``change`` applied."""
+
+    def make(change: Callable[[dict[str, Any]], object] | None = None) -> Case:
+        root = tmp_path / "catalog"
+        directory = root / "adversarial" / "medium" / "foray" / "1"
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.copytree(FORAY, directory)
+        doc = tomllib.loads((FORAY / cases.MANIFEST).read_text(encoding="utf-8"))
+        doc["simulation"]["max_ticks"] = 30
+        if change is not None:
+            change(doc)
+        (directory / cases.MANIFEST).write_text(tomli_w.dumps(doc), encoding="utf-8")
+        return cases.find_case("foray", catalog=root)
+
+    return make
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store.open(tmp_path / "data")
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The data directory of the CLI's store, for this test alone."""
+    path = tmp_path / "data"
+    monkeypatch.setenv("FORAY_DATA_DIR", str(path))
+    return path
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (init may reap late)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def gone(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def imports_module() -> bytes:
+    """A module that imports a host function: not admissible."""
+    return bytes(wasmtime.wat2wasm((ZOO / "imports.wat").read_text()))
+
+
+# --------------------------------------------------------------------------- vocabularies
+
+
+def test_the_shared_vocabularies_are_defined_once() -> None:
+    assert arena.store.Role is arena.cases.Role is arena.Role
+    assert arena.store.RunOutcome is arena.cases.RunOutcome is arena.RunOutcome
+    assert [r.scored for r in arena.cases.Role] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "judged"),
+    [
+        ("W", "win"),
+        ("L", "loss"),
+        ("D", "draw"),
+        ("", "draw"),
+        ("WL", "draw"),
+        ("WWL", "win"),
+        ("LDD", "loss"),
+        ("WDL", "draw"),
+    ],
+)
+def test_the_canonical_matches_judge_the_run(outcomes: str, judged: str) -> None:
+    words = {"W": RunOutcome.WIN, "L": RunOutcome.LOSS, "D": RunOutcome.DRAW}
+    assert cases.judge(words[o] for o in outcomes) is RunOutcome(judged)
+
+
+def test_a_match_outcome_is_from_the_controllers_side() -> None:
+    assert cases.match_outcome(0, 0) is RunOutcome.WIN
+    assert cases.match_outcome(1, 0) is RunOutcome.LOSS
+    assert cases.match_outcome(0, 1) is RunOutcome.LOSS
+    assert cases.match_outcome(None, 1) is RunOutcome.DRAW
+    with pytest.raises(ValueError, match="could-not-compete"):
+        cases.judge([RunOutcome.COULD_NOT_COMPETE])
+
+
+# --------------------------------------------------------------------------- arena new
+
+
+def test_new_lays_out_the_c_project(tmp_path: Path) -> None:
+    case = cases.default_case()
+    project = cases.new_project(tmp_path / "a" / "bot", case)
+    assert project.lang is Lang.C and project.files == C_FILES
+    assert sorted(p.name for p in project.directory.iterdir()) == list(C_FILES)
+    for name in C_FILES:
+        assert (project.directory / name).read_bytes() == (FORAY / "workspace" / name).read_bytes()
+
+
+def test_new_lays_out_the_zig_project(tmp_path: Path) -> None:
+    project = cases.new_project(tmp_path / "bot", cases.default_case(), lang=Lang.ZIG)
+    assert project.files == ZIG_FILES
+    assert sorted(p.name for p in project.directory.iterdir()) == list(ZIG_FILES)
+    zig = FORAY / "workspace" / "zig"
+    for name in ("README.md", "build.sh", "controller.zig", "foray.zig"):
+        assert (project.directory / name).read_bytes() == (zig / name).read_bytes()
+    rules = FORAY / "workspace" / "rules.md"
+    assert (project.directory / "rules.md").read_bytes() == rules.read_bytes()
+
+
+def test_new_takes_only_a_new_or_empty_directory(
+    tmp_path: Path, capsys: Capture, data: Path
+) -> None:
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "mine.c").write_text("int x;")
+    (tmp_path / "file").write_text("")
+    for target, words in (("full", "not empty (1 entry)"), ("file", "it is a file")):
+        ran = cli(capsys, "new", str(tmp_path / target))
+        assert ran.code == 2 and words in ran.err, ran.err
+    assert (tmp_path / "full" / "mine.c").read_text() == "int x;"
+    (tmp_path / "empty").mkdir()
+    ran = cli(capsys, "new", str(tmp_path / "empty"), "--lang", "zig")
+    assert ran.code == 0 and "a Zig controller project for case foray v1" in ran.out
+    assert cli(capsys, "new", str(tmp_path / "x"), "--lang", "rust").code == 2
+
+
+def test_new_names_the_languages_a_case_has(tmp_path: Path, short_case: MakeCase) -> None:
+    case = short_case()
+    assert case.paths.workspace is not None
+    shutil.rmtree(case.paths.workspace / "zig")
+    assert cases.languages(case) == (Lang.C,)
+    with pytest.raises(arena.ArenaError, match=r"no zig workspace \(languages: c\)"):
+        cases.new_project(tmp_path / "bot", case, lang=Lang.ZIG)
+    assert not (tmp_path / "bot").exists()
+
+
+def test_new_runs_the_cases_init_command(tmp_path: Path, short_case: MakeCase) -> None:
+    case = short_case(lambda doc: doc.__setitem__("init", "echo ready > initialized; echo done"))
+    project = cases.new_project(tmp_path / "bot", case)
+    assert (project.directory / "initialized").read_text() == "ready\n"
+    assert "done" in project.init_log
+    failing = short_case(lambda doc: doc.__setitem__("init", "echo broken; exit 3"))
+    with pytest.raises(arena.ArenaError, match=r"init command .* exited with status 3"):
+        cases.new_project(tmp_path / "other", failing)
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def test_new_build_prove_end_to_end_in_c(tmp_path: Path, capsys: Capture, data: Path) -> None:
+    """The Foray case itself: four opponents, 400 ticks, the local executor."""
+    bot = tmp_path / "bot"
+    assert cli(capsys, "new", str(bot)).code == 0
+    ran = cli(capsys, "build", str(bot), "--json")
+    assert ran.code == 0, ran.out
+    built = ran.json()
+    reference = compile_c([BASELINES_DIR / "template.c"], tmp_path / "ref.wasm", include=[bot])
+    assert built["ok"] and built["status"] == "ok" and built["reason"] is None
+    assert built["sha256"] == hashlib.sha256(reference).hexdigest()
+
+    ran = cli(capsys, "prove", str(bot), "--json")
+    assert ran.code == 0, ran.err
+    proof = ran.json()
+    assert set(proof) == RUN_KEYS | RUN_EXTRAS | {"found"}
+    case = cases.default_case()
+    assert proof["case"] == {"slug": "foray", "version": 1, "manifest_sha256": case.manifest_sha256}
+    assert proof["controller"] == {"name": "bot", "sha256": built["sha256"]}
+    # The template loses to the canonical opponent (docs/cases.md: the case is medium).
+    assert proof["outcome"] == "loss" and proof["reason"] is None and not proof["found"]
+    assert [(m["opponent"], m["role"], m["scored"]) for m in proof["matches"]] == [
+        (o.name, str(o.role), o.role.scored) for o in case.opponents
+    ]
+    for m in proof["matches"]:
+        assert set(m) == MATCH_KEYS
+        result = m["result"]
+        assert result["sides"][0]["sha256"] == built["sha256"]
+        assert result["sides"][1]["name"] == m["opponent"]
+        replay = Path(result["replay"])
+        assert replay.parent == data / "replays"
+        assert hashlib.sha256(replay.read_bytes()).hexdigest() == result["replay_sha256"]
+        side_a_won = {0: "win", 1: "loss", None: "draw"}[result["winner"]]
+        assert m["outcome"] == side_a_won
+    assert proof["matches"][0]["outcome"] == "loss"
+    assert "modules" not in ran.out  # no module's path, the hidden opponent's least of all
+
+    with Store.open(data) as store:
+        assert store.controller("fuel-probe").hidden
+        assert store.controller(built["sha256"]).origin is Origin.RUN
+        assert len(store.runs()) == 1
+
+    again = cli(capsys, "prove", str(bot), "--json")
+    assert again.code == 0 and again.json() == {**proof, "found": True}
+    shown = cli(capsys, "runs", "show", str(proof["run"]), "--json")
+    assert shown.code == 0 and shown.json() == {k: v for k, v in proof.items() if k != "found"}
+    listed = cli(capsys, "runs", "--json").json()["runs"]
+    assert [(r["run"], r["outcome"], r["matches"]) for r in listed] == [(proof["run"], "loss", 4)]
+
+    text = cli(capsys, "runs", "show", str(proof["run"]))
+    assert f"run {proof['run']}: foray v1, controller bot" in text.out and ": loss" in text.out
+    for o in case.opponents:
+        assert o.name in text.out
+    canonical = proof["matches"][0]["result"]["sides"]
+    assert "exhibition (unscored)" in text.out
+    assert f"{canonical[0]['banked']} - {canonical[1]['banked']}" in text.out
+    for m in proof["matches"]:
+        assert m["result"]["replay"] in text.out
+    with Store.open(data) as store:
+        assert len(store.runs()) == 1
+
+
+def test_new_build_prove_end_to_end_in_zig(
+    tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
+) -> None:
+    """A Zig project on the short copy of the case (the build's bytes: tests/test_cases.py)."""
+    where = ("--catalog", str(short_case().directory.parents[3]))
+    bot = tmp_path / "zigbot"
+    assert cli(capsys, "new", str(bot), "--lang", "zig", *where).code == 0
+    ran = cli(capsys, "build", str(bot), *where)
+    assert ran.code == 0 and "built controller.wasm" in ran.out and "admissible" in ran.out
+    sha = hashlib.sha256((bot / "controller.wasm").read_bytes()).hexdigest()
+
+    ran = cli(capsys, "prove", str(bot), "--json", "--jobs", "2", *where)
+    assert ran.code == 0, ran.err
+    proof = ran.json()
+    assert proof["controller"] == {"name": "zigbot", "sha256": sha}
+    assert proof["outcome"] in ("win", "loss", "draw") and len(proof["matches"]) == 4
+    assert all(m["result"]["ticks"] <= 30 for m in proof["matches"])
+    assert all(m["result"]["sides"][0]["forfeit"] is None for m in proof["matches"])
+
+
+# --------------------------------------------------------------------------- builds that fail
+
+
+def test_a_failed_build_could_not_compete(
+    tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
+) -> None:
+    case = short_case()
+    bot = tmp_path / "bot"
+    cases.new_project(bot, case)
+    with (bot / "controller.c").open("a") as f:
+        f.write("\nthis is not C;\n")
+    build = cases.build_submission(bot, case)
+    assert build.status is BuildStatus.FAILED and build.sha256 is None and build.blob is None
+    assert build.reason == "the build command (sh build.sh) exited with status 1"
+    assert "$ sh build.sh" in build.log and "error" in build.log
+
+    where = ("--catalog", str(case.directory.parents[3]))
+    ran = cli(capsys, "prove", str(bot), "--json", *where)
+    assert ran.code == 1
+    run = ran.json()
+    assert set(run) == RUN_KEYS | RUN_EXTRAS | {"found"}
+    assert run["outcome"] == "could-not-compete" and run["reason"] == build.reason
+    assert run["matches"] == [] and run["controller"] == {"name": "bot", "sha256": None}
+    assert "this is not C" in run["build_log"]
+    # A failed build has no module to find a run by: proving again records again.
+    assert cli(capsys, "prove", str(bot), *where).code == 1
+    text = cli(capsys, "runs", "show", str(run["run"]))
+    assert "could-not-compete" in text.out and "exited with status 1" in text.out
+    assert "this is not C" in text.err  # the end of the build log
+    with Store.open(data) as store:
+        assert [r.outcome for r in store.runs()] == [RunOutcome.COULD_NOT_COMPETE] * 2
+        assert store.build_log(run["run"]) == run["build_log"]
+
+
+def test_a_hanging_build_is_killed_with_its_whole_process_group(
+    tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
+) -> None:
+    case = short_case()
+    bot = tmp_path / "bot"
+    cases.new_project(bot, case)
+    (bot / "build.sh").write_text(HANG)
+    ran = cli(capsys, "prove", str(bot), "--timeout", "2", "--json")
+    assert ran.code == 1
+    run = ran.json()
+    assert run["outcome"] == "could-not-compete"
+    assert "did not finish within the limit of 2 s" in run["reason"]
+    assert "process group was killed" in run["reason"]
+    assert "[killed after" in run["build_log"]
+    for pid_file in ("leader.pid", "grandchild.pid"):
+        pid = int((bot / pid_file).read_text())
+        assert gone(pid), f"{pid_file}: process {pid} outlived the build"
+
+
+def test_a_build_leaves_nothing_running_behind(tmp_path: Path, short_case: MakeCase) -> None:
+    """A command that ends with a background process still running: the group is ended too."""
+    case = short_case()
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "build.sh").write_text("sleep 300 &\necho $! > sleeper.pid\necho started\n")
+    build = cases.build_submission(bot, case, timeout=60)
+    assert build.status is BuildStatus.FAILED
+    assert build.reason == "the build made no controller.wasm"
+    assert "started" in build.log and build.seconds < 60
+    assert gone(int((bot / "sleeper.pid").read_text()))
+
+
+def test_the_build_time_limit_is_the_cases_or_sooner(tmp_path: Path, short_case: MakeCase) -> None:
+    case = short_case(lambda doc: doc.__setitem__("max_runtime_hours", 1 / 3600))
+    assert case.max_runtime_seconds == pytest.approx(1.0)
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "build.sh").write_text("sleep 300\n")
+    build = cases.build_submission(bot, case, timeout=600)
+    assert build.status is BuildStatus.TIMED_OUT and "limit of 1 s" in (build.reason or "")
+    with pytest.raises(arena.ArenaError, match="positive"):
+        cases.build_submission(bot, case, timeout=0)
+
+
+@pytest.mark.parametrize(
+    ("script", "status", "reason"),
+    [
+        ("true", "failed", "the build made no controller.wasm"),
+        ("mkdir controller.wasm", "failed", "is a directory, not a regular file"),
+        ("exit 4", "failed", "the build command (sh build.sh) exited with status 4"),
+        ("kill -9 $PPID", "failed", "(sh build.sh) was killed by SIGKILL"),
+        ("printf '\\0asm' > controller.wasm", "failed", "controller.wasm is not admissible"),
+    ],
+)
+def test_what_a_build_can_get_wrong(
+    tmp_path: Path, short_case: MakeCase, script: str, status: str, reason: str
+) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "build.sh").write_text(script + "\n")
+    build = cases.build_submission(bot, short_case())
+    assert build.status == status and not build.ok
+    assert reason in (build.reason or ""), build.reason
+    assert build.to_json()["status"] == status and build.to_json()["ok"] is False
+
+
+def test_a_build_log_keeps_its_end(tmp_path: Path, short_case: MakeCase) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "build.sh").write_text("yes x | head -c 200000\necho the-end\nexit 1\n")
+    build = cases.build_submission(bot, short_case())
+    assert build.status is BuildStatus.FAILED
+    assert build.log.startswith("[... ") and "bytes of output cut]" in build.log
+    assert build.log.rstrip().endswith("the-end")
+    assert len(build.log.encode()) <= cases.MAX_LOG_BYTES + 100
+
+
+def test_arena_build_exits_1_with_the_reason(tmp_path: Path, capsys: Capture, data: Path) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "build.sh").write_text("echo compiling; echo 'bot.c:1: error: no' >&2; exit 1\n")
+    ran = cli(capsys, "build", str(bot))
+    assert ran.code == 1
+    assert "build failed: the build command (sh build.sh) exited with status 1" in ran.out
+    assert "compiling" in ran.err and "bot.c:1: error: no" in ran.err
+    assert cli(capsys, "build", str(tmp_path / "nowhere")).code == 2
+    assert cli(capsys, "build", str(bot), "--timeout", "-1").code == 2
+
+
+# --------------------------------------------------------------------------- modules
+
+
+def test_a_module_with_imports_could_not_compete(
+    tmp_path: Path, capsys: Capture, data: Path
+) -> None:
+    module = tmp_path / "importer.wasm"
+    module.write_bytes(imports_module())
+    sha = hashlib.sha256(module.read_bytes()).hexdigest()
+    ran = cli(capsys, "prove", str(module), "--json")
+    assert ran.code == 1
+    run = ran.json()
+    assert run["outcome"] == "could-not-compete" and run["matches"] == []
+    assert run["controller"] == {"name": "importer", "sha256": sha}
+    assert "importer.wasm is not admissible" in run["reason"] and "import" in run["reason"]
+    with Store.open(data) as store, pytest.raises(NotInStoreError):
+        store.controller(sha)  # an inadmissible module is not stored
+    # The same module again: its run is found, not recorded again.
+    again = cli(capsys, "prove", str(module), "--json")
+    assert again.code == 1 and again.json() == {**run, "found": True}
+    text = cli(capsys, "prove", str(module))
+    assert f"found run {run['run']}" in text.out and "not admissible" in text.out
+
+
+def test_a_built_module_with_imports_could_not_compete(
+    tmp_path: Path, store: Store, short_case: MakeCase
+) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (tmp_path / "importer.wasm").write_bytes(imports_module())
+    (bot / "build.sh").write_text(f"cp {tmp_path / 'importer.wasm'} controller.wasm\n")
+    proof = cases.prove(bot, short_case(), store=store, executor=InProcess())
+    assert proof.run.outcome is RunOutcome.COULD_NOT_COMPETE and not proof.report.matches
+    assert "controller.wasm is not admissible" in (proof.run.reason or "")
+    assert proof.run.controller_sha256 == proof.build.sha256 is not None
+
+
+def test_prove_a_module_file(tmp_path: Path, store: Store, short_case: MakeCase) -> None:
+    """A .wasm proved as it is: stored with origin file; every opponent on every seed."""
+    case = short_case(lambda doc: doc["match"].__setitem__("seeds", [3, 4]))
+    module = tmp_path / "raider.wasm"
+    module.write_bytes(arena.load_baseline("greedy-raider"))
+    proof = cases.prove(module, case, store=store, executor=InProcess())
+    assert isinstance(proof.build, Build) and proof.build.log == ""
+    assert store.controller(proof.run.controller_sha256 or "").origin is Origin.FILE
+    assert [(m.opponent, m.record.seed) for m in proof.report.matches] == [
+        (o.name, seed) for o in case.opponents for seed in (3, 4)
+    ]
+    canonical = [m.outcome for m in proof.report.matches if m.role is cases.Role.CANONICAL]
+    assert proof.run.outcome is cases.judge(o for o in canonical if o is not None)
+    assert all(m.side == 0 and m.replay is not None for m in proof.report.matches)
+
+    found = cases.prove(module, case, store=store, executor=Broken())  # nothing is played
+    assert found.found and found.report == proof.report
+    again = cases.prove(module, case, store=store, again=True, executor=InProcess())
+    assert not again.found and again.run.id != proof.run.id
+    # Determinism: the same module on the same case plays the same replays.
+    assert [m.record.result for m in again.report.matches] == [
+        m.record.result for m in proof.report.matches
+    ]
+    assert [r.id for r in store.runs()] == [again.run.id, proof.run.id]
+
+
+def test_a_module_that_is_not_there_is_the_operators_error(
+    tmp_path: Path, capsys: Capture, data: Path
+) -> None:
+    ran = cli(capsys, "prove", str(tmp_path / "missing.wasm"))
+    assert ran.code == 2 and "no submission there" in ran.err
+    assert cli(capsys, "runs", "show", "7").code == 2
+    assert cli(capsys, "runs").out.startswith("no runs yet")
+
+
+def test_a_run_the_arena_could_not_play_is_not_recorded(
+    tmp_path: Path, store: Store, short_case: MakeCase
+) -> None:
+    module = tmp_path / "random.wasm"
+    module.write_bytes(arena.load_baseline("random"))
+    with pytest.raises(cases.RunNotPlayedError, match=r"4 match.*nothing is recorded.*SIGKILL"):
+        cases.prove(module, short_case(), store=store, executor=Broken())
+    assert store.runs() == []
+
+
+def test_a_case_outside_the_catalog_cannot_record_a_run(
+    tmp_path: Path, store: Store, short_case: MakeCase
+) -> None:
+    loose = tmp_path / "loose"
+    shutil.copytree(short_case().directory, loose)
+    module = tmp_path / "random.wasm"
+    module.write_bytes(arena.load_baseline("random"))
+    with pytest.raises(arena.ArenaError, match="has no version"):
+        cases.prove(module, cases.load_case(loose), store=store)
