@@ -6,7 +6,6 @@ so no test module imports another.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import random
@@ -542,36 +541,8 @@ def small_case() -> arena.Case:
     return dataclasses.replace(case, rules=case.rules.replace(width=20, height=20, max_ticks=120))
 
 
-def proof_run(store: arena.Store, blob: bytes, name: str, case: arena.Case) -> arena.RunRecord:
-    """Record a proof run of ``blob`` as ``arena prove`` records one (played in this process).
-
-    The module plays side A against every opponent of ``case`` on every seed;
-    the outcome is that of the canonical match, from the module's side.
-    """
+def proof_run(store: arena.Store, module: Path, name: str, case: arena.Case) -> arena.RunRecord:
+    """``arena prove`` of the module file ``module`` on ``case``, recorded in ``store``."""
     import arena
 
-    for o in case.opponents:
-        store.add_controller(
-            o.read_module(), name=o.name, origin=arena.Origin.BASELINE, hidden=o.hidden
-        )
-    store.add_controller(blob, name=name, origin=arena.Origin.RUN)
-    me = arena.Contestant(name, blob)
-    matches = []
-    outcome = "draw"
-    for o in case.opponents:
-        for seed in case.match.seeds:
-            result = arena.play(arena.MatchJob.for_case(case, me, o.contestant(), seed=seed))
-            matches.append(arena.RunMatch(o.name, arena.Role(str(o.role)), result))
-            if o.name == case.match.canonical:
-                outcome = {None: "draw", 0: "win", 1: "loss"}[result.winner]
-    assert case.version is not None
-    return store.record_run(
-        case_slug=case.slug,
-        case_version=case.version,
-        manifest_sha256=case.manifest_sha256,
-        controller=name,
-        controller_sha256=hashlib.sha256(blob).hexdigest(),
-        outcome=arena.RunOutcome(outcome),
-        build_log="built by the test",
-        matches=matches,
-    )
+    return arena.prove(module, case, store=store, name=name, jobs=2).run

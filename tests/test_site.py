@@ -428,9 +428,10 @@ def local_run(
 ) -> tuple[Path, arena.RunRecord]:
     """A proof run of the template controller in a store of its own (another machine's)."""
     root = tmp_path_factory.mktemp("local")
-    blob = build_c(Path("baselines") / "template.c")
+    module = root / "my-bot.wasm"
+    module.write_bytes(build_c(Path("baselines") / "template.c"))
     with arena.Store.open(root) as store:
-        return root, proof_run(store, blob, "my-bot", case)
+        return root, proof_run(store, module, "my-bot", case)
 
 
 @pytest.fixture(scope="module")
@@ -454,16 +455,16 @@ def test_a_real_run_pushed_is_played_again_and_listed(
     run = r.json()
     local = local_run[1]
     assert run["controller"] == {"name": "my-bot", "sha256": local.controller_sha256}
-    assert run["outcome"] == str(local.outcome) and run["match_count"] == local.matches
-    detail = client.get(f"/api/runs/{run['id']}").json()
+    assert run["outcome"] == str(local.outcome) and run["matches"] == local.matches
+    detail = client.get(f"/api/runs/{run['run']}").json()
     assert [m["opponent"] for m in detail["matches"]] == [m.opponent for m in bundle.matches]
-    assert detail["build_log"] == "built by the test"
+    assert detail["build_log"] == bundle.build_log
     for row, pushed in zip(detail["matches"], bundle.matches, strict=True):
         assert row["side"] == 0 and row["role"] == pushed.role
         assert client.get(row["result"]["replay"]).content == pushed.replay
         mine = row["result"]["sides"][0]
         assert mine["name"] == "my-bot"
-    assert run["id"] in [x["id"] for x in client.get("/api/runs").json()]
+    assert run["run"] in [x["run"] for x in client.get("/api/runs").json()]
     # The pushed controller is selectable from then on.
     listed = {c["sha256"]: c for c in client.get("/api/controllers").json()}
     assert listed[bundle.module_sha256]["origin"] == "upload"
@@ -656,7 +657,7 @@ def test_json_answers_match_their_schemas(client: TestClient, bundle: web.Bundle
     assert push(client, bundle.encode()).status_code in (200, 201)
     for r in client.get("/api/runs").json():
         check(r, "Run")
-        check(client.get(f"/api/runs/{r['id']}").json(), "RunDetail")
+        check(client.get(f"/api/runs/{r['run']}").json(), "RunDetail")
     check(client.get("/api/status").json(), "Status")
     check(client.get("/api/matches/999999").json(), "Error")
 

@@ -39,8 +39,10 @@ def served(
 ) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("data")
     case = small_case()
+    module = root.parent / "template.wasm"
+    module.write_bytes(build_c(Path("baselines") / "template.c"))
     with arena.Store.open(root) as store:
-        run = proof_run(store, build_c(Path("baselines") / "template.c"), HOSTILE, case)
+        run = proof_run(store, module, HOSTILE, case)
     idle_file = root.parent / "idle.wasm"
     idle_file.write_bytes(idle)
     limits = web.SiteLimits(workers=1, queue=8)

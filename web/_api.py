@@ -157,7 +157,7 @@ async def push_run(request: Request) -> Response:
     require_token(request)
     data = await read_body(request, MAX_BUNDLE_BYTES)
     run, created = await site_of(request).push(data)
-    return json_response(run, 201 if created else 200, {"Location": f"/api/runs/{run['id']}"})
+    return json_response(run, 201 if created else 200, {"Location": f"/api/runs/{run['run']}"})
 
 
 # ====================================================================== tournaments

@@ -58,9 +58,9 @@ def cmd_push(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"pushed": True, "created": created, "run": run}, indent=2))
     else:
-        page = args.server.rstrip("/") + f"/runs/{run['id']}"
+        page = args.server.rstrip("/") + f"/runs/{run['run']}"
         what = "checked and recorded" if created else "already there: nothing changed"
-        print(f"run {args.run}: {what}, as run {run['id']} at {shown(page)}")
+        print(f"run {args.run}: {what}, as run {run['run']} at {shown(page)}")
     return 0
 
 

@@ -119,6 +119,22 @@ _SIDE: Final = {
     },
 }
 
+_CASE: Final = {
+    "type": "object",
+    "required": ["slug", "version", "manifest_sha256"],
+    "properties": {
+        "slug": {"type": "string"},
+        "version": {"type": "integer"},
+        "manifest_sha256": {"type": "string"},
+    },
+}
+_RUN_CONTROLLER: Final = {
+    "type": "object",
+    "required": ["name", "sha256"],
+    "properties": {"name": {"type": "string"}, "sha256": _NULLABLE_STR},
+}
+_RUN_OUTCOME: Final = {"enum": ["win", "loss", "draw", "could-not-compete"]}
+
 _SCHEMAS: Final[dict[str, Any]] = {
     "Error": {
         "type": "object",
@@ -176,56 +192,60 @@ _SCHEMAS: Final[dict[str, Any]] = {
         },
     },
     "Run": {
+        "description": "A proof run as `arena runs --json` lists it (`matches`: how many).",
         "type": "object",
-        "required": ["id", "case", "controller", "outcome", "reason", "match_count", "created_at"],
+        "required": ["run", "case", "controller", "outcome", "reason", "matches", "created_at"],
         "properties": {
-            "id": {"type": "integer"},
-            "case": {
-                "type": "object",
-                "required": ["slug", "version", "manifest_sha256"],
-                "properties": {
-                    "slug": {"type": "string"},
-                    "version": {"type": "integer"},
-                    "manifest_sha256": {"type": "string"},
-                },
-            },
-            "controller": {
-                "type": "object",
-                "required": ["name", "sha256"],
-                "properties": {"name": {"type": "string"}, "sha256": _NULLABLE_STR},
-            },
-            "outcome": {"enum": ["win", "loss", "draw", "could-not-compete"]},
+            "run": {"type": "integer"},
+            "case": _CASE,
+            "controller": _RUN_CONTROLLER,
+            "outcome": _RUN_OUTCOME,
             "reason": _NULLABLE_STR,
-            "match_count": {"type": "integer"},
+            "matches": {"type": "integer"},
             "created_at": {"type": "string"},
         },
     },
     "RunDetail": {
-        "allOf": [
-            _ref("Run"),
-            {
-                "type": "object",
-                "required": ["matches", "build_log"],
-                "properties": {
-                    "matches": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "required": ["id", "opponent", "role", "side", "outcome", "result"],
-                            "properties": {
-                                "id": {"type": "integer"},
-                                "opponent": {"type": "string"},
-                                "role": {"enum": ["canonical", "evidence", "exhibition"]},
-                                "side": {"enum": [0, 1]},
-                                "outcome": {"enum": ["win", "loss", "draw"]},
-                                "result": _ref("Match"),
-                            },
-                        },
+        "description": (
+            "A proof run as `arena runs show --json` gives it; each match adds its `id` and"
+            " the controller's `side`, and its `result` is the match JSON of this API."
+        ),
+        "type": "object",
+        "required": [
+            "run",
+            "case",
+            "controller",
+            "outcome",
+            "reason",
+            "matches",
+            "created_at",
+            "build_log",
+        ],
+        "properties": {
+            "run": {"type": "integer"},
+            "case": _CASE,
+            "controller": _RUN_CONTROLLER,
+            "outcome": _RUN_OUTCOME,
+            "reason": _NULLABLE_STR,
+            "created_at": {"type": "string"},
+            "matches": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "opponent", "role", "scored", "side", "outcome", "result"],
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "opponent": {"type": "string"},
+                        "role": {"enum": ["canonical", "evidence", "exhibition"]},
+                        "scored": {"type": "boolean"},
+                        "side": {"enum": [0, 1]},
+                        "outcome": {"enum": ["win", "loss", "draw", None]},
+                        "result": _ref("Match"),
                     },
-                    "build_log": {"type": "string"},
                 },
             },
-        ]
+            "build_log": {"type": "string"},
+        },
     },
     "Tournament": {
         "type": "object",

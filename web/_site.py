@@ -432,34 +432,23 @@ class Site:
     # ------------------------------------------------------------------ runs
 
     def runs_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
-        return [_run_json(r) for r in self.store.runs(limit=limit, before=before)]
+        """Runs as ``arena runs --json`` lists them (``matches`` is a count)."""
+        return [arena.run_json(r) for r in self.store.runs(limit=limit, before=before)]
 
     def run_json(self, run_id: int) -> dict[str, Any]:
-        """A run with its matches (each with the controller's side and outcome) and build log."""
+        """A run as ``arena runs show --json`` gives it, each match's result as the API's.
+
+        Each match adds its ``id`` and the controller's ``side``; its ``result``
+        is the match JSON of ``GET /api/matches/{id}`` (the replay's URL, not
+        where the file is).
+        """
         try:
-            run = self.store.run(run_id)
-            matches = self.store.run_matches(run_id)
+            report = arena.run_report(self.store, run_id)
         except arena.NotInStoreError:
             raise ApiError(404, f"no run {run_id}") from None
-        data = _run_json(run)
-        rows = []
-        for m in matches:
-            side = next(
-                (i for i, e in enumerate(m.entrants) if e.sha256 == run.controller_sha256), 0
-            )
-            winner = None if m.result is None else m.result.winner
-            rows.append(
-                {
-                    "id": m.id,
-                    "opponent": m.opponent,
-                    "role": None if m.role is None else str(m.role),
-                    "side": side,
-                    "outcome": "draw" if winner is None else "win" if winner == side else "loss",
-                    "result": self._match_json(m),
-                }
-            )
-        data["matches"] = rows
-        data["build_log"] = self.store.build_log(run_id)
+        data = report.to_json()
+        for row, m in zip(data["matches"], report.matches, strict=True):
+            row.update(id=m.record.id, side=m.side, result=self._match_json(m.record))
         return data
 
     async def push(self, data: bytes) -> tuple[dict[str, Any], bool]:
@@ -559,22 +548,19 @@ class Site:
         return plan
 
     def _check_outcome(self, bundle: Bundle, case: arena.Case, results: list[Any]) -> None:
+        """The run's outcome must be its canonical matches', from the controller's side."""
         mine = bundle.module_sha256
         canonical = [
-            r
+            arena.match_outcome(r.winner, 0 if r.sides[0].sha256 == mine else 1)
             for m, r in zip(bundle.matches, results, strict=True)
-            if m.opponent == case.match.canonical
+            if m.role == str(arena.Role.CANONICAL)
         ]
-        score = 0
-        for r in canonical:
-            side = 0 if r.sides[0].sha256 == mine else 1
-            score += 0 if r.winner is None else 1 if r.winner == side else -1
-        outcome = "win" if score > 0 else "loss" if score < 0 else "draw"
+        outcome = str(arena.judge(canonical))
         if outcome != bundle.outcome:
             raise ApiError(
                 400,
-                f"refused: the run says {bundle.outcome}; its canonical match"
-                f" against {case.match.canonical} played again is a {outcome}",
+                f"refused: the run says {bundle.outcome}; its canonical match(es) against"
+                f" {case.match.canonical} played again make it a {outcome}",
             )
 
     def _same_run(self, bundle: Bundle) -> dict[str, Any] | None:
@@ -591,7 +577,7 @@ class Site:
             hashlib.sha256(m.replay).hexdigest() == m.result.get("replay_sha256")
             for m in bundle.matches
         )
-        return _run_json(run) if same else None
+        return arena.run_json(run) if same else None
 
     def _record_push(self, bundle: Bundle, results: list[Any]) -> tuple[dict[str, Any], bool]:
         with self._push_lock:  # two pushes of one run at once: the second finds the first
@@ -616,7 +602,7 @@ class Site:
                 module=bundle.module,
                 module_origin=arena.Origin.UPLOAD,
             )
-        return _run_json(run), True
+        return arena.run_json(run), True
 
     # ------------------------------------------------------------------ tournaments
 
@@ -758,22 +744,6 @@ def _stages(
 def _claimed(result: Mapping[str, Any]) -> dict[str, Any]:
     """A match JSON without what differs between stores: its id and where its replay is."""
     return {k: v for k, v in result.items() if k not in ("id", "replay")}
-
-
-def _run_json(run: arena.RunRecord) -> dict[str, Any]:
-    return {
-        "id": run.id,
-        "case": {
-            "slug": run.case_slug,
-            "version": run.case_version,
-            "manifest_sha256": run.manifest_sha256,
-        },
-        "controller": {"name": run.controller, "sha256": run.controller_sha256},
-        "outcome": str(run.outcome),
-        "reason": run.reason,
-        "match_count": run.matches,
-        "created_at": _when(run.created_at),
-    }
 
 
 def check_name(name: str, what: str) -> str:

@@ -34,11 +34,11 @@ guarded(main, async () => {
       "Proof runs",
       table(
         [
-          { title: "#", cell: (r) => h("a", { href: `/runs/${r.id}` }, `#${r.id}`) },
+          { title: "#", cell: (r) => h("a", { href: `/runs/${r.run}` }, `#${r.run}`) },
           { title: "controller", cell: (r) => r.controller.name, class: "site-wide" },
           { title: "case", cell: (r) => `${r.case.slug}/${r.case.version}` },
           { title: "outcome", cell: (r) => h("span", { class: `site-outcome site-${r.outcome}` }, r.outcome) },
-          { title: "matches", cell: (r) => String(r.match_count), class: "site-num" },
+          { title: "matches", cell: (r) => String(r.matches), class: "site-num" },
           { title: "when", cell: (r) => when(r.created_at) },
         ],
         runs,

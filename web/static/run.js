@@ -16,12 +16,12 @@ guarded(main, async () => {
   const run = await api(`/api/runs/${runId}`);
   const rows = run.matches;
   const seeds = new Set(rows.map((r) => r.result.seed)).size;
-  document.title = `run #${run.id}: ${run.controller.name} · Foray Arena`;
+  document.title = `run #${run.run}: ${run.controller.name} · Foray Arena`;
   main.append(
     h(
       "header",
       { class: "site-head" },
-      h("h1", {}, `Run #${run.id}: `, h("span", { class: "site-name" }, run.controller.name)),
+      h("h1", {}, `Run #${run.run}: `, h("span", { class: "site-name" }, run.controller.name)),
       h(
         "p",
         { class: "site-meta" },
