@@ -144,6 +144,7 @@ def _site_figures(repeat: int) -> None:
     import subprocess
     import sys
     import tempfile
+    import threading
 
     import arena
 
@@ -177,6 +178,8 @@ def _site_figures(repeat: int) -> None:
                 print(f"site: skipped (arena serve did not start: {line.strip()!r})")
                 return
             url = line.split(" at ")[1].split()[0]
+            # Keep reading what it prints (its access log): a full pipe would stop it.
+            threading.Thread(target=server.stdout.read, daemon=True).start()
             n = 400 * repeat
             replay = _load(url, f"/api/matches/{match.id}/replay", n, len(result.replay))
             listing = _load(url, "/api/matches?limit=50", n // 2, None)
