@@ -254,7 +254,9 @@ def test_a_quick_match_is_queued_played_and_recorded(
 
 
 def test_events_of_a_settled_match_end_at_once(client: TestClient) -> None:
-    r = client.post("/api/matches", json={"a": "random", "b": "random"}, headers=AUTH)
+    # 7.0 is an integer to JSON Schema, so it is one here too.
+    r = client.post("/api/matches", json={"a": "random", "b": "random", "seed": 7.0}, headers=AUTH)
+    assert r.json()["seed"] == 7
     match = wait_finished(client, r.json()["id"])
     assert events(client, f"/api/matches/{match['id']}/events") == [("match", match)]
 
@@ -270,14 +272,19 @@ def test_events_of_a_settled_match_end_at_once(client: TestClient) -> None:
         (b'{"a": "random", "b": "random", "seed": 4294967296}', "field 'seed'"),
         (b'{"a": "random", "b": "random", "seed": true}', "field 'seed'"),
         (b'{"a": "random", "b": "random", "seed": 1.5}', "field 'seed'"),
+        (b'{"a": "random", "b": "random", "seed": 1e10}', "field 'seed'"),
         (b'{"a": 7, "b": "random"}', "field 'a'"),
         (b'{"a": "", "b": "random"}', "field 'a'"),
-        (b'{"a": "nobody", "b": "random"}', "no controller 'nobody'"),
         (b"\xff\xfe", "not JSON"),
     ],
 )
 def test_bad_match_requests_are_400(client: TestClient, body: bytes, message: str) -> None:
     assert message in error_of(client.post("/api/matches", content=body, headers=AUTH), 400)
+
+
+def test_a_match_of_a_controller_not_stored_is_404(client: TestClient) -> None:
+    r = client.post("/api/matches", json={"a": "random", "b": "nobody"}, headers=AUTH)
+    assert error_of(r, 404) == "field 'b': no controller 'nobody'"
 
 
 def test_a_json_body_over_its_limit_is_413(client: TestClient) -> None:
@@ -411,12 +418,18 @@ def test_listings_page_by_id(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("DELETE", "/api/matches"), ("PUT", "/api/controllers"), ("POST", "/api/matches/1")],
+    [
+        ("DELETE", "/api/matches"),
+        ("PUT", "/api/controllers"),
+        ("OPTIONS", "/api/runs"),
+        ("POST", "/api/matches/1"),
+    ],
 )
 def test_other_methods_are_405(client: TestClient, method: str, path: str) -> None:
     r = client.request(method, path, headers=AUTH)
     error_of(r, 405)
-    assert "GET" in r.headers["allow"]
+    allowed = {m.strip() for m in r.headers["allow"].split(",")}
+    assert allowed == ({"GET", "HEAD", "POST"} if path.count("/") == 2 else {"GET", "HEAD"})
 
 
 # =========================================================================== runs and push

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -286,6 +287,21 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
 # ====================================================================== the app
 
 
+def _read_write(
+    path: str,
+    read: Callable[[Request], Response],
+    write: Callable[[Request], Awaitable[Response]],
+) -> Route:
+    """One route for a listing (GET) and its write (POST): a 405 then names both (Allow)."""
+
+    async def endpoint(request: Request) -> Response:
+        if request.method == "POST":
+            return await write(request)
+        return await run_in_threadpool(read, request)
+
+    return Route(path, endpoint, methods=["GET", "POST"])
+
+
 def routes() -> list[BaseRoute]:
     """Every route of the site (the OpenAPI document describes those under /api)."""
     return [
@@ -296,19 +312,15 @@ def routes() -> list[BaseRoute]:
         Route("/console", site_page("console", "console")),
         Route("/openapi.json", openapi),
         Route("/api/status", status),
-        Route("/api/controllers", list_controllers),
-        Route("/api/controllers", upload_controller, methods=["POST"]),
+        _read_write("/api/controllers", list_controllers, upload_controller),
         Route("/api/controllers/{sha256:sha256}/module", controller_module),
-        Route("/api/matches", list_matches),
-        Route("/api/matches", create_match, methods=["POST"]),
+        _read_write("/api/matches", list_matches, create_match),
         Route("/api/matches/{id:rowid}", get_match),
         Route("/api/matches/{id:rowid}/replay", match_replay),
         Route("/api/matches/{id:rowid}/events", match_events),
-        Route("/api/runs", list_runs),
-        Route("/api/runs", push_run, methods=["POST"]),
+        _read_write("/api/runs", list_runs, push_run),
         Route("/api/runs/{id:rowid}", get_run),
-        Route("/api/tournaments", list_tournaments),
-        Route("/api/tournaments", create_tournament, methods=["POST"]),
+        _read_write("/api/tournaments", list_tournaments, create_tournament),
         Route("/api/tournaments/{id:rowid}", get_tournament),
         Route("/api/tournaments/{id:rowid}/events", tournament_events),
         Mount("/static", static_files(), name="static"),

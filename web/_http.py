@@ -155,11 +155,26 @@ def string_field(data: dict[str, Any], key: str, *, most: int = 256) -> str:
     return value
 
 
+def whole(value: object) -> int | None:
+    """A JSON integer as JSON Schema reads one (``7`` or ``7.0``), else None (booleans too)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def u32(value: object, what: str) -> int:
+    number = whole(value)
+    if number is None or not 0 <= number < 1 << 32:
+        raise ApiError(400, f"{what}: an unsigned 32-bit integer")
+    return number
+
+
 def u32_field(data: dict[str, Any], key: str, default: int = 0) -> int:
-    value = data.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 32:
-        raise ApiError(400, f"field {key!r}: an unsigned 32-bit integer")
-    return value
+    return u32(data.get(key, default), f"field {key!r}")
 
 
 def int_query(

@@ -29,7 +29,8 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 _ERRORS: Final = {
     "400": "bad input: the message says what is wrong",
     "401": "a token is needed, or the one given is wrong",
-    "404": "no such record (or a hidden one, without the token)",
+    "404": "no such record (or a hidden one, without the token); a request naming a"
+    " controller that is not stored",
     "408": "the body took too long to arrive",
     "413": "the body is over the size limit",
     "429": "too much at once: try again after Retry-After seconds",
@@ -85,10 +86,27 @@ def _op(summary: str, responses: dict[str, Any], **more: Any) -> dict[str, Any]:
     return {"summary": summary, "responses": responses, **more}
 
 
-def _sse(description: str) -> dict[str, Any]:
+def _sse(description: str, event: str, schema: str) -> dict[str, Any]:
+    """A server-sent event stream; in OpenAPI 3.1 the schema describes one event."""
     return {
         "description": description,
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        "content": {
+            "text/event-stream": {
+                "schema": {
+                    "type": "object",
+                    "required": ["event", "data"],
+                    "properties": {
+                        "event": {"const": event},
+                        "id": {"type": "string"},
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": _ref(schema),
+                        },
+                    },
+                }
+            }
+        },
     }
 
 
@@ -406,7 +424,7 @@ _PATHS: Final[dict[str, Any]] = {
             "queue a quick match of two controllers (names or sha256s) under the server's case",
             {
                 "202": _json(_ref("Match"), "queued: its id (follow /events or poll)"),
-                **_errors("400", "401", "408", "413", "429", "500", "503"),
+                **_errors("400", "401", "404", "408", "413", "429", "500", "503"),
             },
             requestBody={"required": True, "content": {_JSON: {"schema": _ref("MatchRequest")}}},
             security=_TOKEN,
@@ -438,7 +456,7 @@ _PATHS: Final[dict[str, Any]] = {
         "get": _op(
             "the match's progress as server-sent events (event `match`, data: the match JSON),"
             " until it is finished or in error",
-            {"200": _sse("the event stream"), **_errors("404", "429", "503")},
+            {"200": _sse("the event stream", "match", "Match"), **_errors("404", "429", "503")},
             parameters=[_ID],
         )
     },
@@ -482,7 +500,7 @@ _PATHS: Final[dict[str, Any]] = {
             "start a tournament over stored controllers (names or sha256s)",
             {
                 "202": _json(_ref("Tournament"), "started: follow /events"),
-                **_errors("400", "401", "408", "413", "429", "500", "503"),
+                **_errors("400", "401", "404", "408", "413", "429", "500", "503"),
             },
             requestBody={
                 "required": True,
@@ -502,7 +520,10 @@ _PATHS: Final[dict[str, Any]] = {
         "get": _op(
             "live standings as server-sent events (event `tournament`, data: the tournament"
             " JSON), until it is finished or failed",
-            {"200": _sse("the event stream"), **_errors("404", "429", "503")},
+            {
+                "200": _sse("the event stream", "tournament", "TournamentDetail"),
+                **_errors("404", "429", "503"),
+            },
             parameters=[_ID],
         )
     },

@@ -338,7 +338,7 @@ class Site:
         try:
             return self.store.controller(ref)
         except arena.NotInStoreError:
-            raise ApiError(400, f"field {which!r}: no controller {ref!r}") from None
+            raise ApiError(404, f"field {which!r}: no controller {ref!r}") from None
 
     def _enqueue(self, record: arena.MatchRecord, blob_a: bytes, blob_b: bytes) -> None:
         """Hand a pending match to the coordinator (its queue slot is taken already)."""
