@@ -1,4 +1,4 @@
-"""The bounded reader of format version 1: untrusted bytes in, validated objects out.
+"""The bounded reader of format versions 1 and 2: untrusted bytes in, validated objects out.
 
 An uploaded replay is hostile input. Every length is bounded twice: by msgpack's
 own limits while decoding (no declared length is ever allocated) and by the
@@ -22,7 +22,7 @@ import sim
 from replays._format import (
     FORMAT,
     KEYFRAME_INTERVAL,
-    VERSION,
+    SUPPORTED_VERSIONS,
     DeltaFrame,
     ForfeitFrame,
     Frame,
@@ -421,9 +421,10 @@ def _header_fields(obj: object, limits: ReplayLimits) -> _Header:
         raise _Fault("type", f"expected 'header', got {obj.get('type')!r}")
     if obj.get("format") != FORMAT:
         raise _Fault("format", f"expected {FORMAT!r}, got {obj.get('format')!r}")
-    if obj.get("version") != VERSION or type(obj.get("version")) is not int:
+    if obj.get("version") not in SUPPORTED_VERSIONS or type(obj.get("version")) is not int:
+        supported = ", ".join(map(str, SUPPORTED_VERSIONS))
         raise _Fault(
-            "version", f"format version {obj.get('version')!r} is not supported (only {VERSION})"
+            "version", f"format version {obj.get('version')!r} is not supported (only {supported})"
         )
     h = _map(obj, "", _HEADER_KEYS)
     _int(h["rules_version"], "rules_version", 0, _U64_MAX)

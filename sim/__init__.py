@@ -43,6 +43,7 @@ from sim._maps import (
 )
 from sim._state import (
     RULES_VERSION,
+    FlatObservation,
     Forfeit,
     Game,
     Observation,
@@ -74,6 +75,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "Direction",
+    "FlatObservation",
     "Forfeit",
     "ForfeitKind",
     "Game",
