@@ -4,7 +4,14 @@
 process or in workers.
 """
 
-from arena.match._contract import ABI_VERSION, decode_actions, encode_init, encode_obs
+from arena.match._contract import (
+    ABI_VERSION,
+    decode_actions,
+    encode_init,
+    encode_obs,
+    encode_obs_flat,
+    encode_obs_for,
+)
 from arena.match._resolve import MAX_MAP_BYTES, load_contestant, load_map
 from arena.match._runner import Contestant, MatchResult, SideResult, run_match
 
@@ -17,6 +24,8 @@ __all__ = [
     "decode_actions",
     "encode_init",
     "encode_obs",
+    "encode_obs_flat",
+    "encode_obs_for",
     "load_contestant",
     "load_map",
     "run_match",
