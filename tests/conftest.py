@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.baselines import compile_c
 from tests._support import EXTRA, Builder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def module_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One compiled-module disk cache for the session, never the repository's data directory."""
+    root = tmp_path_factory.mktemp("module-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FORAY_CACHE_DIR", str(root))
+        mp.delenv("FORAY_CACHE_BYTES", raising=False)
+        yield root
 
 
 @pytest.fixture(scope="session")
