@@ -19,6 +19,7 @@ from typing import Any, BinaryIO, Final
 import msgpack
 
 import sim
+from replays._errors import ReplayError
 from replays._format import (
     FORMAT,
     KEYFRAME_INTERVAL,
@@ -78,18 +79,6 @@ _PACKED_MAX: Final = sim.SPAWN * 8 + 7
 # The bytes of a "m" bin: absolute directions 0 (stayed), 1 N, 2 E, 3 S, 4 W.
 _DIRECTIONS: Final = bytes(range(5))
 _CHUNK: Final = 64 * 1024
-
-
-class ReplayError(ValueError):
-    """The bytes are not a valid replay; the message names the object, the field and the fault.
-
-    ``tick`` is the tick of the frame at fault, or None for the header, the
-    result, or the stream as a whole.
-    """
-
-    def __init__(self, message: str, tick: int | None = None) -> None:
-        super().__init__(message)
-        self.tick = tick
 
 
 @dataclass(frozen=True, slots=True)

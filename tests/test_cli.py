@@ -219,3 +219,13 @@ def test_an_operator_error_as_a_process() -> None:
     out = cli_process("match", "no-such-bot", "random")
     assert out.returncode == 2 and out.stderr.startswith("error: ")
     assert "Traceback" not in out.stderr
+
+
+def test_every_command_parses_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    """The parser is built for the named command only: each command must still be found."""
+    usage = cli(capsys, "--help").out.splitlines()[0]
+    commands = usage[usage.index("{") + 1 : usage.index("}")].split(",")
+    assert {"map", "check", "match", "replay", "baselines", "demo", "bench"} <= set(commands)
+    for command in commands:
+        ran = cli(capsys, command, "--help")
+        assert ran.code == 0 and ran.out.startswith(f"usage: arena {command} "), command

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import replays
@@ -52,5 +51,8 @@ class LocalExecutor:
         if self.jobs == 1:
             yield from map(play, jobs)
             return
+        # Imported here: a one-off match in this process need not load multiprocessing.
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=self.jobs) as pool:
             yield from pool.map(play, jobs, chunksize=4)
