@@ -14,8 +14,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import struct
-import sys
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -220,7 +218,7 @@ class Game:
         self.tick = 0
         # Change the ore only through _add_ore (or set_ore): it keeps the
         # bitmask of the cells holding ore and the ore digest in step.
-        self.ore = array("q", game_map.ore)
+        self.ore = list(game_map.ore)
         # Sets of cells are bitmasks in Python ints: bit c is cell c, so row y
         # is the w bits from y * w. Vision is one too, and the visible ore is
         # one AND.
@@ -692,12 +690,7 @@ class Game:
         kept up to date as ore changes, so a tick's checksum does not grow with
         the map. (Replay format version 2.)
         """
-        words = [self.tick]
-        for side in self.sides:
-            units = side.units
-            words += (side.banked, side.energy, side.colony_hp, side.next_id, len(units))
-            for u in units.values():
-                words += (u.id, u.kind, u.cell, u.hp, u.carry)
+        words = self._state_words()
         data = _checksum_layout(len(words)).pack(*words, self._ore_digest)
         return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
@@ -708,17 +701,17 @@ class Game:
         units, followed by every cell's ore amount as a little-endian int64:
         the whole map, every tick.
         """
+        words = self._state_words()
+        words += self.ore
+        digest = hashlib.blake2b(struct.pack(f"<{len(words)}q", *words), digest_size=8)
+        return int.from_bytes(digest.digest(), "little")
+
+    def _state_words(self) -> list[int]:
+        """The tick; per side its totals, then per unit by id its id, kind, cell, hp, carry."""
         words = [self.tick]
         for side in self.sides:
-            words += (side.banked, side.energy, side.colony_hp, side.next_id, len(side.units))
-            for u in side.units.values():
+            units = side.units
+            words += (side.banked, side.energy, side.colony_hp, side.next_id, len(units))
+            for u in units.values():
                 words += (u.id, u.kind, u.cell, u.hp, u.carry)
-        head = array("q", words)
-        ore = self.ore
-        if sys.byteorder != "little":
-            head.byteswap()
-            ore = array("q", ore)
-            ore.byteswap()
-        digest = hashlib.blake2b(head.tobytes(), digest_size=8)
-        digest.update(ore.tobytes())
-        return int.from_bytes(digest.digest(), "little")
+        return words
