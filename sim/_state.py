@@ -56,6 +56,11 @@ RULES_VERSION = 1
 # A side-1 controller's direction in absolute terms: its NORTH is absolute SOUTH.
 _TURN = ((0, 1, 2, 3, 4), (0, 3, 4, 1, 2))
 
+# The vocabulary as plain ints for the hot paths: comparisons of two exact ints
+# take the interpreter's fast path, comparisons with an IntEnum member do not.
+_MOVE, _ATTACK, _MINE, _DEPOSIT, _SPAWN = map(int, (MOVE, ATTACK, MINE, DEPOSIT, SPAWN))
+_WORKER, _SOLDIER = int(WORKER), int(SOLDIER)
+
 _MASK64 = (1 << 64) - 1
 _GOLDEN64 = 0x9E3779B97F4A7C15
 
@@ -439,8 +444,8 @@ class Game:
         if self.occ[cell] is not None:
             raise ValueError(f"cannot place a unit at ({x}, {y}): occupied")
         me = self.sides[side]
-        default_hp = self.config.worker_hp if kind == WORKER else self.config.soldier_hp
-        unit = Unit(side, me.next_id, kind, cell, default_hp if hp is None else hp)
+        default_hp = self.config.worker_hp if kind == _WORKER else self.config.soldier_hp
+        unit = Unit(side, me.next_id, int(kind), cell, default_hp if hp is None else hp)
         unit.carry = carry
         me.next_id += 1
         me.units[unit.id] = unit
@@ -478,19 +483,19 @@ class Game:
             side_step = self._side_step[s]
             for uid, op, arg in actions[s]:
                 if uid == 0:
-                    if op == SPAWN:
+                    if op == _SPAWN:
                         spawn_kind[s] = arg
                     continue
                 u = units[uid]
-                if op == MOVE:
+                if op == _MOVE:
                     moves.append((u, side_step[arg][u.cell]))
-                elif op == ATTACK:
-                    if u.kind == SOLDIER:
+                elif op == _ATTACK:
+                    if u.kind == _SOLDIER:
                         attacks.append((u, side_step[arg][u.cell]))
-                elif op == MINE:
-                    if u.kind == WORKER:
+                elif op == _MINE:
+                    if u.kind == _WORKER:
                         mines.append((u, turn[arg]))
-                elif op == DEPOSIT and u.kind == WORKER:
+                elif op == _DEPOSIT and u.kind == _WORKER:
                     deposits.append(u)
 
         # 2. Attack, from start-of-tick positions; damage is summed, applied at once.
@@ -590,7 +595,8 @@ class Game:
         """Place a new unit on the first free colony neighbour; return its id or 0."""
         cfg = self.config
         side = self.sides[s]
-        cost = cfg.worker_cost if kind == WORKER else cfg.soldier_cost
+        kind = int(kind)  # a plain int in every unit, however it was asked for
+        cost = cfg.worker_cost if kind == _WORKER else cfg.soldier_cost
         if pay and (side.colony_hp <= 0 or side.energy < cost or len(side.units) >= cfg.max_units):
             return 0
         for cell in self._spawn_cells[s]:
@@ -602,7 +608,7 @@ class Game:
             side.energy -= cost
         uid = side.next_id
         side.next_id += 1
-        hp = cfg.worker_hp if kind == WORKER else cfg.soldier_hp
+        hp = cfg.worker_hp if kind == _WORKER else cfg.soldier_hp
         unit = Unit(s, uid, kind, cell, hp)
         side.units[uid] = unit
         self.occ[cell] = unit
