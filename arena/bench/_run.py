@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+from pathlib import Path
 
 from arena.sandbox import WASMTIME_VERSION
 
@@ -29,8 +30,13 @@ def machine() -> str:
     )
 
 
-def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
-    """Print the figures for ``which`` (all, sim or match)."""
+def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | None = None) -> None:
+    """Print the figures for ``which`` (all, sim, match, parts or process).
+
+    ``before`` is an earlier checkout of the project: ``parts`` and ``process``
+    then measure it too, in turns with this tree, and print both side by side.
+    """
+    from arena.bench._compare import Tree, parts_figures, process_figures, this_tree
     from arena.bench._match import match_figures
     from arena.bench._sim import sim_figures
 
@@ -40,3 +46,10 @@ def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
         sim_figures(repeat)
     if which in ("all", "match"):
         match_figures(repeat)
+    trees = [this_tree()]
+    if before is not None:
+        trees = [Tree("before", before.resolve()), Tree("after", trees[0].root)]
+    if which in ("all", "parts"):
+        parts_figures(trees, rounds=repeat, repeat=3 if quick else 5)
+    if which in ("all", "process"):
+        process_figures(trees, rounds=3 if quick else 7)
