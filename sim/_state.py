@@ -73,10 +73,26 @@ def _mix64(z: int) -> int:
     return z ^ (z >> 31)
 
 
-@functools.lru_cache(maxsize=8)
-def _cell_keys(cells: int) -> tuple[int, ...]:
-    """Key of cell c: the (c + 1)-th output of SplitMix64 seeded with 0."""
-    return tuple(_mix64(((c + 1) * _GOLDEN64) & _MASK64) for c in range(cells))
+def _cell_key(cell: int) -> int:
+    """Key of a cell in the ore digest: the (cell + 1)-th output of SplitMix64 seeded with 0."""
+    return _mix64(((cell + 1) * _GOLDEN64) & _MASK64)
+
+
+def _neighbours(w: int, h: int, dx: int, dy: int) -> list[int]:
+    """Per cell of a w x h map, the cell (dx, dy) away, or -1 off the map (a row at a time)."""
+    out: list[int] = []
+    for y in range(h):
+        if not 0 <= y + dy < h:
+            out += [-1] * w
+            continue
+        base = (y + dy) * w + dx
+        row = list(range(base, base + w))
+        if dx > 0:
+            row[w - dx :] = [-1] * dx
+        elif dx < 0:
+            row[:-dx] = [-1] * -dx
+        out += row
+    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -228,13 +244,15 @@ class Game:
         # is the w bits from y * w. Vision is one too, and the visible ore is
         # one AND.
         self._ore_bits = 0
-        self._cell_keys = _cell_keys(n)
+        # Each cell's key in the ore digest, made when the cell first holds ore (0: not yet).
+        self._cell_keys = [0] * n
         self._ore_digest = 0
         for i, a in enumerate(self.ore):
             if a > 0:
                 self._ore_bits |= 1 << i
             if a:
-                self._ore_digest ^= _ore_term(self._cell_keys[i], a)
+                key = self._cell_keys[i] = _cell_key(i)
+                self._ore_digest ^= _ore_term(key, a)
         # What each side saw last, kept until what it depends on changes:
         # its units' cells and their vision; the visible ore bits, each row's
         # visible ore in its view, and all of them joined. _ore_dirty[side]
@@ -253,15 +271,7 @@ class Game:
         for c in colonies:
             self.blocked[c] = 1
         # _step[d][i]: neighbour of cell i in absolute direction d, or -1 off the map.
-        self._step: list[list[int]] = []
-        for dx, dy in DIRECTION_DELTAS:
-            self._step.append(
-                [
-                    (x + dx) + (y + dy) * w if 0 <= x + dx < w and 0 <= y + dy < h else -1
-                    for y in range(h)
-                    for x in range(w)
-                ]
-            )
+        self._step = [_neighbours(w, h, dx, dy) for dx, dy in DIRECTION_DELTAS]
         # The same tables indexed by a side's own direction (side 1's NORTH is SOUTH).
         self._side_step = tuple([self._step[_TURN[s][d]] for d in range(5)] for s in (0, 1))
         self.sides = (SideState(colonies[0], config), SideState(colonies[1], config))
@@ -577,7 +587,9 @@ class Game:
         new = old + amount
         ore[cell] = new
         # The ore digest: take the cell's old term out, put its new one in.
-        key = self._cell_keys[cell]
+        keys = self._cell_keys
+        key = keys[cell] or _cell_key(cell)
+        keys[cell] = key
         if old:
             self._ore_digest ^= _mix64(key ^ (old & _MASK64))
         if new:
