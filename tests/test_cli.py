@@ -155,6 +155,23 @@ def test_host_overhead_bench_runs(idle: bytes) -> None:
     assert us > 0 and size > 64 and records == 0
 
 
+def test_the_part_figures_cover_every_part(idle: bytes) -> None:
+    # The script arena bench runs in child processes, here in this one; figures unasserted.
+    from arena.bench import PART_NAMES, measure_parts
+
+    figures = measure_parts({"idle": idle}, idle, repeat=1)
+    assert figures["one_pass_obs"] is True
+    idle_figures = figures["scenarios"]["idle"]
+    assert set(idle_figures["parts"]) == set(PART_NAMES)
+    assert idle_figures["ticks"] == 400 and idle_figures["tick_us"] > 0
+    assert set(figures["checksum_us"]) == {"32x32", "64x64"}
+
+
+def test_bench_before_must_be_a_checkout(capsys: Capture, tmp_path: Path) -> None:
+    out = cli(capsys, "bench", "parts", "--before", str(tmp_path))
+    assert out.code == 2 and "not a checkout of the project" in out.err
+
+
 def test_demo_plays_every_pairing_and_verifies_each_replay(
     capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -185,7 +185,7 @@ def measure(scenarios: dict[str, bytes], idle: bytes, repeat: int = 5) -> dict[s
         ticks = max(1, len(messages))
         # Each tick's least time over the passes, then the mean over the ticks.
         parts = {
-            part: sum(map(min, *(spent[part] for spent, _ in passes))) / ticks
+            part: sum(map(min, zip(*(spent[part] for spent, _ in passes), strict=True))) / ticks
             for part in PART_NAMES
         }
         wasm = _wasm_us(blob, idle, replay, messages, repeat)
