@@ -38,7 +38,6 @@ if TYPE_CHECKING:
         Result,
         ResultSide,
         SideInfo,
-        checksum_function,
     )
     from replays._reader import (
         DEFAULT_LIMITS,
@@ -76,7 +75,6 @@ __all__ = [
     "ResultSide",
     "SideInfo",
     "VerifyReport",
-    "checksum_function",
     "frame_chunks",
     "iter_replay",
     "iter_states",
@@ -106,7 +104,6 @@ _LAZY = {
             "Result",
             "ResultSide",
             "SideInfo",
-            "checksum_function",
         ),
         "replays._format",
     ),

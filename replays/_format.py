@@ -64,7 +64,7 @@ checks each against its own checksum. Writers write version 2.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import sub
@@ -94,7 +94,6 @@ __all__ = [
     "ResultSide",
     "SideInfo",
     "Wire",
-    "checksum_function",
 ]
 
 FORMAT = "foray-replay"
@@ -475,21 +474,13 @@ class Result:
 # --------------------------------------------------------------------------- writing
 
 
-def checksum_function(game: sim.Game, version: int) -> Callable[[], int]:
-    """The checksum a replay of format ``version`` records for ``game``'s state."""
-    if version not in SUPPORTED_VERSIONS:
-        raise ValueError(f"replay format version {version} is not supported")
-    return game.checksum_v1 if version == 1 else game.checksum
+# One side's units as the previous frame left them, in id order: their ids,
+# cells, hp and carry, as parallel lists (slices of the state's unit words).
+_Snapshot: TypeAlias = tuple[list[int], list[int], list[int], list[int]]
 
 
-# One side's units as the previous frame left them: the units in id order, and
-# their cells, hp and carry then, as parallel lists.
-_Snapshot: TypeAlias = tuple[list[sim.Unit], list[int], list[int], list[int]]
-
-
-def _snapshot(side: sim.SideState) -> _Snapshot:
-    units = list(side.units.values())
-    return units, [u.cell for u in units], [u.hp for u in units], [u.carry for u in units]
+def _snapshot(words: list[int]) -> _Snapshot:
+    return words[0::5], words[2::5], words[3::5], words[4::5]
 
 
 class FrameEncoder:
@@ -502,14 +493,23 @@ class FrameEncoder:
     """
 
     def __init__(self, game: sim.Game, version: int = VERSION) -> None:
-        self.checksum = checksum_function(game, version)
-        """The checksum of ``game``'s current state, as format ``version`` records it."""
-        self._prev = [_snapshot(side) for side in game.sides]
+        if version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"replay format version {version} is not supported")
+        self._game = game
+        self._version = version
+        self._prev = [_snapshot(words) for words in game.unit_words()]
         # A step of one cell or none, in cell indices, to its "m" byte (the direction's number).
         w = game.width
         self._move_byte = {
             dx + dy * w: d for d, (dx, dy) in enumerate(sim.DIRECTION_DELTAS)
         }.__getitem__
+
+    def checksum(self, units: sim.UnitWords | None = None) -> int:
+        """The checksum of the game's current state, as this encoder's format version records
+        it (version 1's hashes every cell's ore); ``units`` as for ``Game.checksum``."""
+        if self._version == 1:
+            return self._game.checksum_v1(units)
+        return self._game.checksum(units)
 
     def wire(
         self,
@@ -526,6 +526,7 @@ class FrameEncoder:
         tick = game.tick - 1
         s0, s1 = game.sides
         ore = game.ore
+        words = game.unit_words()  # for the deltas and the checksum alike
         obj: Wire = {
             "t": tick,
             "a": [_packed_side(submitted[0]), _packed_side(submitted[1])],
@@ -541,43 +542,45 @@ class FrameEncoder:
                 units.append(flat)
             obj["u"] = units
             obj["g"] = _cells_and_amounts(game.ore_cells(), ore)
-            self._prev = [_snapshot(side) for side in game.sides]
         else:
-            obj["m"], obj["h"] = self._deltas(game, ev)
+            obj["m"], obj["h"] = self._deltas(words, ev)
+        self._prev = [_snapshot(side_words) for side_words in words]
         obj["k"] = [s0.colony_hp, s1.colony_hp]
         obj["b"] = [s0.banked, s1.banked]
         obj["e"] = [s0.energy, s1.energy]
         obj["o"] = _cells_and_amounts(sorted(ev.ore_changed), ore) if ev.ore_changed else []
         obj["v"] = [_flat(ev.attacks), _flat(ev.deaths), _flat(ev.spawns), _flat(ev.deposits)]
-        obj["x"] = self.checksum() if checksum is None else checksum
+        obj["x"] = self.checksum(words) if checksum is None else checksum
         return obj
 
-    def _deltas(self, game: sim.Game, ev: sim.TickEvents) -> tuple[list[bytes], list[list[int]]]:
-        """Per side, "m" and "h" since the previous frame; then remember this state."""
+    def _deltas(
+        self, words: sim.UnitWords, ev: sim.TickEvents
+    ) -> tuple[list[bytes], list[list[int]]]:
+        """Per side, "m" and "h" since the previous frame, from the state's unit words.
+
+        The survivors of the previous state come first in this state's words, in
+        the same order: units spawned this tick have higher ids and follow.
+        """
         moves: list[bytes] = []
         changes: list[list[int]] = []
-        for s, (units, cells, hps, carries) in enumerate(self._prev):
+        for s, (ids, cells, hps, carries) in enumerate(self._prev):
             if ev.deaths:
                 dead = {uid for side, uid in ev.deaths if side == s}
-                kept = [i for i, u in enumerate(units) if u.id not in dead]
-                units = [units[i] for i in kept]
-                cells, hps, carries = ([v[i] for i in kept] for v in (cells, hps, carries))
-            now = [u.cell for u in units]
-            moves.append(bytes(map(self._move_byte, map(sub, now, cells))))
-            hp_now = [u.hp for u in units]
-            carry_now = [u.carry for u in units]
+                kept = [i for i, uid in enumerate(ids) if uid not in dead]
+                ids, cells, hps, carries = (
+                    [v[i] for i in kept] for v in (ids, cells, hps, carries)
+                )
+            now = words[s][: 5 * len(ids)]
+            moves.append(bytes(map(self._move_byte, map(sub, now[2::5], cells))))
+            hp_now, carry_now = now[3::5], now[4::5]
             changed: list[int] = []
             if hp_now != hps or carry_now != carries:
-                for u, hp, hp1, carry, carry1 in zip(
-                    units, hps, hp_now, carries, carry_now, strict=True
+                for uid, hp, hp1, carry, carry1 in zip(
+                    ids, hps, hp_now, carries, carry_now, strict=True
                 ):
                     if hp != hp1 or carry != carry1:
-                        changed += (u.id, hp1, carry1)
+                        changed += (uid, hp1, carry1)
             changes.append(changed)
-            side = game.sides[s]
-            # Units spawned this tick join the end (ids only grow).
-            same = len(units) == len(side.units)
-            self._prev[s] = (units, now, hp_now, carry_now) if same else _snapshot(side)
         return moves, changes
 
     def applied(

@@ -51,6 +51,7 @@ from sim._state import (
     SideState,
     TickEvents,
     Unit,
+    UnitWords,
     forfeit_outcome,
 )
 
@@ -92,6 +93,7 @@ __all__ = [
     "Unit",
     "UnitKind",
     "UnitRecord",
+    "UnitWords",
     "check_map",
     "forfeit_outcome",
     "format_map",

@@ -47,6 +47,7 @@ __all__ = [
     "SideState",
     "TickEvents",
     "Unit",
+    "UnitWords",
     "forfeit_outcome",
 ]
 
@@ -161,6 +162,10 @@ class Observation:
     own: list[UnitRecord]  # by id
     enemy: list[UnitRecord]  # visible enemy units, by id
     ore: list[OreRecord]  # visible cells holding ore, by (y, x)
+
+
+UnitWords = tuple[list[int], list[int]]
+"""Per side, its units by id as flat ints: id, kind, cell, hp, carry each (``Game.unit_words``)."""
 
 
 class FlatObservation(NamedTuple):
@@ -696,7 +701,21 @@ class Game:
 
     # -- canonical state ---------------------------------------------------------------
 
-    def checksum(self) -> int:
+    def unit_words(self) -> UnitWords:
+        """Per side, its living units by id as flat ints: id, kind, cell, hp, carry each.
+
+        The checksum hashes these words; a frame encoder that needs them too can
+        take them once and hand them to ``checksum``.
+        """
+        a: list[int] = []
+        for u in self.sides[0].units.values():
+            a += (u.id, u.kind, u.cell, u.hp, u.carry)
+        b: list[int] = []
+        for u in self.sides[1].units.values():
+            b += (u.id, u.kind, u.cell, u.hp, u.carry)
+        return a, b
+
+    def checksum(self, units: UnitWords | None = None) -> int:
         """A 64-bit digest of the whole resolved state, the same on every machine.
 
         BLAKE2b (8-byte digest) of the little-endian int64 words: the tick; per
@@ -706,30 +725,31 @@ class Game:
         ore amount a is not 0, of mix64(K[c] ^ a), where mix64 is SplitMix64's
         finalizer and K[c] = mix64((c + 1) * 0x9E3779B97F4A7C15 mod 2**64). It is
         kept up to date as ore changes, so a tick's checksum does not grow with
-        the map. (Replay format version 2.)
+        the map. (Replay format version 2.) ``units`` is this state's
+        ``unit_words()``, when the caller has them.
         """
-        words = self._state_words()
+        words = self._state_words(units)
         data = _checksum_layout(len(words)).pack(*words, self._ore_digest)
         return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
-    def checksum_v1(self) -> int:
+    def checksum_v1(self, units: UnitWords | None = None) -> int:
         """The checksum of replay format version 1, kept so that its replays still verify.
 
         BLAKE2b (8-byte digest) of the same words as ``checksum`` up to the
         units, followed by every cell's ore amount as a little-endian int64:
         the whole map, every tick.
         """
-        words = self._state_words()
+        words = self._state_words(units)
         words += self.ore
         digest = hashlib.blake2b(struct.pack(f"<{len(words)}q", *words), digest_size=8)
         return int.from_bytes(digest.digest(), "little")
 
-    def _state_words(self) -> list[int]:
-        """The tick; per side its totals, then per unit by id its id, kind, cell, hp, carry."""
+    def _state_words(self, units: UnitWords | None) -> list[int]:
+        """The tick; per side its totals, then its ``unit_words``."""
+        if units is None:
+            units = self.unit_words()
         words = [self.tick]
-        for side in self.sides:
-            units = side.units
-            words += (side.banked, side.energy, side.colony_hp, side.next_id, len(units))
-            for u in units.values():
-                words += (u.id, u.kind, u.cell, u.hp, u.carry)
+        for side, flat in zip(self.sides, units, strict=True):
+            words += (side.banked, side.energy, side.colony_hp, side.next_id, len(side.units))
+            words += flat
         return words

@@ -117,8 +117,8 @@ def _parts(replay: replays.Replay, cost: float) -> tuple[dict[str, list[float]],
     return spent, messages
 
 
-def _call_us(blob: bytes, game: sim.Game, messages: list[bytes], max_records: int) -> float:
-    """Microseconds per ``Controller.tick`` over ``messages`` (a fresh controller)."""
+def _call_us(blob: bytes, game: sim.Game, messages: list[bytes], max_records: int) -> list[float]:
+    """Microseconds of each ``Controller.tick`` over ``messages`` (a fresh controller)."""
     limits = Limits()
     ctrl = Controller(blob, limits)
     init = encode_init(
@@ -130,11 +130,14 @@ def _call_us(blob: bytes, game: sim.Game, messages: list[bytes], max_records: in
     )
     if ctrl.init(init) is not None:
         raise RuntimeError("the benchmark module failed its init")
-    t0 = _clock()
+    spent = []
     for message in messages:
-        if isinstance(ctrl.tick(message, max_records), Fault):
+        t0 = _clock()
+        reply = ctrl.tick(message, max_records)
+        spent.append((_clock() - t0) * 1e6)
+        if isinstance(reply, Fault):
             raise RuntimeError("the benchmark module faulted")
-    return (_clock() - t0) / len(messages) * 1e6
+    return spent
 
 
 def _wasm_us(
@@ -142,10 +145,11 @@ def _wasm_us(
 ) -> float:
     """The controllers' own wasm time per tick, both sides.
 
-    Each side's recorded OBS messages go to a fresh controller (the same
-    messages, so the same guest work); the time of those calls, less that of
-    the same calls to a module that does nothing, is the guests' time. Maps
-    are point-symmetric, so both sides' INIT messages are the same bytes.
+    Each side's recorded OBS messages go to fresh controllers (the same
+    messages, so the same guest work), ``repeat`` times; each call keeps its
+    least time. Less the same for a module that does nothing, that is the
+    guests' time. Maps are point-symmetric, so both sides' INIT messages are
+    the same bytes.
     """
     header = replay.header
     game = sim.Game(header.game_map, header.config)
@@ -153,10 +157,10 @@ def _wasm_us(
     total = 0.0
     for s in (0, 1):
         side = [tick[s] for tick in messages]
-        calls = min(_call_us(blob, game, side, max_records) for _ in range(repeat))
-        floor = min(_call_us(idle, game, side, max_records) for _ in range(repeat))
-        total += max(0.0, calls - floor)
-    return total
+        for module, sign in ((blob, 1), (idle, -1)):
+            runs = [_call_us(module, game, side, max_records) for _ in range(repeat)]
+            total += sign * sum(map(min, zip(*runs, strict=True)))
+    return max(0.0, total / max(1, len(messages)))
 
 
 def _checksum_us(width: int, height: int, repeat: int) -> float:
