@@ -94,7 +94,8 @@ def encode_obs_for(game: Game, side: int, last_fuel: int) -> bytes:
     Packs the sim's flat view of the state (``Game.observe_flat``) without an
     object per unit or cell.
     """
-    return encode_obs_flat(game.observe_flat(side), last_fuel)
+    flat = game.observe_flat(side)
+    return _pack_obs(flat[:6], flat.own, flat.enemy, flat.ore, last_fuel)
 
 
 def encode_obs_flat(flat: FlatObservation, last_fuel: int) -> bytes:
