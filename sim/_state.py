@@ -270,6 +270,7 @@ class Game:
             [()] * h,
         )
         self._ore_flat: list[tuple[int, ...]] = [(), ()]
+        self._ore_cells: tuple[int, list[int]] = (0, [])  # (ore bits, their cells)
         colonies = [x + y * w for x, y in game_map.colonies]
         # Cells no unit may enter: rock and both colonies.
         self.blocked = bytearray(game_map.rock)
@@ -427,13 +428,16 @@ class Game:
 
     def ore_cells(self) -> list[int]:
         """The cells holding ore, ascending (read from the ore bitmask, not the whole map)."""
-        cells: list[int] = []
         bits = self._ore_bits
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            cells.append(low.bit_length() - 1)
-        return cells
+        if bits != self._ore_cells[0]:  # kept while no cell gains or loses all its ore
+            cells: list[int] = []
+            rest = bits
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                cells.append(low.bit_length() - 1)
+            self._ore_cells = (bits, cells)
+        return list(self._ore_cells[1])
 
     def _square(self, r: int) -> tuple[list[int], list[int]]:
         """For a Chebyshev radius ``r``, per cell: the row bitmask of the columns within
@@ -644,10 +648,12 @@ class Game:
             return
         occ, blocked = self.occ, self.blocked
         # The mover aiming at each cell, and each mover's target; a cell two or
-        # more aim at is contested.
+        # more aim at is contested. Moves into occupied cells are judged once
+        # every target is known.
         aimed_at: dict[int, Unit] = {}
         target: dict[Unit, int] = {}
         contested: list[int] = []
+        into_occupied: list[tuple[Unit, Unit]] = []  # (mover, the unit in its target)
         failed: list[Unit] = []
         for u, t in wishes:
             if t < 0 or blocked[t]:
@@ -658,15 +664,15 @@ class Game:
             else:
                 aimed_at[t] = u
                 target[u] = t
+                v = occ[t]
+                if v is not None:
+                    into_occupied.append((u, v))
         for t in contested:
             loser = aimed_at.pop(t, None)
             if loser is not None:
                 del target[loser]
                 failed.append(loser)
-        for u, t in target.items():
-            v = occ[t]
-            if v is None:
-                continue
+        for u, v in into_occupied:
             vt = target.get(v)
             if vt is None or vt == u.cell:  # a stayer, or a swap
                 failed.append(u)
@@ -676,9 +682,11 @@ class Game:
             w = aimed_at.get(u.cell)
             if w is not None and w in target:
                 failed.append(w)
-        for u in target:
-            occ[u.cell] = None
+        # One pass: a mover leaves its cell unless another mover has already
+        # entered it.
         for u, t in target.items():
+            if occ[u.cell] is u:
+                occ[u.cell] = None
             u.cell = t
             occ[t] = u
 
