@@ -549,7 +549,10 @@ class FrameEncoder:
         obj["b"] = [s0.banked, s1.banked]
         obj["e"] = [s0.energy, s1.energy]
         obj["o"] = _cells_and_amounts(sorted(ev.ore_changed), ore) if ev.ore_changed else []
-        obj["v"] = [_flat(ev.attacks), _flat(ev.deaths), _flat(ev.spawns), _flat(ev.deposits)]
+        obj["v"] = [
+            list(chain.from_iterable(events)) if events else []
+            for events in (ev.attacks, ev.deaths, ev.spawns, ev.deposits)
+        ]
         obj["x"] = self.checksum(words) if checksum is None else checksum
         return obj
 
@@ -615,10 +618,6 @@ def _packed_side(records: Sequence[sim.Record]) -> list[int]:
     return flat
 
 
-def _flat(events: Sequence[tuple[int, ...]]) -> list[int]:
-    return list(chain.from_iterable(events)) if events else []
-
-
 def _cells_and_amounts(cells: list[int], ore: Sequence[int]) -> list[int]:
     flat: list[int] = []
     for cell in cells:
@@ -641,8 +640,9 @@ class ReplayWriter:
 
     def frame(self, frame: Frame | Wire) -> None:
         """Append a frame, typed or as its wire object."""
-        self._expect("frames")
-        self._write(frame if isinstance(frame, dict) else frame.to_wire())
+        if self._state != "frames":  # _expect, inline: this runs every tick
+            self._expect("frames")
+        self._out.write(self._packer.pack(frame if isinstance(frame, dict) else frame.to_wire()))
 
     def result(self, result: Result) -> None:
         self._expect("frames")

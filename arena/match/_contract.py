@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import struct
 from collections.abc import Sequence
 from itertools import chain
@@ -23,6 +22,9 @@ _HEADER_WORDS = 24  # INIT words 0..23; the terrain starts at byte 96
 _OBS_WORDS = 16
 _OBS_PADDING = (0,) * 6  # OBS words 10..15 are reserved
 _RECORD = struct.Struct("<3i")
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
+# OBS layouts by body words (at most 6 * 2 * 64 + 3 * 64 * 64: a few hundred sizes in use).
+_OBS_LAYOUTS: dict[int, struct.Struct] = {}
 
 
 def encode_init(
@@ -113,15 +115,16 @@ def _pack_obs(
     """The OBS layout (rules §9): words 0..5 from ``head`` (tick, banked, energy, colony hp,
     enemy banked, enemy colony hp), the three counts, the last fuel, six reserved
     words, then six words per own unit, six per visible enemy, three per ore cell."""
-    counts = (len(own) // 6, len(enemy) // 6, len(ore) // 3, _i32(last_fuel))
-    return _obs_struct(len(own) + len(enemy) + len(ore)).pack(
-        *head, *counts, *_OBS_PADDING, *own, *enemy, *ore
-    )
+    fuel = last_fuel if _I32_MIN <= last_fuel <= _I32_MAX else _i32(last_fuel)
+    counts = (len(own) // 6, len(enemy) // 6, len(ore) // 3, fuel)
+    body = len(own) + len(enemy) + len(ore)
+    layout = _OBS_LAYOUTS.get(body) or _obs_layout(body)
+    return layout.pack(*head, *counts, *_OBS_PADDING, *own, *enemy, *ore)
 
 
-@functools.lru_cache(maxsize=512)
-def _obs_struct(body_words: int) -> struct.Struct:
-    return struct.Struct(f"<{_OBS_WORDS + body_words}i")
+def _obs_layout(body_words: int) -> struct.Struct:
+    layout = _OBS_LAYOUTS[body_words] = struct.Struct(f"<{_OBS_WORDS + body_words}i")
+    return layout
 
 
 def decode_actions(raw: bytes) -> list[Record]:
