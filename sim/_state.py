@@ -604,10 +604,8 @@ class Game:
         if new:
             self._ore_digest ^= _mix64(key ^ (new & _MASK64))
         bit = 1 << cell
-        if new > 0:
-            self._ore_bits |= bit
-        else:
-            self._ore_bits &= ~bit
+        if (old > 0) != (new > 0):  # the cell gains or loses all its ore
+            self._ore_bits ^= bit
         dirty = self._ore_dirty
         dirty[0] |= bit
         dirty[1] |= bit
