@@ -37,7 +37,7 @@ import sim
 from arena.match import Contestant, encode_init, encode_obs, run_match
 from arena.sandbox import Controller, Fault, Limits
 
-__all__ = ["PART_NAMES", "measure"]
+__all__ = ["PART_NAMES", "measure", "started"]
 
 PART_NAMES = ("observe", "encode_obs", "validate_actions", "step", "frame", "checksum")
 """The parts of a tick's host time, in the order a tick runs them."""
@@ -137,8 +137,8 @@ def _parts(replay: replays.Replay, cost: float) -> tuple[dict[str, list[float]],
     return spent, messages
 
 
-def _call_us(blob: bytes, game: sim.Game, messages: list[bytes], max_records: int) -> list[float]:
-    """Microseconds of each ``Controller.tick`` over ``messages`` (a fresh controller)."""
+def started(blob: bytes, game: sim.Game) -> Controller:
+    """A controller of ``blob`` after its init as side 0 of ``game`` (default limits)."""
     limits = Limits()
     ctrl = Controller(blob, limits)
     init = encode_init(
@@ -150,6 +150,12 @@ def _call_us(blob: bytes, game: sim.Game, messages: list[bytes], max_records: in
     )
     if ctrl.init(init) is not None:
         raise RuntimeError("the benchmark module failed its init")
+    return ctrl
+
+
+def _call_us(blob: bytes, game: sim.Game, messages: list[bytes], max_records: int) -> list[float]:
+    """Microseconds of each ``Controller.tick`` over ``messages`` (a fresh controller)."""
+    ctrl = started(blob, game)
     spent = []
     for message in messages:
         t0 = _clock()
