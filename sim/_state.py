@@ -249,15 +249,18 @@ class Game:
         # is the w bits from y * w. Vision is one too, and the visible ore is
         # one AND.
         self._ore_bits = 0
-        # Each cell's key in the ore digest, made when the cell first holds ore (0: not yet).
+        # Each cell's key in the ore digest, made when the cell first holds ore
+        # (0: not yet), and its current term, so a change mixes once.
         self._cell_keys = [0] * n
+        self._ore_terms = [0] * n
         self._ore_digest = 0
         for i, a in enumerate(self.ore):
             if a > 0:
                 self._ore_bits |= 1 << i
             if a:
                 key = self._cell_keys[i] = _cell_key(i)
-                self._ore_digest ^= _ore_term(key, a)
+                self._ore_terms[i] = _ore_term(key, a)
+                self._ore_digest ^= self._ore_terms[i]
         # What each side saw last, kept until what it depends on changes:
         # its units' cells and their vision; the visible ore bits, each row's
         # visible ore in its view, and all of them joined. _ore_dirty[side]
@@ -599,10 +602,9 @@ class Game:
         keys = self._cell_keys
         key = keys[cell] or _cell_key(cell)
         keys[cell] = key
-        if old:
-            self._ore_digest ^= _mix64(key ^ (old & _MASK64))
-        if new:
-            self._ore_digest ^= _mix64(key ^ (new & _MASK64))
+        term = _mix64(key ^ (new & _MASK64)) if new else 0
+        self._ore_digest ^= self._ore_terms[cell] ^ term
+        self._ore_terms[cell] = term
         bit = 1 << cell
         if (old > 0) != (new > 0):  # the cell gains or loses all its ore
             self._ore_bits ^= bit
