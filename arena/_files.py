@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -140,9 +139,12 @@ def write_output(path: Path, data: bytes, what: str) -> None:
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    # A fresh name beside the target, created exclusively (tempfile's mkstemp,
+    # without importing tempfile: a one-off match should not pay for it).
+    tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
     try:
-        os.fchmod(fd, 0o644)  # mkstemp makes 0600; these files are meant to be shared
+        os.fchmod(fd, 0o644)  # whatever the umask: these files are meant to be shared
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

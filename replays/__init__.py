@@ -7,42 +7,52 @@ format (see ``replays._format``) before building its typed record, raising
 ``ReplayError``; ``verify_replay`` re-simulates the recorded actions with
 ``sim`` and reports the first mismatch. ``iter_states`` rebuilds the full drawn
 state of every applied tick from the keyframes and delta frames, for viewers.
+
+Names load on first use (PEP 562): a process that only writes replays (a
+match) never loads the reader, the verifier or the drawn states.
 """
 
-from replays._format import (
-    FORMAT,
-    KEYFRAME_INTERVAL,
-    LIMIT_RANGES,
-    MAX_DETAIL_CHARS,
-    MAX_NAME_CHARS,
-    MEDIA_TYPE,
-    VERSION,
-    CaseRef,
-    DeltaFrame,
-    Events,
-    ForfeitFrame,
-    Frame,
-    FrameEncoder,
-    Header,
-    KeyFrame,
-    Recorder,
-    ReplayWriter,
-    Result,
-    ResultSide,
-    SideInfo,
-    clip,
-)
-from replays._reader import (
-    DEFAULT_LIMITS,
-    Replay,
-    ReplayError,
-    ReplayLimits,
-    frame_chunks,
-    iter_replay,
-    read_replay,
-)
-from replays._states import FrameState, iter_games, iter_states
-from replays._verify import VerifyReport, verify_replay
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from replays._errors import ReplayError
+    from replays._format import (
+        FORMAT,
+        KEYFRAME_INTERVAL,
+        LIMIT_RANGES,
+        MAX_DETAIL_CHARS,
+        MAX_NAME_CHARS,
+        MEDIA_TYPE,
+        SUPPORTED_VERSIONS,
+        VERSION,
+        CaseRef,
+        DeltaFrame,
+        Events,
+        ForfeitFrame,
+        Frame,
+        FrameEncoder,
+        Header,
+        KeyFrame,
+        Recorder,
+        ReplayWriter,
+        Result,
+        ResultSide,
+        SideInfo,
+        clip,
+    )
+    from replays._reader import (
+        DEFAULT_LIMITS,
+        Replay,
+        ReplayLimits,
+        frame_chunks,
+        iter_replay,
+        read_replay,
+    )
+    from replays._states import FrameState, iter_games, iter_states
+    from replays._verify import VerifyReport, verify_replay
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -52,6 +62,7 @@ __all__ = [
     "MAX_DETAIL_CHARS",
     "MAX_NAME_CHARS",
     "MEDIA_TYPE",
+    "SUPPORTED_VERSIONS",
     "VERSION",
     "CaseRef",
     "DeltaFrame",
@@ -79,3 +90,61 @@ __all__ = [
     "read_replay",
     "verify_replay",
 ]
+
+# Lazily loaded name -> the module that defines it.
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "FORMAT",
+            "KEYFRAME_INTERVAL",
+            "LIMIT_RANGES",
+            "MAX_DETAIL_CHARS",
+            "MAX_NAME_CHARS",
+            "MEDIA_TYPE",
+            "SUPPORTED_VERSIONS",
+            "VERSION",
+            "CaseRef",
+            "DeltaFrame",
+            "Events",
+            "ForfeitFrame",
+            "Frame",
+            "FrameEncoder",
+            "Header",
+            "KeyFrame",
+            "Recorder",
+            "ReplayWriter",
+            "Result",
+            "ResultSide",
+            "SideInfo",
+            "clip",
+        ),
+        "replays._format",
+    ),
+    **dict.fromkeys(
+        (
+            "DEFAULT_LIMITS",
+            "Replay",
+            "ReplayLimits",
+            "frame_chunks",
+            "iter_replay",
+            "read_replay",
+        ),
+        "replays._reader",
+    ),
+    "ReplayError": "replays._errors",
+    **dict.fromkeys(("FrameState", "iter_games", "iter_states"), "replays._states"),
+    **dict.fromkeys(("VerifyReport", "verify_replay"), "replays._verify"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'replays' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

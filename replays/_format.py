@@ -1,4 +1,4 @@
-"""Replay format version 1: a msgpack stream of one header, one frame per tick, one result.
+"""Replay format version 2: a msgpack stream of one header, one frame per tick, one result.
 
 The objects are typed here (``Header``, ``KeyFrame``, ``DeltaFrame``,
 ``ForfeitFrame``, ``Result``); each one owns its wire shape (``to_wire``) and
@@ -9,7 +9,7 @@ view; a cell is ``y * width + x``). Actions are recorded as submitted, in the
 submitter's own view, because re-simulation must feed the rules what the
 controllers said.
 
-header  {"type": "header", "format": "foray-replay", "version": 1,
+header  {"type": "header", "format": "foray-replay", "version": 2,
          "rules_version", "generator_version", "wasmtime", "case": {"slug", "version"} | None,
          "seed", "config": {constant: int}, "limits": {name: number},
          "map": {"width", "height", "rock": bin, "ore": [int], "colonies": [[x, y], [x, y]]},
@@ -43,7 +43,7 @@ frame   The state after tick "t" was resolved. Three shapes:
   "v"  events: [attacks [side, id, cell, ...], deaths [side, id, ...],
        spawns [side, id, kind, cell, ...], deposits [side, id, amount, ...]].
   "x"  the u64 checksum of the resolved state (of the unchanged state, in a
-       forfeit frame).
+       forfeit frame): ``sim.Game.checksum`` (its docstring spells it out).
 
   A viewer draws tick t from the latest keyframe at or before t (its units
   "u" and its ore "g"), applying the delta frames after it in order: drop the
@@ -53,12 +53,21 @@ frame   The state after tick "t" was resolved. Three shapes:
 result  {"type": "result", "winner": 0 | 1 | None, "reason", "ticks",
          "sides": [{"banked", "fuel_total", "fuel_peak",
                     "forfeit": None | {"tick", "kind", "detail"}}, x2]}
+
+Versions. Version 2 changed only what "x" holds: version 1's checksum hashed
+every cell's ore amount every tick (``sim.Game.checksum_v1``), version 2's
+hashes a digest of the ore that the state keeps up to date cell by cell
+(``sim.Game.checksum``), so a tick's checksum no longer grows with the map. The
+shapes are otherwise the same: readers accept both versions, and verification
+checks each against its own checksum. Writers write version 2.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import sub
 from typing import Any, BinaryIO, Final, TypeAlias
 
 import msgpack
@@ -72,6 +81,7 @@ __all__ = [
     "MAX_DETAIL_CHARS",
     "MAX_NAME_CHARS",
     "MEDIA_TYPE",
+    "SUPPORTED_VERSIONS",
     "VERSION",
     "CaseRef",
     "DeltaFrame",
@@ -91,7 +101,10 @@ __all__ = [
 ]
 
 FORMAT = "foray-replay"
-VERSION = 1
+VERSION = 2
+"""The version this code writes."""
+SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2)
+"""The versions this code reads and verifies."""
 MEDIA_TYPE = "application/x-msgpack"
 KEYFRAME_INTERVAL = 20
 """Full unit lists every this many ticks bound how far a viewer replays deltas to seek."""
@@ -266,10 +279,6 @@ class Events:
     deposits: tuple[tuple[int, int, int], ...] = ()
     """(side, unit id, amount)."""
 
-    @classmethod
-    def of(cls, ev: sim.TickEvents) -> Events:
-        return cls(tuple(ev.attacks), tuple(ev.deaths), tuple(ev.spawns), tuple(ev.deposits))
-
     def to_wire(self) -> list[list[int]]:
         return [
             [v for e in self.attacks for v in e],
@@ -437,13 +446,7 @@ def _groups(flat: Sequence[int], size: int) -> tuple[tuple[int, ...], ...]:
 
 def _packed(actions: Actions) -> list[list[int]]:
     """Valid records, flat and packed: [id, op * 8 + arg, ...]."""
-    out = []
-    for records in actions:
-        flat: list[int] = []
-        for uid, op, arg in records:
-            flat += (uid, op * 8 + arg)
-        out.append(flat)
-    return out
+    return [_packed_side(records) for records in actions]
 
 
 def _unpacked(flat_sides: list[list[int]]) -> Actions:
@@ -515,24 +518,117 @@ class Result:
 # --------------------------------------------------------------------------- writing
 
 
+# One side's units as the previous frame left them, in id order: their ids,
+# cells, hp and carry, as parallel lists (slices of the state's unit words).
+_Snapshot: TypeAlias = tuple[list[int], list[int], list[int], list[int]]
+
+
+def _snapshot(words: list[int]) -> _Snapshot:
+    return words[0::5], words[2::5], words[3::5], words[4::5]
+
+
 class FrameEncoder:
     """Builds the frames of one match in order; keeps the previous state for deltas.
 
     The recorder writes with it and the re-simulation check rebuilds with it, so
-    what is written and what is checked cannot drift apart.
+    what is written and what is checked cannot drift apart. ``wire`` builds a
+    frame's wire object straight from the state (the recorder's path, every
+    tick); the typed frame is ``Frame.from_wire`` of it.
     """
 
-    def __init__(self, game: sim.Game) -> None:
-        self._prev = self._snapshot(game)
-        # A one-cell step, in cell indices, to its "m" byte (the direction's number).
+    def __init__(self, game: sim.Game, version: int = VERSION) -> None:
+        if version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"replay format version {version} is not supported")
+        self._game = game
+        self._version = version
+        self._prev = [_snapshot(words) for words in game.unit_words()]
+        # A step of one cell or none, in cell indices, to its "m" byte (the direction's number).
         w = game.width
-        self._move_byte = {dx + dy * w: d for d, (dx, dy) in enumerate(sim.DIRECTION_DELTAS) if d}
+        self._move_byte = {
+            dx + dy * w: d for d, (dx, dy) in enumerate(sim.DIRECTION_DELTAS)
+        }.__getitem__
 
-    @staticmethod
-    def _snapshot(game: sim.Game) -> list[dict[int, tuple[int, int, int]]]:
-        return [
-            {uid: (u.cell, u.hp, u.carry) for uid, u in side.units.items()} for side in game.sides
+    def checksum(self, units: sim.UnitWords | None = None) -> int:
+        """The checksum of the game's current state, as this encoder's format version records
+        it (version 1's hashes every cell's ore); ``units`` as for ``Game.checksum``."""
+        if self._version == 1:
+            return self._game.checksum_v1(units)
+        return self._game.checksum(units)
+
+    def wire(
+        self,
+        game: sim.Game,
+        submitted: Sequence[Sequence[sim.Record]],
+        fuel: Sequence[int],
+        ev: sim.TickEvents,
+        checksum: int | None = None,
+    ) -> Wire:
+        """The wire object of the tick ``game`` has just stepped (``game`` is the state after it).
+
+        ``checksum`` is the state's, when the caller has it already.
+        """
+        tick = game.tick - 1
+        s0, s1 = game.sides
+        ore = game.ore
+        words = game.unit_words()  # for the deltas and the checksum alike
+        obj: Wire = {
+            "t": tick,
+            "a": [_packed_side(submitted[0]), _packed_side(submitted[1])],
+            "f": [fuel[0], fuel[1]],
+        }
+        if tick % KEYFRAME_INTERVAL == 0:
+            w = game.width
+            units: list[list[int]] = []
+            for side in game.sides:
+                flat: list[int] = []
+                for u in side.units.values():
+                    flat += (u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
+                units.append(flat)
+            obj["u"] = units
+            obj["g"] = _cells_and_amounts(game.ore_cells(), ore)
+        else:
+            obj["m"], obj["h"] = self._deltas(words, ev)
+        self._prev = [_snapshot(side_words) for side_words in words]
+        obj["k"] = [s0.colony_hp, s1.colony_hp]
+        obj["b"] = [s0.banked, s1.banked]
+        obj["e"] = [s0.energy, s1.energy]
+        obj["o"] = _cells_and_amounts(sorted(ev.ore_changed), ore) if ev.ore_changed else []
+        obj["v"] = [
+            list(chain.from_iterable(events)) if events else []
+            for events in (ev.attacks, ev.deaths, ev.spawns, ev.deposits)
         ]
+        obj["x"] = self.checksum(words) if checksum is None else checksum
+        return obj
+
+    def _deltas(
+        self, words: sim.UnitWords, ev: sim.TickEvents
+    ) -> tuple[list[bytes], list[list[int]]]:
+        """Per side, "m" and "h" since the previous frame, from the state's unit words.
+
+        The survivors of the previous state come first in this state's words, in
+        the same order: units spawned this tick have higher ids and follow.
+        """
+        moves: list[bytes] = []
+        changes: list[list[int]] = []
+        for s, (ids, cells, hps, carries) in enumerate(self._prev):
+            if ev.deaths:
+                dead = {uid for side, uid in ev.deaths if side == s}
+                kept = [i for i, uid in enumerate(ids) if uid not in dead]
+                ids, cells, hps, carries = (
+                    [v[i] for i in kept] for v in (ids, cells, hps, carries)
+                )
+            now = words[s][: 5 * len(ids)]
+            moves.append(bytes(map(self._move_byte, map(sub, now[2::5], cells))))
+            hp_now, carry_now = now[3::5], now[4::5]
+            changed: list[int] = []
+            if hp_now != hps or carry_now != carries:
+                for uid, hp, hp1, carry, carry1 in zip(
+                    ids, hps, hp_now, carries, carry_now, strict=True
+                ):
+                    if hp != hp1 or carry != carry1:
+                        changed += (uid, hp1, carry1)
+            changes.append(changed)
+        return moves, changes
 
     def applied(
         self,
@@ -540,68 +636,37 @@ class FrameEncoder:
         submitted: Sequence[Sequence[sim.Record]],
         fuel: Sequence[int],
         ev: sim.TickEvents,
+        checksum: int | None = None,
     ) -> KeyFrame | DeltaFrame:
-        """The frame of the tick ``game`` has just stepped (``game`` is the state after it)."""
-        tick = game.tick - 1
-        w = game.width
-        actions: Actions = (tuple(submitted[0]), tuple(submitted[1]))
-        s0, s1 = game.sides
-        ore_changed = tuple((cell, game.ore[cell]) for cell in sorted(ev.ore_changed))
-        common: dict[str, Any] = {
-            "tick": tick,
-            "actions": actions,
-            "fuel": (fuel[0], fuel[1]),
-            "colony_hp": (s0.colony_hp, s1.colony_hp),
-            "banked": (s0.banked, s1.banked),
-            "energy": (s0.energy, s1.energy),
-            "ore_changed": ore_changed,
-            "events": Events.of(ev),
-            "checksum": game.checksum(),
-        }
-        frame: KeyFrame | DeltaFrame
-        if tick % KEYFRAME_INTERVAL == 0:
-            units = tuple(
-                tuple(
-                    sim.UnitRecord(u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
-                    for u in side.units.values()
-                )
-                for side in game.sides
-            )
-            ore = tuple((cell, amount) for cell, amount in enumerate(game.ore) if amount)
-            frame = KeyFrame(units=(units[0], units[1]), ore=ore, **common)
-        else:
-            moves: list[bytes] = []
-            changes: list[tuple[tuple[int, int, int], ...]] = []
-            move_byte = self._move_byte
-            for side, prev in zip(game.sides, self._prev, strict=True):
-                moved = bytearray()
-                changed: list[tuple[int, int, int]] = []
-                for uid, (cell, hp, carry) in prev.items():
-                    now = side.units.get(uid)
-                    if now is None:
-                        continue
-                    moved.append(move_byte[now.cell - cell] if now.cell != cell else 0)
-                    if now.hp != hp or now.carry != carry:
-                        changed.append((uid, now.hp, now.carry))
-                moves.append(bytes(moved))
-                changes.append(tuple(changed))
-            frame = DeltaFrame(
-                moves=(moves[0], moves[1]), changes=(changes[0], changes[1]), **common
-            )
-        self._prev = self._snapshot(game)
-        return frame
+        """The typed frame of the tick ``game`` has just stepped (see ``wire``)."""
+        obj = self.wire(game, submitted, fuel, ev, checksum)
+        return KeyFrame.from_wire(obj) if "u" in obj else DeltaFrame.from_wire(obj)
 
-    @staticmethod
     def forfeit(
-        game: sim.Game, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int]
+        self, game: sim.Game, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int]
     ) -> ForfeitFrame:
         """The frame of the current tick, in which a side forfeited: not applied."""
         return ForfeitFrame(
             tick=game.tick,
             actions=(tuple(submitted[0]), tuple(submitted[1])),
             fuel=(fuel[0], fuel[1]),
-            checksum=game.checksum(),
+            checksum=self.checksum(),
         )
+
+
+def _packed_side(records: Sequence[sim.Record]) -> list[int]:
+    """One side's valid records, flat and packed: [id, op * 8 + arg, ...]."""
+    flat: list[int] = []
+    for uid, op, arg in records:
+        flat += (uid, op * 8 + arg)
+    return flat
+
+
+def _cells_and_amounts(cells: list[int], ore: Sequence[int]) -> list[int]:
+    flat: list[int] = []
+    for cell in cells:
+        flat += (cell, ore[cell])
+    return flat
 
 
 class ReplayWriter:
@@ -617,9 +682,11 @@ class ReplayWriter:
         self._write(header.to_wire())
         self._state = "frames"
 
-    def frame(self, frame: Frame) -> None:
-        self._expect("frames")
-        self._write(frame.to_wire())
+    def frame(self, frame: Frame | Wire) -> None:
+        """Append a frame, typed or as its wire object."""
+        if self._state != "frames":  # _expect, inline: this runs every tick
+            self._expect("frames")
+        self._out.write(self._packer.pack(frame if isinstance(frame, dict) else frame.to_wire()))
 
     def result(self, result: Result) -> None:
         self._expect("frames")
@@ -651,15 +718,13 @@ class Recorder:
     def __post_init__(self) -> None:
         self._writer = ReplayWriter(self.out)
         self._writer.header(self.header)
-        self._encoder = FrameEncoder(self.game)
+        self._encoder = FrameEncoder(self.game, self.header.version)
 
     def applied(
         self, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int], ev: sim.TickEvents
-    ) -> Frame:
+    ) -> None:
         """Record the tick the game has just stepped."""
-        frame = self._encoder.applied(self.game, submitted, fuel, ev)
-        self._writer.frame(frame)
-        return frame
+        self._writer.frame(self._encoder.wire(self.game, submitted, fuel, ev))
 
     def forfeit(self, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int]) -> Frame:
         """Record the current tick, in which a side forfeited, as not applied."""

@@ -1,4 +1,4 @@
-"""The bounded reader of format version 1: untrusted bytes in, validated objects out.
+"""The bounded reader of format versions 1 and 2: untrusted bytes in, validated objects out.
 
 An uploaded replay is hostile input. Every length is bounded twice: by msgpack's
 own limits while decoding (no declared length is ever allocated) and by the
@@ -19,10 +19,11 @@ from typing import Any, BinaryIO, Final
 import msgpack
 
 import sim
+from replays._errors import ReplayError
 from replays._format import (
     FORMAT,
     KEYFRAME_INTERVAL,
-    VERSION,
+    SUPPORTED_VERSIONS,
     DeltaFrame,
     ForfeitFrame,
     Frame,
@@ -78,18 +79,6 @@ _PACKED_MAX: Final = sim.SPAWN * 8 + 7
 # The bytes of a "m" bin: absolute directions 0 (stayed), 1 N, 2 E, 3 S, 4 W.
 _DIRECTIONS: Final = bytes(range(5))
 _CHUNK: Final = 64 * 1024
-
-
-class ReplayError(ValueError):
-    """The bytes are not a valid replay; the message names the object, the field and the fault.
-
-    ``tick`` is the tick of the frame at fault, or None for the header, the
-    result, or the stream as a whole.
-    """
-
-    def __init__(self, message: str, tick: int | None = None) -> None:
-        super().__init__(message)
-        self.tick = tick
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,9 +410,10 @@ def _header_fields(obj: object, limits: ReplayLimits) -> _Header:
         raise _Fault("type", f"expected 'header', got {obj.get('type')!r}")
     if obj.get("format") != FORMAT:
         raise _Fault("format", f"expected {FORMAT!r}, got {obj.get('format')!r}")
-    if obj.get("version") != VERSION or type(obj.get("version")) is not int:
+    if obj.get("version") not in SUPPORTED_VERSIONS or type(obj.get("version")) is not int:
+        supported = ", ".join(map(str, SUPPORTED_VERSIONS))
         raise _Fault(
-            "version", f"format version {obj.get('version')!r} is not supported (only {VERSION})"
+            "version", f"format version {obj.get('version')!r} is not supported (only {supported})"
         )
     h = _map(obj, "", _HEADER_KEYS)
     _int(h["rules_version"], "rules_version", 0, _U64_MAX)

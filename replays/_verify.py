@@ -126,7 +126,7 @@ class _Check:
         game = self._game(header)
         budget, init_budget = self._limits(header)
         # One encoder for the whole match: delta frames are relative to the frame before.
-        encoder = FrameEncoder(game)
+        encoder = FrameEncoder(game, header.version)
         max_units = game.config.max_units
         fuel_sum = [0, 0]
         fuel_peak = [0, 0]
@@ -161,7 +161,7 @@ class _Check:
             if isinstance(frame, ForfeitFrame):
                 # Not applied: the checksum is the state the tick started from. The
                 # reader guarantees the result comes next.
-                self._checksum(t, frame.checksum, game, "of the unchanged state")
+                self._checksum(t, frame.checksum, encoder, "of the unchanged state")
                 self.ticks = t + 1
                 forfeit_frame = _ForfeitTick(t, records, broken, list(frame.fuel), budget)
                 continue
@@ -173,8 +173,8 @@ class _Check:
                         " yet the tick was applied",
                     )
             events = game.step(records)
-            self._checksum(t, frame.checksum, game, "after the step")
-            expected = encoder.applied(game, records, frame.fuel, events)
+            checksum = self._checksum(t, frame.checksum, encoder, "after the step")
+            expected = encoder.applied(game, records, frame.fuel, events, checksum)
             if expected != frame:
                 for f in fields(frame):
                     got, want = getattr(frame, f.name), getattr(expected, f.name)
@@ -254,14 +254,16 @@ class _Check:
                     f" frames' {fuel_sum[s]}, outside 0..init_fuel {init_budget}",
                 )
 
-    def _checksum(self, t: int, recorded: int, game: sim.Game, when: str) -> None:
-        actual = game.checksum()
+    def _checksum(self, t: int, recorded: int, encoder: FrameEncoder, when: str) -> int:
+        """The state's checksum (by the replay's format version), once it agrees with the file."""
+        actual = encoder.checksum()
         if recorded != actual:
             raise _Mismatch(
                 t,
                 f"frame of tick {t}: checksum {recorded:#018x} differs from the re-simulated"
                 f" {actual:#018x} {when}",
             )
+        return actual
 
     def _result(
         self,

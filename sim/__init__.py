@@ -44,6 +44,7 @@ from sim._maps import (
 )
 from sim._state import (
     RULES_VERSION,
+    FlatObservation,
     Forfeit,
     Game,
     Observation,
@@ -51,6 +52,7 @@ from sim._state import (
     SideState,
     TickEvents,
     Unit,
+    UnitWords,
     forfeit_outcome,
 )
 
@@ -77,6 +79,7 @@ __all__ = [
     "ConfigError",
     "Direction",
     "Fate",
+    "FlatObservation",
     "Forfeit",
     "ForfeitKind",
     "Game",
@@ -93,6 +96,7 @@ __all__ = [
     "Unit",
     "UnitKind",
     "UnitRecord",
+    "UnitWords",
     "check_map",
     "explain_tick",
     "forfeit_outcome",

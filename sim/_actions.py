@@ -122,6 +122,16 @@ ARG_RANGE: tuple[tuple[int, int], ...] = ((0, 0), (1, 4), (1, 4), (0, 4), (0, 0)
 """Inclusive argument range of each op."""
 
 
+# The args each op accepts: for a unit (any op but SPAWN) and for the colony
+# (id 0: NOOP or SPAWN). One dict and one set lookup judge a record's op and arg.
+_UNIT_ARGS: dict[int, frozenset[int]] = {
+    op: frozenset(range(low, high + 1)) for op, (low, high) in enumerate(ARG_RANGE) if op != SPAWN
+}
+_COLONY_ARGS: dict[int, frozenset[int]] = {
+    op: frozenset(range(ARG_RANGE[op][0], ARG_RANGE[op][1] + 1)) for op in (NOOP, SPAWN)
+}
+
+
 def validate_actions(
     n: int, records: Sequence[Record], roster: Collection[int], max_units: int
 ) -> str | None:
@@ -136,13 +146,13 @@ def validate_actions(
         return f"action count n = {n} is outside 0..{max_units + 1} (max_units + 1)"
     seen: set[int] = set()
     for uid, op, arg in records:
-        if (
-            (uid != 0 and uid not in roster)
-            or uid in seen
-            or not 0 <= op <= SPAWN
-            or ((uid == 0) != (op == SPAWN) and op != NOOP)
-            or not ARG_RANGE[op][0] <= arg <= ARG_RANGE[op][1]
-        ):
+        if uid:
+            allowed = _UNIT_ARGS.get(op)
+            if uid not in roster:
+                return _broken_rule(records, roster)
+        else:
+            allowed = _COLONY_ARGS.get(op)
+        if allowed is None or arg not in allowed or uid in seen:
             return _broken_rule(records, roster)
         seen.add(uid)
     return None

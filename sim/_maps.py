@@ -6,7 +6,7 @@ reads files, clocks or global random state.
 
 from __future__ import annotations
 
-from collections import deque
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,6 +38,8 @@ DEFAULT_ORE_SCALE = 10
 MAX_ORE_SCALE = 1_000_000
 
 _ROW_CHARS = frozenset(".#AB123456789")
+# Rock bytes (0 open, 1 rock) to the binary digits of the open cells' bitmask.
+_OPEN_DIGITS = bytes.maketrans(b"\x00\x01", b"10")
 _DIGITS = frozenset("0123456789")
 _SIDE_LETTERS = ("A", "B")
 
@@ -232,11 +234,9 @@ def _check(game_map: GameMap, where: str, row_lines: Sequence[int] | None) -> No
                 line=_line_of(row_lines, cy),
                 cell=(cx, cy),
             )
-        reached = _reachable(rock, w, h, starts, colony_idx)
-        missing = next(
-            (i for i in range(w * h) if not rock[i] and i not in colony_idx and i not in reached),
-            None,
-        )
+        walkable = _walkable(rock, colony_idx)
+        unreached = walkable & ~_reachable(walkable, w, h, starts)
+        missing = (unreached & -unreached).bit_length() - 1 if unreached else None
         if missing is not None and (first_bad is None or missing < first_bad[0]):
             first_bad = (missing, side)
     if first_bad is not None:
@@ -527,25 +527,54 @@ def _colony_a(width: int, height: int) -> tuple[int, int]:
     return (min(3, (width - 1) // 2 - 1), min(3, (height - 1) // 2 - 1))
 
 
-def _reachable(
-    rock: Sequence[int], width: int, height: int, starts: Sequence[int], colonies: set[int]
-) -> set[int]:
-    """Indices reachable 4-connected from ``starts`` through open non-colony cells."""
-    seen = set(starts)
-    queue = deque(starts)
-    while queue:
-        i = queue.popleft()
-        x, y = i % width, i // width
-        for j, ok in (
-            (i - 1, x > 0),
-            (i + 1, x < width - 1),
-            (i - width, y > 0),
-            (i + width, y < height - 1),
-        ):
-            if ok and j not in seen and not rock[j] and j not in colonies:
-                seen.add(j)
-                queue.append(j)
+def _walkable(rock: Sequence[int], colonies: set[int]) -> int:
+    """The bitmask (bit i is cell i) of the open cells that are not a colony."""
+    bits = int(bytes(rock).translate(_OPEN_DIGITS)[::-1], 2)
+    for c in colonies:
+        bits &= ~(1 << c)
+    return bits
+
+
+def _reachable(walkable: int, width: int, height: int, starts: Sequence[int]) -> int:
+    """The bitmask of the cells reachable 4-connected from ``starts`` through ``walkable``.
+
+    A flood fill on bitmasks: each round takes every frontier cell's four
+    neighbours at once (shifts by one column or one row; a column shift never
+    wraps into the next row).
+    """
+    not_first, not_last = _column_masks(width, height)
+    seen = 0
+    for i in starts:
+        seen |= 1 << i
+    frontier = seen
+    while frontier:
+        grow = (
+            ((frontier & not_last) << 1)
+            | ((frontier & not_first) >> 1)
+            | (frontier << width)
+            | (frontier >> width)
+        ) & walkable
+        frontier = grow & ~seen
+        seen |= frontier
     return seen
+
+
+@functools.lru_cache(maxsize=16)
+def _column_masks(width: int, height: int) -> tuple[int, int]:
+    """Bitmasks of the cells not in the first column, and not in the last."""
+    row = (1 << width) - 1
+    every_row = sum(1 << (y * width) for y in range(height))
+    return (row ^ 1) * every_row, (row >> 1) * every_row
+
+
+def _cells_of(bits: int) -> list[int]:
+    """The cells of a bitmask, ascending."""
+    cells = []
+    while bits:
+        low = bits & -bits
+        cells.append(low.bit_length() - 1)
+        bits ^= low
+    return cells
 
 
 def _place_rock(
@@ -579,15 +608,15 @@ def _place_rock(
             elif d == 3 and y < height - 1:
                 i += width
     a, b = sorted(colonies)
-    region = _reachable(rock, width, height, [a + width], colonies)
-    if b - width not in region:
+    walkable = _walkable(rock, colonies)
+    region = _reachable(walkable, width, height, [a + width])
+    if not (region >> (b - width)) & 1:
         return None
     # Fill enclosed pockets: the region is symmetric (the colonies are), so its
     # complement is too.
-    for i in range(area):
-        if not rock[i] and i not in region and i not in colonies:
-            rock[i] = 1
-            count += 1
+    for i in _cells_of(walkable & ~region):
+        rock[i] = 1
+        count += 1
     if count > area * 15 // 100:
         return None
     return rock

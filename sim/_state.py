@@ -3,16 +3,21 @@
 Positions are held as absolute cell indices ``y * width + x``. Controllers speak
 in their own view; side 1's view is the absolute one rotated 180 degrees, which
 on cell indices is simply ``index -> cells - 1 - index``.
+
+The state keeps a digest of the ore (``ORE_DIGEST`` below) up to date cell by
+cell, so the checksum of a tick costs the units and the cells that changed,
+never the whole map.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import sys
-from array import array
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import chain
+from typing import Any, NamedTuple
 
 from sim._actions import (
     ATTACK,
@@ -34,6 +39,7 @@ from sim._maps import GameMap
 
 __all__ = [
     "RULES_VERSION",
+    "FlatObservation",
     "Forfeit",
     "Game",
     "Observation",
@@ -41,6 +47,7 @@ __all__ = [
     "SideState",
     "TickEvents",
     "Unit",
+    "UnitWords",
     "forfeit_outcome",
 ]
 
@@ -49,6 +56,59 @@ RULES_VERSION = 1
 
 # A side-1 controller's direction in absolute terms: its NORTH is absolute SOUTH.
 _TURN = ((0, 1, 2, 3, 4), (0, 3, 4, 1, 2))
+
+# The vocabulary as plain ints for the hot paths: comparisons of two exact ints
+# take the interpreter's fast path, comparisons with an IntEnum member do not.
+_MOVE, _ATTACK, _MINE, _DEPOSIT, _SPAWN = map(int, (MOVE, ATTACK, MINE, DEPOSIT, SPAWN))
+_WORKER, _SOLDIER = int(WORKER), int(SOLDIER)
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN64 = 0x9E3779B97F4A7C15
+
+
+def _mix64(z: int) -> int:
+    """SplitMix64's finalizer: a bijection on 64-bit words in which every input bit
+    reaches every output bit."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _cell_key(cell: int) -> int:
+    """Key of a cell in the ore digest: the (cell + 1)-th output of SplitMix64 seeded with 0."""
+    return _mix64(((cell + 1) * _GOLDEN64) & _MASK64)
+
+
+def _neighbours(w: int, h: int, dx: int, dy: int) -> list[int]:
+    """Per cell of a w x h map, the cell (dx, dy) away, or -1 off the map (a row at a time)."""
+    out: list[int] = []
+    for y in range(h):
+        if not 0 <= y + dy < h:
+            out += [-1] * w
+            continue
+        base = (y + dy) * w + dx
+        row = list(range(base, base + w))
+        if dx > 0:
+            row[w - dx :] = [-1] * dx
+        elif dx < 0:
+            row[:-dx] = [-1] * -dx
+        out += row
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _checksum_layout(words: int) -> struct.Struct:
+    """``words`` little-endian int64s, then the ore digest as a little-endian u64."""
+    return struct.Struct(f"<{words}qQ")
+
+
+def _side_and_id(u: Unit) -> tuple[int, int]:
+    return u.side, u.id
+
+
+def _ore_term(key: int, amount: int) -> int:
+    """One cell's share of the ore digest; a cell without ore adds nothing."""
+    return _mix64(key ^ (amount & _MASK64)) if amount else 0
 
 
 class Unit:
@@ -102,6 +162,30 @@ class Observation:
     own: list[UnitRecord]  # by id
     enemy: list[UnitRecord]  # visible enemy units, by id
     ore: list[OreRecord]  # visible cells holding ore, by (y, x)
+
+
+UnitWords = tuple[list[int], list[int]]
+"""Per side, its units by id as flat ints: id, kind, cell, hp, carry each (``Game.unit_words``)."""
+
+
+class FlatObservation(NamedTuple):
+    """An ``Observation`` as flat lists of ints, built without an object per unit or cell.
+
+    The numbers are the same and in the same order: ``own`` and ``enemy`` hold
+    six ints per unit in ``UnitRecord`` order (id, kind, x, y, hp, carry),
+    ``ore`` three per cell in ``OreRecord`` order (x, y, amount). The arena
+    packs it into the OBS message (rules §9) in one pass.
+    """
+
+    tick: int
+    banked: int
+    energy: int
+    colony_hp: int
+    enemy_banked: int
+    enemy_colony_hp: int  # -1 when the enemy colony's cell is not visible
+    own: Sequence[int]
+    enemy: Sequence[int]
+    ore: Sequence[int]
 
 
 @dataclass(slots=True)
@@ -158,31 +242,55 @@ class Game:
         n = w * h
         self.cells = n
         self.tick = 0
-        # An array, so the checksum can hash it without conversion.
-        self.ore = array("q", game_map.ore)
-        # Row bitmasks of the cells holding ore: vision is row bitmasks too, so
-        # the visible ore of a row is one AND.
-        self._ore_rows = [0] * h
+        # Change the ore only through _add_ore (or set_ore): it keeps the
+        # bitmask of the cells holding ore and the ore digest in step.
+        self.ore = list(game_map.ore)
+        # Sets of cells are bitmasks in Python ints: bit c is cell c, so row y
+        # is the w bits from y * w. Vision is one too, and the visible ore is
+        # one AND.
+        self._ore_bits = 0
+        # Each cell's key in the ore digest, made when the cell first holds ore
+        # (0: not yet), and its current term, so a change mixes once.
+        self._cell_keys = [0] * n
+        self._ore_terms = [0] * n
+        self._ore_digest = 0
         for i, a in enumerate(self.ore):
             if a > 0:
-                self._ore_rows[i // w] |= 1 << (i % w)
+                self._ore_bits |= 1 << i
+            if a:
+                key = self._cell_keys[i] = _cell_key(i)
+                self._ore_terms[i] = _ore_term(key, a)
+                self._ore_digest ^= self._ore_terms[i]
+        # What each side saw last, kept until what it depends on changes:
+        # its units' cells and their vision; the visible ore bits, each row's
+        # visible ore in its view, and all of them joined. _ore_dirty[side]
+        # holds the cells whose ore changed since that side last looked.
+        self._sight: list[tuple[tuple[int, ...], int] | None] = [None, None]
+        self._ore_dirty = [0, 0]
+        self._ore_seen = [0, 0]
+        self._ore_segments: tuple[list[tuple[int, ...]], list[tuple[int, ...]]] = (
+            [()] * h,
+            [()] * h,
+        )
+        self._ore_flat: list[tuple[int, ...]] = [(), ()]
+        self._ore_cells: tuple[int, list[int]] = (0, [])  # (ore bits, their cells)
         colonies = [x + y * w for x, y in game_map.colonies]
         # Cells no unit may enter: rock and both colonies.
         self.blocked = bytearray(game_map.rock)
         for c in colonies:
             self.blocked[c] = 1
         # _step[d][i]: neighbour of cell i in absolute direction d, or -1 off the map.
-        self._step: list[list[int]] = []
-        for dx, dy in DIRECTION_DELTAS:
-            self._step.append(
-                [
-                    (x + dx) + (y + dy) * w if 0 <= x + dx < w and 0 <= y + dy < h else -1
-                    for y in range(h)
-                    for x in range(w)
-                ]
-            )
+        self._step = [_neighbours(w, h, dx, dy) for dx, dy in DIRECTION_DELTAS]
+        # The same tables indexed by a side's own direction (side 1's NORTH is SOUTH).
+        self._side_step = tuple([self._step[_TURN[s][d]] for d in range(5)] for s in (0, 1))
         self.sides = (SideState(colonies[0], config), SideState(colonies[1], config))
-        self._span_cache: dict[int, list[int]] = {}
+        # Vision tables (Chebyshev squares, rules §3): for each cell, a unit's
+        # square is its row's span times its rows' template; each colony's square.
+        self._row_mask = (1 << w) - 1
+        self._vision_span, self._vision_rows = self._square(config.unit_vision)
+        self._squares: list[int | None] = [None] * n  # a unit's square, made on first use
+        colony_span, colony_rows = self._square(config.colony_vision)
+        self._colony_sight = tuple(colony_span[c] * colony_rows[c] for c in colonies)
         # Per cell: its absolute x and y, and both sides' views of them (side 1's
         # view turns the board 180 degrees: cell i is its cell n-1-i).
         self._x = [i % w for i in range(n)]
@@ -219,80 +327,134 @@ class Game:
 
     def observe(self, side: int) -> Observation:
         """The observation of ``side`` at the start of the current tick (rules §9)."""
-        me, foe = self.sides[side], self.sides[1 - side]
-        w = self.width
-        rows = self._visibility(side)
-        xs, ys = self._x, self._y  # absolute coordinates of each cell
-        vx, vy = self._view_xy[side]  # the same in the receiver's view
-        # Units are created in id order and dicts keep it, so both lists are sorted.
-        own = [
-            UnitRecord(u.id, u.kind, vx[u.cell], vy[u.cell], u.hp, u.carry)
-            for u in me.units.values()
-        ]
-        enemy = [
-            UnitRecord(u.id, u.kind, vx[u.cell], vy[u.cell], u.hp, u.carry)
-            for u in foe.units.values()
-            if (rows[ys[u.cell]] >> xs[u.cell]) & 1
-        ]
-        ore: list[OreRecord] = []
-        amounts = self.ore
-        for y, bits in enumerate(self._ore_rows):
-            bits &= rows[y]
-            while bits:
-                low = bits & -bits
-                bits ^= low
-                c = y * w + low.bit_length() - 1
-                ore.append(OreRecord(vx[c], vy[c], amounts[c]))
-        if side:  # row-major in the receiver's view is the reverse of ours
-            ore.reverse()
-        foe_seen = (rows[ys[foe.colony]] >> xs[foe.colony]) & 1
+        f = self.observe_flat(side)
+        own, enemy, ore = f.own, f.enemy, f.ore
         return Observation(
-            tick=self.tick,
-            banked=me.banked,
-            energy=me.energy,
-            colony_hp=me.colony_hp,
-            enemy_banked=foe.banked,
-            enemy_colony_hp=foe.colony_hp if foe_seen else -1,
-            own=own,
-            enemy=enemy,
-            ore=ore,
+            tick=f.tick,
+            banked=f.banked,
+            energy=f.energy,
+            colony_hp=f.colony_hp,
+            enemy_banked=f.enemy_banked,
+            enemy_colony_hp=f.enemy_colony_hp,
+            own=[UnitRecord(*own[i : i + 6]) for i in range(0, len(own), 6)],
+            enemy=[UnitRecord(*enemy[i : i + 6]) for i in range(0, len(enemy), 6)],
+            ore=[OreRecord(*ore[i : i + 3]) for i in range(0, len(ore), 3)],
         )
 
-    def _visibility(self, side: int) -> list[int]:
-        """Row bitmasks of the cells ``side`` sees (bit x of row y)."""
-        w, h = self.width, self.height
-        me = self.sides[side]
-        # Chebyshev squares: first OR each unit's horizontal span into its own
-        # row, then spread every such row vertically once.
-        spans = self._spans(self.config.unit_vision)
-        xs, ys = self._x, self._y
-        own_rows: dict[int, int] = {}
-        for u in me.units.values():
-            y = ys[u.cell]
-            own_rows[y] = own_rows.get(y, 0) | spans[xs[u.cell]]
-        rows = [0] * h
-        r = self.config.unit_vision
-        for y, mask in own_rows.items():
-            for yy in range(max(0, y - r), min(h - 1, y + r) + 1):
-                rows[yy] |= mask
-        r = self.config.colony_vision
-        cy = me.colony // w
-        mask = self._spans(r)[me.colony - cy * w]
-        for yy in range(max(0, cy - r), min(h - 1, cy + r) + 1):
-            rows[yy] |= mask
-        return rows
+    def observe_flat(self, side: int) -> FlatObservation:
+        """``observe(side)`` as flat sequences of ints: what the match loop packs every tick.
 
-    def _spans(self, r: int) -> list[int]:
-        """For each x, the row bitmask of the columns within ``r`` of it (cached)."""
-        spans = self._span_cache.get(r)
-        if spans is None:
-            w = self.width
-            spans = [
-                ((1 << (min(w - 1, x + r) - max(0, x - r) + 1)) - 1) << max(0, x - r)
-                for x in range(w)
-            ]
-            self._span_cache[r] = spans
-        return spans
+        The sequences belong to the game (a later call may return the same ones):
+        read them, do not change them.
+        """
+        me, foe = self.sides[side], self.sides[1 - side]
+        sight = self._vision(side)
+        vx, vy = self._view_xy[side]  # each cell's coordinates in the receiver's view
+        # Units are created in id order and dicts keep it, so both lists are sorted.
+        own: list[int] = []
+        for u in me.units.values():
+            c = u.cell
+            own += (u.id, u.kind, vx[c], vy[c], u.hp, u.carry)
+        enemy: list[int] = []
+        for u in foe.units.values():
+            c = u.cell
+            if (sight >> c) & 1:
+                enemy += (u.id, u.kind, vx[c], vy[c], u.hp, u.carry)
+        return FlatObservation(
+            self.tick,
+            me.banked,
+            me.energy,
+            me.colony_hp,
+            foe.banked,
+            foe.colony_hp if (sight >> foe.colony) & 1 else -1,
+            own,
+            enemy,
+            self._visible_ore(side, sight),
+        )
+
+    def _vision(self, side: int) -> int:
+        """The bitmask of the cells ``side`` sees: the union of its units' squares and its
+        colony's (kept while its units stand still)."""
+        cells = tuple([u.cell for u in self.sides[side].units.values()])
+        kept = self._sight[side]
+        if kept is not None and kept[0] == cells:
+            return kept[1]
+        squares = self._squares
+        sight = self._colony_sight[side]
+        for c in cells:
+            square = squares[c]
+            if square is None:
+                square = squares[c] = self._vision_span[c] * self._vision_rows[c]
+            sight |= square
+        self._sight[side] = (cells, sight)
+        return sight
+
+    def _visible_ore(self, side: int, sight: int) -> tuple[int, ...]:
+        """The flat (x, y, amount) of the visible cells holding ore, row-major in ``side``'s
+        view. Only the rows whose visible cells or amounts changed are built again."""
+        seen = sight & self._ore_bits
+        changed = (seen ^ self._ore_seen[side]) | (self._ore_dirty[side] & seen)
+        self._ore_dirty[side] = 0
+        if not changed:
+            return self._ore_flat[side]
+        self._ore_seen[side] = seen
+        segments = self._ore_segments[side]
+        w, row_mask = self.width, self._row_mask
+        while changed:
+            y = (changed.bit_length() - 1) // w
+            base = y * w
+            segments[y] = self._ore_row(side, y, (seen >> base) & row_mask)
+            changed &= (1 << base) - 1  # the rows below y are left
+        # Row-major in side 1's view is ours backwards (each row too: _ore_row).
+        ore = tuple(chain.from_iterable(reversed(segments) if side else segments))
+        self._ore_flat[side] = ore
+        return ore
+
+    def _ore_row(self, side: int, y: int, bits: int) -> tuple[int, ...]:
+        """The flat (x, y, amount) triples of the cells of row ``y`` in ``bits``, in
+        ``side``'s view and order: side 1 sees each row backwards."""
+        vx, vy = self._view_xy[side]
+        amounts = self.ore
+        base = y * self.width - 1
+        flat: list[int] = []
+        while bits:
+            if side:
+                top = bits.bit_length()
+                bits ^= 1 << (top - 1)
+                c = base + top
+            else:
+                low = bits & -bits
+                bits ^= low
+                c = base + low.bit_length()
+            flat += (vx[c], vy[c], amounts[c])
+        return tuple(flat)
+
+    def ore_cells(self) -> list[int]:
+        """The cells holding ore, ascending (read from the ore bitmask, not the whole map)."""
+        bits = self._ore_bits
+        if bits != self._ore_cells[0]:  # kept while no cell gains or loses all its ore
+            cells: list[int] = []
+            rest = bits
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                cells.append(low.bit_length() - 1)
+            self._ore_cells = (bits, cells)
+        return list(self._ore_cells[1])
+
+    def _square(self, r: int) -> tuple[list[int], list[int]]:
+        """For a Chebyshev radius ``r``, per cell: the row bitmask of the columns within
+        ``r`` of it, and a 1 at bit y * w for each row y within ``r`` of it. Their product
+        is the bitmask of the cells within ``r`` (the rows' spans never overlap)."""
+        w, h = self.width, self.height
+        spans = [
+            ((1 << (min(w - 1, x + r) - max(0, x - r) + 1)) - 1) << max(0, x - r) for x in range(w)
+        ]
+        rows = [
+            sum(1 << (yy * w) for yy in range(max(0, y - r), min(h - 1, y + r) + 1))
+            for y in range(h)
+        ]
+        return spans * h, [rows[y] for y in range(h) for _ in range(w)]
 
     def add_unit(
         self, side: int, kind: int, x: int, y: int, *, hp: int | None = None, carry: int = 0
@@ -304,8 +466,8 @@ class Game:
         if self.occ[cell] is not None:
             raise ValueError(f"cannot place a unit at ({x}, {y}): occupied")
         me = self.sides[side]
-        default_hp = self.config.worker_hp if kind == WORKER else self.config.soldier_hp
-        unit = Unit(side, me.next_id, kind, cell, default_hp if hp is None else hp)
+        default_hp = self.config.worker_hp if kind == _WORKER else self.config.soldier_hp
+        unit = Unit(side, me.next_id, int(kind), cell, default_hp if hp is None else hp)
         unit.carry = carry
         me.next_id += 1
         me.units[unit.id] = unit
@@ -330,37 +492,38 @@ class Game:
         step = self._step
         occ = self.occ
         # Sort the orders by op once; an order a unit's kind cannot carry out
-        # (a worker attacking, a soldier mining or depositing) is a no-op.
-        attacks: list[tuple[Unit, int]] = []  # (soldier, absolute direction)
-        moves: list[tuple[Unit, int]] = []
-        mines: list[tuple[Unit, int]] = []
+        # (a worker attacking, a soldier mining or depositing) is a no-op. Nobody
+        # moves before step 4, so attack and move targets are known now.
+        attacks: list[tuple[Unit, int]] = []  # (soldier, target cell or -1 off the map)
+        moves: list[tuple[Unit, int]] = []  # (unit, target cell or -1 off the map)
+        mines: list[tuple[Unit, int]] = []  # (worker, absolute direction)
         deposits: list[Unit] = []
         spawn_kind = [0, 0]
         for s in (0, 1):
             units = self.sides[s].units
             turn = _TURN[s]
+            side_step = self._side_step[s]
             for uid, op, arg in actions[s]:
                 if uid == 0:
-                    if op == SPAWN:
+                    if op == _SPAWN:
                         spawn_kind[s] = arg
                     continue
                 u = units[uid]
-                if op == MOVE:
-                    moves.append((u, turn[arg]))
-                elif op == ATTACK:
-                    if u.kind == SOLDIER:
-                        attacks.append((u, turn[arg]))
-                elif op == MINE:
-                    if u.kind == WORKER:
+                if op == _MOVE:
+                    moves.append((u, side_step[arg][u.cell]))
+                elif op == _ATTACK:
+                    if u.kind == _SOLDIER:
+                        attacks.append((u, side_step[arg][u.cell]))
+                elif op == _MINE:
+                    if u.kind == _WORKER:
                         mines.append((u, turn[arg]))
-                elif op == DEPOSIT and u.kind == WORKER:
+                elif op == _DEPOSIT and u.kind == _WORKER:
                     deposits.append(u)
 
         # 2. Attack, from start-of-tick positions; damage is summed, applied at once.
         damage: dict[Unit, int] = {}
         colony_damage = ev.colony_damage
-        for u, d in attacks:
-            target = step[d][u.cell]
+        for u, target in attacks:
             if target < 0:
                 continue
             ev.attacks.append((u.side, u.id, target))
@@ -376,7 +539,7 @@ class Game:
             victim.hp -= dmg
             if victim.hp <= 0:
                 dead.add(victim)
-        for victim in sorted(dead, key=lambda u: (u.side, u.id)):
+        for victim in sorted(dead, key=_side_and_id) if dead else ():
             ev.deaths.append((victim.side, victim.id))
             del self.sides[victim.side].units[victim.id]
             occ[victim.cell] = None
@@ -393,7 +556,7 @@ class Game:
             deposits = [u for u in deposits if u not in dead]
 
         # 4. Move.
-        self._move([(u, step[d][u.cell]) for u, d in moves])
+        self._move(moves)
 
         # 5. Mine, from the cells after the moves: a cell serves all its requests or none.
         requests: dict[int, list[Unit]] = {}
@@ -431,18 +594,30 @@ class Game:
         return ev
 
     def _add_ore(self, cell: int, amount: int) -> None:
-        self.ore[cell] += amount
-        y, bit = divmod(cell, self.width)
-        if self.ore[cell] > 0:
-            self._ore_rows[y] |= 1 << bit
-        else:
-            self._ore_rows[y] &= ~(1 << bit)
+        ore = self.ore
+        old = ore[cell]
+        new = old + amount
+        ore[cell] = new
+        # The ore digest: take the cell's old term out, put its new one in.
+        keys = self._cell_keys
+        key = keys[cell] or _cell_key(cell)
+        keys[cell] = key
+        term = _mix64(key ^ (new & _MASK64)) if new else 0
+        self._ore_digest ^= self._ore_terms[cell] ^ term
+        self._ore_terms[cell] = term
+        bit = 1 << cell
+        if (old > 0) != (new > 0):  # the cell gains or loses all its ore
+            self._ore_bits ^= bit
+        dirty = self._ore_dirty
+        dirty[0] |= bit
+        dirty[1] |= bit
 
     def _spawn(self, s: int, kind: int, *, pay: bool = False) -> int:
         """Place a new unit on the first free colony neighbour; return its id or 0."""
         cfg = self.config
         side = self.sides[s]
-        cost = cfg.worker_cost if kind == WORKER else cfg.soldier_cost
+        kind = int(kind)  # a plain int in every unit, however it was asked for
+        cost = cfg.worker_cost if kind == _WORKER else cfg.soldier_cost
         if pay and (side.colony_hp <= 0 or side.energy < cost or len(side.units) >= cfg.max_units):
             return 0
         for cell in self._spawn_cells[s]:
@@ -454,7 +629,7 @@ class Game:
             side.energy -= cost
         uid = side.next_id
         side.next_id += 1
-        hp = cfg.worker_hp if kind == WORKER else cfg.soldier_hp
+        hp = cfg.worker_hp if kind == _WORKER else cfg.soldier_hp
         unit = Unit(s, uid, kind, cell, hp)
         side.units[uid] = unit
         self.occ[cell] = unit
@@ -472,9 +647,13 @@ class Game:
         if not wishes:
             return
         occ, blocked = self.occ, self.blocked
-        # The mover aiming at each cell; a cell two or more aim at is contested.
+        # The mover aiming at each cell, and each mover's target; a cell two or
+        # more aim at is contested. Moves into occupied cells are judged once
+        # every target is known.
         aimed_at: dict[int, Unit] = {}
+        target: dict[Unit, int] = {}
         contested: list[int] = []
+        into_occupied: list[tuple[Unit, Unit]] = []  # (mover, the unit in its target)
         failed: list[Unit] = []
         for u, t in wishes:
             if t < 0 or blocked[t]:
@@ -484,15 +663,16 @@ class Game:
                 failed.append(u)
             else:
                 aimed_at[t] = u
+                target[u] = t
+                v = occ[t]
+                if v is not None:
+                    into_occupied.append((u, v))
         for t in contested:
             loser = aimed_at.pop(t, None)
             if loser is not None:
+                del target[loser]
                 failed.append(loser)
-        target = {u: t for t, u in aimed_at.items()}
-        for u, t in target.items():
-            v = occ[t]
-            if v is None:
-                continue
+        for u, v in into_occupied:
             vt = target.get(v)
             if vt is None or vt == u.cell:  # a stayer, or a swap
                 failed.append(u)
@@ -502,9 +682,11 @@ class Game:
             w = aimed_at.get(u.cell)
             if w is not None and w in target:
                 failed.append(w)
-        for u in target:
-            occ[u.cell] = None
+        # One pass: a mover leaves its cell unless another mover has already
+        # entered it.
         for u, t in target.items():
+            if occ[u.cell] is u:
+                occ[u.cell] = None
             u.cell = t
             occ[t] = u
 
@@ -527,19 +709,55 @@ class Game:
 
     # -- canonical state ---------------------------------------------------------------
 
-    def checksum(self) -> int:
-        """A 64-bit digest of the whole resolved state, the same on every machine."""
-        words = [self.tick]
-        for side in self.sides:
-            words += (side.banked, side.energy, side.colony_hp, side.next_id, len(side.units))
-            for u in side.units.values():
-                words += (u.id, u.kind, u.cell, u.hp, u.carry)
-        head = array("q", words)
-        ore = self.ore
-        if sys.byteorder != "little":
-            head.byteswap()
-            ore = array("q", ore)
-            ore.byteswap()
-        digest = hashlib.blake2b(head.tobytes(), digest_size=8)
-        digest.update(ore.tobytes())
+    def unit_words(self) -> UnitWords:
+        """Per side, its living units by id as flat ints: id, kind, cell, hp, carry each.
+
+        The checksum hashes these words; a frame encoder that needs them too can
+        take them once and hand them to ``checksum``.
+        """
+        a: list[int] = []
+        for u in self.sides[0].units.values():
+            a += (u.id, u.kind, u.cell, u.hp, u.carry)
+        b: list[int] = []
+        for u in self.sides[1].units.values():
+            b += (u.id, u.kind, u.cell, u.hp, u.carry)
+        return a, b
+
+    def checksum(self, units: UnitWords | None = None) -> int:
+        """A 64-bit digest of the whole resolved state, the same on every machine.
+
+        BLAKE2b (8-byte digest) of the little-endian int64 words: the tick; per
+        side its banked, energy, colony hp, next id and unit count, then per
+        unit by id its id, kind, cell, hp and carry; then the ore digest as a
+        little-endian u64. The ore digest is the XOR, over every cell c whose
+        ore amount a is not 0, of mix64(K[c] ^ a), where mix64 is SplitMix64's
+        finalizer and K[c] = mix64((c + 1) * 0x9E3779B97F4A7C15 mod 2**64). It is
+        kept up to date as ore changes, so a tick's checksum does not grow with
+        the map. (Replay format version 2.) ``units`` is this state's
+        ``unit_words()``, when the caller has them.
+        """
+        words = self._state_words(units)
+        data = _checksum_layout(len(words)).pack(*words, self._ore_digest)
+        return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+    def checksum_v1(self, units: UnitWords | None = None) -> int:
+        """The checksum of replay format version 1, kept so that its replays still verify.
+
+        BLAKE2b (8-byte digest) of the same words as ``checksum`` up to the
+        units, followed by every cell's ore amount as a little-endian int64:
+        the whole map, every tick.
+        """
+        words = self._state_words(units)
+        words += self.ore
+        digest = hashlib.blake2b(struct.pack(f"<{len(words)}q", *words), digest_size=8)
         return int.from_bytes(digest.digest(), "little")
+
+    def _state_words(self, units: UnitWords | None) -> list[int]:
+        """The tick; per side its totals, then its ``unit_words``."""
+        if units is None:
+            units = self.unit_words()
+        words = [self.tick]
+        for side, flat in zip(self.sides, units, strict=True):
+            words += (side.banked, side.energy, side.colony_hp, side.next_id, len(side.units))
+            words += flat
+        return words

@@ -6,6 +6,7 @@ so no test module imports another.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import random
@@ -149,6 +150,71 @@ def random_policy(
         out.append((0, sim.SPAWN, rng.choice((sim.WORKER, sim.SOLDIER, sim.SOLDIER)[: 2 + fierce])))
     rng.shuffle(out)
     return out
+
+
+# --------------------------------------------------------------------------- readings from scratch
+
+
+def brute_observation(g: sim.Game, side: int) -> sim.Observation:
+    """What ``side`` sees, read from the spec cell by cell (rules §3, §9): no cache, no mask."""
+    me, foe = g.sides[side], g.sides[1 - side]
+    cfg = g.config
+    eyes = [(u.cell, cfg.unit_vision) for u in me.units.values()]
+    eyes.append((me.colony, cfg.colony_vision))
+
+    def visible(cell: int) -> bool:
+        x, y = g.xy(cell)
+        return any(
+            max(abs(x - ex), abs(y - ey)) <= r for (ex, ey), r in ((g.xy(c), r) for c, r in eyes)
+        )
+
+    def seen(u: sim.Unit) -> sim.UnitRecord:
+        return sim.UnitRecord(u.id, u.kind, *g.own_xy(side, u.cell), u.hp, u.carry)
+
+    ore = sorted(
+        (sim.OreRecord(*g.own_xy(side, c), g.ore[c]) for c in range(g.cells) if g.ore[c] > 0),
+        key=lambda o: (o.y, o.x),
+    )
+    return sim.Observation(
+        tick=g.tick,
+        banked=me.banked,
+        energy=me.energy,
+        colony_hp=me.colony_hp,
+        enemy_banked=foe.banked,
+        enemy_colony_hp=foe.colony_hp if visible(foe.colony) else -1,
+        own=[seen(u) for u in me.units.values()],
+        enemy=[seen(u) for u in foe.units.values() if visible(u.cell)],
+        ore=[o for o in ore if visible(_cell_of(g, side, o.x, o.y))],
+    )
+
+
+def _cell_of(g: sim.Game, side: int, x: int, y: int) -> int:
+    """The absolute cell of (x, y) in ``side``'s view."""
+    cell = x + y * g.width
+    return g.cells - 1 - cell if side else cell
+
+
+def _mix64(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    return z ^ (z >> 31)
+
+
+def reference_checksum(g: sim.Game) -> int:
+    """``Game.checksum`` as its docstring defines it, computed from the whole state."""
+    words = [g.tick]
+    for side in g.sides:
+        words += [side.banked, side.energy, side.colony_hp, side.next_id, len(side.units)]
+        for u in sorted(side.units.values(), key=lambda u: u.id):
+            words += [u.id, u.kind, u.cell, u.hp, u.carry]
+    ore_digest = 0
+    for c in range(g.cells):
+        if g.ore[c]:
+            key = _mix64((c + 1) * 0x9E3779B97F4A7C15 % 2**64)
+            ore_digest ^= _mix64(key ^ g.ore[c])
+    data = b"".join(v.to_bytes(8, "little", signed=True) for v in words)
+    data += ore_digest.to_bytes(8, "little")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 # --------------------------------------------------------------------------- scripted replays
@@ -446,7 +512,7 @@ def result_between(
 
 # --------------------------------------------------------------------------- the viewer
 
-GOLDEN_REPLAY = TESTS / "golden" / "busy-vs-idle-seed77.replay"
+GOLDEN_REPLAY = TESTS / "golden" / "busy-vs-idle-seed77-v2.replay"
 
 
 def write_viewer_replays(directory: Path) -> dict[str, Path]:

@@ -20,6 +20,16 @@ if TYPE_CHECKING:
 ZOO_C_MODULES = ("good", "spin", "divzero", "grow")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def module_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One compiled-module disk cache for the session, never the repository's data directory."""
+    root = tmp_path_factory.mktemp("module-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FORAY_CACHE_DIR", str(root))
+        mp.delenv("FORAY_CACHE_BYTES", raising=False)
+        yield root
+
+
 @pytest.fixture(scope="session")
 def build_c(tmp_path_factory: pytest.TempPathFactory) -> Builder:
     """Compile a C file (with -D defines) once per session and return the module bytes."""

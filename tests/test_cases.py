@@ -824,7 +824,7 @@ def test_a_module_changed_after_loading_is_not_played(tmp_path: Path, make_case:
 
 @pytest.mark.parametrize(
     ("key", "value", "words"),
-    [("format", "json-lines", ("foray-replay",)), ("version", 2, ("not supported",))],
+    [("format", "json-lines", ("foray-replay",)), ("version", 3, ("not supported",))],
 )
 def test_the_replay_format_is_supported(
     tmp_path: Path, key: str, value: object, words: str, make_case: MakeCase

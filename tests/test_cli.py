@@ -164,6 +164,23 @@ def test_store_bench_runs(capsys: Capture, idle: bytes) -> None:
     assert "record a match with a new replay file" in out and "us CPU" in out
 
 
+def test_the_part_figures_cover_every_part(idle: bytes) -> None:
+    # The script arena bench runs in child processes, here in this one; figures unasserted.
+    from arena.bench import PART_NAMES, measure_parts
+
+    figures = measure_parts({"idle": idle}, idle, repeat=1)
+    assert figures["one_pass_obs"] is True
+    idle_figures = figures["scenarios"]["idle"]
+    assert set(idle_figures["parts"]) == set(PART_NAMES)
+    assert idle_figures["ticks"] == 400 and idle_figures["tick_us"] > 0
+    assert set(figures["checksum_us"]) == {"32x32", "64x64"}
+
+
+def test_bench_before_must_be_a_checkout(capsys: Capture, tmp_path: Path) -> None:
+    out = cli(capsys, "bench", "parts", "--before", str(tmp_path))
+    assert out.code == 2 and "not a checkout of the project" in out.err
+
+
 def test_demo_plays_every_pairing_and_verifies_each_replay(
     capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -357,3 +374,13 @@ def test_verify_with_modules(capsys: Capture, tmp_path: Path, idle: bytes) -> No
     assert cli(capsys, *as_json).json() == {"ok": True, "ticks": 20, "mismatch_tick": None}
     swapped = cli(capsys, "replay", "verify", str(replay), "--modules", "greedy-raider", "random")
     assert swapped.code == 1 and "side A: the module given has sha256" in swapped.err
+
+
+def test_every_command_parses_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    """The parser is built for the named command only: each command must still be found."""
+    usage = cli(capsys, "--help").out  # the command list may wrap onto a second line
+    commands = usage[usage.index("{") + 1 : usage.index("}")].split(",")
+    assert {"map", "check", "match", "replay", "baselines", "demo", "bench"} <= set(commands)
+    for command in commands:
+        ran = cli(capsys, command, "--help")
+        assert ran.code == 0 and ran.out.startswith(f"usage: arena {command} "), command

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import struct
 
 from hypothesis import given, settings
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 
 import arena
 import sim
+from tests._support import random_policy
 
 TINY = """\
 ; 9x8 so the terrain (72 bytes) needs no padding, unlike 9x9
@@ -85,3 +87,15 @@ def test_obs_layout() -> None:
 def test_actions_decode_as_little_endian_triples() -> None:
     raw = struct.pack("<6i", 1, 1, 2, 0, 5, 1)
     assert arena.decode_actions(raw) == [(1, 1, 2), (0, 5, 1)]
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), fuel=st.integers(-(2**40), 2**40))
+def test_the_one_pass_obs_is_the_typed_one_packed(seed: int, fuel: int) -> None:
+    """encode_obs_for (the match loop's) gives encode_obs(observe()) byte for byte."""
+    g = sim.Game(sim.generate_map(seed, 16, 16), sim.Config(width=16, height=16, start_energy=40))
+    rngs = [random.Random(seed), random.Random(~seed)]
+    for _ in range(25):
+        for side in (0, 1):
+            assert arena.encode_obs_for(g, side, fuel) == arena.encode_obs(g.observe(side), fuel)
+        g.step([random_policy(g, s, rngs[s], fierce=True) for s in (0, 1)])

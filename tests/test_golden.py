@@ -3,15 +3,20 @@
 A change that alters them is a change of the rules, the generator, the replay
 format or wasmtime's fuel costs: bump the matching version, then regenerate with
 ``FORAY_REGENERATE_GOLDEN=1 pytest tests/test_golden.py`` and say why in the commit.
+The files of an older replay format version stay, and must still read and verify.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 from pathlib import Path
 
+import msgpack
+
 import arena
+import replays
 import sim
 from tests._support import EXTRA, Builder, policy
 
@@ -32,21 +37,55 @@ def _compare(name: str, data: bytes) -> None:
 
 
 def test_checksums_of_a_scripted_game_are_golden() -> None:
+    """Both checksums: the current one, and format version 1's (its replays still verify)."""
     cfg = sim.Config(max_ticks=120, start_energy=40)
     g = sim.Game(sim.generate_map(2024), cfg)
-    lines = []
+    v1, v2 = [], []
     for _ in range(cfg.max_ticks):
         g.step([policy(g.observe(s), cfg.max_units) for s in (0, 1)])
-        lines.append(f"{g.tick - 1} {g.checksum():016x}\n")
-    _compare("scripted-checksums.txt", "".join(lines).encode())
+        v1.append(f"{g.tick - 1} {g.checksum_v1():016x}\n")
+        v2.append(f"{g.tick - 1} {g.checksum():016x}\n")
+    _compare("scripted-checksums-v1.txt", "".join(v1).encode())
+    _compare("scripted-checksums-v2.txt", "".join(v2).encode())
 
 
-def test_a_match_replay_is_golden(build_c: Builder) -> None:
+def _golden_match(build_c: Builder) -> arena.MatchResult:
     busy, idle = build_c(EXTRA / "busy.c"), build_c(EXTRA / "idle.c")
-    result = arena.run_match(
+    return arena.run_match(
         arena.Contestant("busy", busy),
         arena.Contestant("idle", idle),
         seed=77,
         config=sim.Config(max_ticks=60, start_energy=60),
     )
-    _compare("busy-vs-idle-seed77.replay", result.replay)
+
+
+def test_a_match_replay_is_golden(build_c: Builder) -> None:
+    result = _golden_match(build_c)
+    assert replays.VERSION == 2
+    _compare("busy-vs-idle-seed77-v2.replay", result.replay)
+    assert replays.verify_replay(result.replay).ok
+
+
+def _objects(data: bytes) -> list[dict[str, object]]:
+    return list(msgpack.Unpacker(io.BytesIO(data), raw=False))
+
+
+def test_a_version_1_replay_still_reads_and_verifies(build_c: Builder) -> None:
+    """The same match recorded in format version 1: only the version and the checksums differ."""
+    v1 = (GOLDEN / "busy-vs-idle-seed77-v1.replay").read_bytes()
+    assert replays.read_replay(v1).header.version == 1
+    assert replays.verify_replay(v1) == replays.VerifyReport(True, 60, None, None)
+    v2 = _objects(_golden_match(build_c).replay)
+    old = _objects(v1)
+    assert len(old) == len(v2)
+    assert old[0] == {**v2[0], "version": 1}
+    for tick, (a, b) in enumerate(zip(old[1:-1], v2[1:-1], strict=True)):
+        assert a["x"] != b["x"], tick
+        assert {**a, "x": 0} == {**b, "x": 0}
+    assert old[-1] == v2[-1]
+    # Verification checks a version-1 file against version 1's checksum.
+    tampered = old[:]
+    tampered[5] = {**old[5], "x": v2[5]["x"]}
+    packer = msgpack.Packer(use_bin_type=True)
+    report = replays.verify_replay(b"".join(packer.pack(o) for o in tampered))
+    assert (report.ok, report.mismatch_tick) == (False, 4)

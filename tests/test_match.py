@@ -205,11 +205,12 @@ def test_two_processes_write_the_same_replay_bytes(
     assert r.replay == one
 
 
-def test_a_controller_compiles_once_per_process(
-    monkeypatch: pytest.MonkeyPatch, build_c: Builder
+def test_a_controller_compiles_once_per_machine(
+    monkeypatch: pytest.MonkeyPatch, build_c: Builder, tmp_path: Path
 ) -> None:
     from arena.sandbox import _engine
 
+    monkeypatch.setenv("FORAY_CACHE_DIR", str(tmp_path))  # nothing compiled yet
     blob = build_c(FAULTY, "FAULT=0", "FAULT_TICK=999")
     calls = []
     real = _engine._compile_out_of_process
@@ -219,9 +220,13 @@ def test_a_controller_compiles_once_per_process(
         return real(data, limits)
 
     monkeypatch.setattr(_engine, "_compile_out_of_process", counting)
-    _engine.forget_module(hashlib.sha256(blob).hexdigest())
+    sha = hashlib.sha256(blob).hexdigest()
+    _engine.forget_module(sha)
     for seed in (1, 2):
         play(blob, blob, seed=seed, config=sim.Config(max_ticks=5))
+    # A new process finds it on disk.
+    _engine.forget_module(sha)
+    play(blob, blob, seed=3, config=sim.Config(max_ticks=5))
     assert calls == [len(blob)]
 
 

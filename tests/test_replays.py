@@ -429,7 +429,7 @@ def test_a_bad_config_is_refused_by_name(small: Played) -> None:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda h, f, r: h.update(version=2), "format version 2 is not supported"),
+        (lambda h, f, r: h.update(version=3), "format version 3 is not supported"),
         (lambda h, f, r: h.update(format="other"), "field 'format'"),
         (lambda h, f, r: h.update(extra=1), "unknown key.*extra"),
         (lambda h, f, r: h.pop("seed"), "missing key.*seed"),

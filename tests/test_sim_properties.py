@@ -1,13 +1,16 @@
-"""Hypothesis properties of the rules: order independence, mirror symmetry, determinism."""
+"""Hypothesis properties of the rules: order independence, mirror symmetry, determinism,
+and the incremental state (checksum, cached views) against readings from scratch."""
 
 from __future__ import annotations
+
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sim
 from sim import MOVE, SOLDIER, WORKER
-from tests._support import policy
+from tests._support import brute_observation, policy, random_policy, reference_checksum
 
 OPEN_10 = "A" + "." * 9 + "\n" + ("." * 10 + "\n") * 8 + "." * 9 + "B\n"
 
@@ -109,30 +112,38 @@ def test_observations_match_a_brute_force_reading_of_the_spec(
     for cell in data.draw(st.lists(st.integers(1, 98), max_size=30, unique=True)):
         g.set_ore(cell % 10, cell // 10, data.draw(st.integers(1, 50)))
     for side in (0, 1):
-        me, foe = g.sides[side], g.sides[1 - side]
+        assert g.observe(side) == brute_observation(g, side)
 
-        def visible(cell: int, side: int = side) -> bool:
-            x, y = g.xy(cell)
-            eyes = [(u.cell, unit_vision) for u in g.roster(side).values()]
-            eyes.append((g.sides[side].colony, colony_vision))
-            return any(
-                max(abs(x - ex), abs(y - ey)) <= r
-                for (ex, ey), r in ((g.xy(c), r) for c, r in eyes)
-            )
 
-        def own(cell: int, side: int = side) -> tuple[int, int]:
-            return g.own_xy(side, cell)
-
-        obs = g.observe(side)
-        assert obs.own == [(u.id, u.kind, *own(u.cell), u.hp, u.carry) for u in me.units.values()]
-        assert obs.enemy == [
-            (u.id, u.kind, *own(u.cell), u.hp, u.carry)
-            for u in foe.units.values()
-            if visible(u.cell)
-        ]
-        expected_ore = sorted(
-            ((*own(c), g.ore[c]) for c in range(g.cells) if g.ore[c] > 0 and visible(c)),
-            key=lambda o: (o[1], o[0]),
-        )
-        assert obs.ore == expected_ore
-        assert obs.enemy_colony_hp == (foe.colony_hp if visible(foe.colony) else -1)
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    size=st.sampled_from([(8, 8), (12, 9), (16, 16)]),
+    fierce=st.booleans(),
+    ore_edits=st.lists(
+        st.tuples(st.integers(0, 39), st.integers(0, 16 * 16 - 1), st.integers(0, 20)),
+        max_size=8,
+    ),
+)
+def test_the_incremental_state_equals_a_reading_from_scratch(
+    seed: int, size: tuple[int, int], fierce: bool, ore_edits: list[tuple[int, int, int]]
+) -> None:
+    """Over random play (mining, deaths that drop ore, ore set by hand): the checksum,
+    kept up to date cell by cell, is the one computed from the whole state, and the
+    observations, kept while nothing they show changed, are the spec's reading."""
+    w, h = size
+    cfg = sim.Config(width=w, height=h, max_ticks=40, start_energy=40)
+    if fierce:
+        cfg = cfg.replace(soldier_cost=6, soldier_hp=4, worker_hp=2)
+    g = sim.Game(sim.generate_map(seed, w, h), cfg)
+    rngs = [random.Random(seed), random.Random(seed + 1)]
+    assert g.checksum() == reference_checksum(g)
+    while g.outcome((0, 0)) is None:
+        for tick, cell, amount in ore_edits:
+            if tick == g.tick and cell < g.cells and not g.blocked[cell]:
+                g.set_ore(*g.xy(cell), amount)
+        for side in (0, 1):
+            assert g.observe(side) == brute_observation(g, side)
+        g.step([random_policy(g, s, rngs[s], fierce) for s in (0, 1)])
+        assert g.checksum() == reference_checksum(g)
+        assert g.ore_cells() == [c for c in range(g.cells) if g.ore[c] > 0]

@@ -377,7 +377,7 @@ def test_a_bad_replay_file_shows_the_servers_message(tab: Tab, tmp_path: Path) -
         tab.open(server.url, state="error")
         assert tab.page.locator(".fv-status").inner_text() == (
             "cannot load the replay (HTTP 422): bad.replay: header: field 'version': "
-            "format version 9 is not supported (only 1)"
+            "format version 9 is not supported (only 1, 2)"
         )
     with web.BackgroundServer(web.view_app(cut)) as server:
         tab.open(server.url, state="error")

@@ -12,7 +12,7 @@ import sim
 from tests._support import BOTS, TESTS, Builder, cli
 
 Capture = pytest.CaptureFixture[str]
-GOLDEN = TESTS / "golden" / "busy-vs-idle-seed77.replay"
+GOLDEN = TESTS / "golden" / "busy-vs-idle-seed77-v2.replay"
 
 
 def test_the_summary_has_a_row_per_tick(capsys: Capture) -> None:

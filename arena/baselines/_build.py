@@ -8,7 +8,6 @@ exports only with ``-rdynamic``.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,6 +52,8 @@ def compile_c(
     timeout: float = 120.0,
 ) -> bytes:
     """Compile ``sources`` into the wasm module ``output`` and return its bytes."""
+    import subprocess  # not at import: a match that only loads baselines never builds one
+
     cmd = [sys.executable, "-m", "ziglang", "cc", *ZIG_FLAGS]
     for inc in include:
         cmd += ["-I", str(inc)]
@@ -70,6 +71,8 @@ def compile_zig(source: Path, output: Path, *, timeout: float = 300.0) -> bytes:
     ``source`` imports its SDK (``foray.zig``) by a path relative to itself. The
     compiler's local cache goes beside the output, not into the current directory.
     """
+    import subprocess
+
     output = output.resolve()
     cmd = [
         sys.executable,

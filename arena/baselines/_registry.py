@@ -7,7 +7,6 @@ beside them, and a rebuild from source must reproduce them byte for byte.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +113,8 @@ def build_baselines(out_dir: Path) -> dict[str, bytes]:
 
 def check_baselines() -> list[str]:
     """Rebuild into a temporary directory; the names whose committed module differs."""
+    import tempfile  # not at import: loading a baseline builds nothing
+
     with tempfile.TemporaryDirectory(prefix="foray-baselines-") as tmp:
         built = build_baselines(Path(tmp))
     stale = []
@@ -129,5 +130,7 @@ def build_extra(name: str) -> bytes:
     source = BASELINES_DIR / "extra" / f"{name}.c"
     if not source.is_file():
         raise UnknownControllerError(f"no extra bot {name!r} ({source.name} does not exist)")
+    import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
         return compile_c([source], Path(tmp) / f"{name}.wasm", include=[BASELINES_DIR])

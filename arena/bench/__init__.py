@@ -5,6 +5,8 @@ docs/baselines.md keep them with the machine they came from.
 """
 
 from arena.bench._match import host_overhead_us, match_figures
+from arena.bench._parts import PART_NAMES
+from arena.bench._parts import measure as measure_parts
 from arena.bench._run import machine, run_benchmarks
 from arena.bench._sim import observe_us, sim_figures, sim_ticks_per_second
 from arena.bench._store import store_figures
@@ -20,6 +22,7 @@ from arena.bench._strength import (
 
 __all__ = [
     "ECONOMY",
+    "PART_NAMES",
     "FuelTally",
     "Tally",
     "default_field",
@@ -27,6 +30,7 @@ __all__ = [
     "host_overhead_us",
     "machine",
     "match_figures",
+    "measure_parts",
     "observe_us",
     "play_all",
     "render_markdown",

@@ -6,9 +6,10 @@ import time
 
 import sim
 from arena.baselines import build_extra
+from arena.bench._parts import started
 from arena.bench._scenes import crowded_game
-from arena.match import Contestant, encode_init, encode_obs, run_match
-from arena.sandbox import Controller, Fault, Limits
+from arena.match import Contestant, encode_obs, run_match
+from arena.sandbox import Fault
 
 __all__ = ["host_overhead_us", "match_figures"]
 
@@ -33,17 +34,7 @@ def host_overhead_us(blob: bytes, game: sim.Game, calls: int = 20_000) -> tuple[
     reading the fuel, checking memory and copying the reply's records out.
     Returns (microseconds, message bytes, reply records).
     """
-    limits = Limits()
-    ctrl = Controller(blob, limits)
-    init = encode_init(
-        game,
-        0,
-        seed=1,
-        fuel_per_tick=limits.fuel_per_tick,
-        max_memory_bytes=limits.max_memory_bytes,
-    )
-    if ctrl.init(init) is not None:
-        raise RuntimeError("the benchmark module failed its init")
+    ctrl = started(blob, game)
     message = encode_obs(game.observe(0), 0)
     max_records = game.config.max_units + 1
     reply = ctrl.tick(message, max_records)

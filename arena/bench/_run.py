@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+from pathlib import Path
 
 from arena.sandbox import WASMTIME_VERSION
 
@@ -29,9 +30,15 @@ def machine() -> str:
     )
 
 
-def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
-    """Print the figures for ``which``: all, sim, match, store, or a figure another package adds."""
+def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | None = None) -> None:
+    """Print the figures for ``which``: all, sim, match, store, parts, process, or a figure
+    another package adds.
+
+    ``before`` is an earlier checkout of the project: ``parts`` and ``process``
+    then measure it too, in turns with this tree, and print both side by side.
+    """
     from arena._extensions import BENCHMARKS, extensions
+    from arena.bench._compare import Tree, parts_figures, process_figures, this_tree
     from arena.bench._match import match_figures
     from arena.bench._sim import sim_figures
     from arena.bench._store import store_figures
@@ -47,3 +54,10 @@ def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
     for name, entry in extensions(BENCHMARKS).items():
         if which in ("all", name):
             entry.load()(repeat)
+    trees = [this_tree()]
+    if before is not None:
+        trees = [Tree("before", before.resolve()), Tree("after", trees[0].root)]
+    if which in ("all", "parts"):
+        parts_figures(trees, rounds=repeat, repeat=3 if quick else 5)
+    if which in ("all", "process"):
+        process_figures(trees, rounds=3 if quick else 7)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -28,6 +27,8 @@ def shown(text: object) -> str:
 
 def emit_json(obj: dict[str, Any]) -> None:
     """Print one JSON document on stdout (the stable ``--json`` interface)."""
+    import json
+
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
 
 

@@ -30,13 +30,60 @@ OPERATOR_ERRORS: tuple[type[Exception], ...] = (
 """What the operator or a file got wrong: exit 2 with the message, no traceback."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="arena", description="Foray Arena: matches of wasm controllers"
-    )
+# The command group that registers each command: a command line names one
+# command, and building only its group's parser saves most of the parser's
+# cost (argparse looks up a translation for every help string it makes).
+_GROUP_OF = {
+    "map": _map,
+    "check": _match,
+    "match": _match,
+    "replay": _replay,
+    "baselines": _baselines,
+    "case": _cases,
+    "cases": _cases,
+    "new": _prove,
+    "build": _prove,
+    "prove": _prove,
+    "runs": _prove,
+    "demo": _demo,
+    "bench": _bench,
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose help formatter takes the terminal width from ``os``:
+    argparse's own way imports shutil (and with it bz2 and lzma) for every command."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return argparse.HelpFormatter(prog=self.prog, width=_columns() - 2)
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` reads it: $COLUMNS, else the
+    terminal of stdout, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    stdout = sys.__stdout__
+    if columns <= 0 and stdout is not None:
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns
+        except (ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command, or only the group of ``command``."""
+    p = _Parser(prog="arena", description="Foray Arena: matches of wasm controllers")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in (_map, _match, _replay, _baselines, _cases, _prove, _demo, _bench):
+    group = _GROUP_OF.get(command or "")
+    if group is not None:
         group.register(sub)
+        return p
+    for each in (_map, _match, _replay, _baselines, _cases, _prove, _demo, _bench):
+        each.register(sub)
     # Commands of the packages above arena (``arena view`` is web's).
     for entry in extensions(COMMANDS).values():
         entry.load()(sub)
@@ -45,7 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The first word names the command (the parser itself takes no options but -h).
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         code: int = args.func(args)
     except OPERATOR_ERRORS as exc:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import sim
 from arena.cli._common import shown, u32
-from arena.match import load_map
 
 __all__ = ["register"]
 
@@ -24,6 +23,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from arena.match import load_map
+
     path = Path(args.file)
     try:
         m = load_map(path)  # a file that cannot be read is an operator error (exit 2)

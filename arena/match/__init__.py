@@ -10,6 +10,8 @@ from arena.match._contract import (
     decode_obs,
     encode_init,
     encode_obs,
+    encode_obs_flat,
+    encode_obs_for,
 )
 from arena.match._fuel import FuelStats
 from arena.match._rematch import Rematch, rematch, replay_matches
@@ -28,6 +30,8 @@ __all__ = [
     "decode_obs",
     "encode_init",
     "encode_obs",
+    "encode_obs_flat",
+    "encode_obs_for",
     "load_contestant",
     "load_map",
     "rematch",

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
+from itertools import chain
 
-from sim import Config, Game, Observation, OreRecord, Record, UnitRecord
+from sim import Config, FlatObservation, Game, Observation, OreRecord, Record, UnitRecord
 
-__all__ = ["ABI_VERSION", "decode_actions", "decode_obs", "encode_init", "encode_obs"]
+__all__ = [
+    "ABI_VERSION",
+    "decode_actions",
+    "decode_obs",
+    "encode_init",
+    "encode_obs",
+    "encode_obs_flat",
+    "encode_obs_for",
+]
 
 ABI_VERSION = 1
 _HEADER_WORDS = 24  # INIT words 0..23; the terrain starts at byte 96
 _OBS_WORDS = 16
+_OBS_PADDING = (0,) * 6  # OBS words 10..15 are reserved
 _RECORD = struct.Struct("<3i")
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
+# OBS layouts by body words (at most 6 * 2 * 64 + 3 * 64 * 64: a few hundred sizes in use).
+_OBS_LAYOUTS: dict[int, struct.Struct] = {}
 
 
 def encode_init(
@@ -19,12 +33,12 @@ def encode_init(
 ) -> bytes:
     """The INIT message for ``side``, entirely in its own view."""
     cfg: Config = game.config
-    w, h, n = game.width, game.height, game.cells
+    w, h = game.width, game.height
     me, foe = game.sides[side], game.sides[1 - side]
     terrain = bytes(game.map.rock)
     if side:
         terrain = terrain[::-1]  # the 180-degree turn reverses row-major order
-    ore_cells = [c for c in range(n) if game.ore[c] > 0]
+    ore_cells = game.ore_cells()
     if side:
         ore_cells.reverse()
     words = [
@@ -68,31 +82,50 @@ def encode_init(
 
 def encode_obs(obs: Observation, last_fuel: int) -> bytes:
     """The OBS message: a fixed header, then own units, visible enemies, visible ore."""
-    words = [
-        obs.tick,
-        obs.banked,
-        obs.energy,
-        obs.colony_hp,
-        obs.enemy_banked,
-        obs.enemy_colony_hp,
-        len(obs.own),
-        len(obs.enemy),
-        len(obs.ore),
-        _i32(last_fuel),
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-    ]
-    for unit in obs.own:
-        words += unit
-    for unit in obs.enemy:
-        words += unit
-    for cell in obs.ore:
-        words += cell
-    return struct.pack(f"<{len(words)}i", *words)
+    return _pack_obs(
+        (obs.tick, obs.banked, obs.energy, obs.colony_hp, obs.enemy_banked, obs.enemy_colony_hp),
+        list(chain.from_iterable(obs.own)),
+        list(chain.from_iterable(obs.enemy)),
+        list(chain.from_iterable(obs.ore)),
+        last_fuel,
+    )
+
+
+def encode_obs_for(game: Game, side: int, last_fuel: int) -> bytes:
+    """``encode_obs(game.observe(side), last_fuel)`` in one pass: the match loop's path.
+
+    Packs the sim's flat view of the state (``Game.observe_flat``) without an
+    object per unit or cell.
+    """
+    flat = game.observe_flat(side)
+    return _pack_obs(flat[:6], flat.own, flat.enemy, flat.ore, last_fuel)
+
+
+def encode_obs_flat(flat: FlatObservation, last_fuel: int) -> bytes:
+    """The OBS message of a flat observation (the same bytes as ``encode_obs``)."""
+    return _pack_obs(flat[:6], flat.own, flat.enemy, flat.ore, last_fuel)
+
+
+def _pack_obs(
+    head: Sequence[int],
+    own: Sequence[int],
+    enemy: Sequence[int],
+    ore: Sequence[int],
+    last_fuel: int,
+) -> bytes:
+    """The OBS layout (rules §9): words 0..5 from ``head`` (tick, banked, energy, colony hp,
+    enemy banked, enemy colony hp), the three counts, the last fuel, six reserved
+    words, then six words per own unit, six per visible enemy, three per ore cell."""
+    fuel = last_fuel if _I32_MIN <= last_fuel <= _I32_MAX else _i32(last_fuel)
+    counts = (len(own) // 6, len(enemy) // 6, len(ore) // 3, fuel)
+    body = len(own) + len(enemy) + len(ore)
+    layout = _OBS_LAYOUTS.get(body) or _obs_layout(body)
+    return layout.pack(*head, *counts, *_OBS_PADDING, *own, *enemy, *ore)
+
+
+def _obs_layout(body_words: int) -> struct.Struct:
+    layout = _OBS_LAYOUTS[body_words] = struct.Struct(f"<{_OBS_WORDS + body_words}i")
+    return layout
 
 
 def decode_actions(raw: bytes) -> list[Record]:

@@ -10,7 +10,7 @@ from typing import Any
 import replays
 import sim
 from arena._errors import ArenaError
-from arena.match._contract import decode_actions, encode_init, encode_obs
+from arena.match._contract import decode_actions, encode_init, encode_obs_for
 from arena.match._fuel import FuelStats
 from arena.sandbox import WASMTIME_VERSION, Controller, Fault, Limits
 
@@ -152,25 +152,28 @@ def run_match(
     if any(forfeits):
         outcome = _forfeit_outcome(forfeits)
     max_records = config.max_units + 1
+    max_units = config.max_units
+    validate = sim.validate_actions
+    sides_ctrls = tuple(enumerate(ctrls))
     while outcome is None:
         tick = game.tick
         submitted: list[list[sim.Record]] = [[], []]
-        for s, ctrl in enumerate(ctrls):
-            reply = ctrl.tick(encode_obs(game.observe(s), ctrl.last_fuel), max_records)
+        for s, ctrl in sides_ctrls:
+            reply = ctrl.tick(encode_obs_for(game, s, ctrl.last_fuel), max_records)
             if isinstance(reply, Fault):
                 forfeits[s] = _forfeit(tick, reply.kind, reply.detail)
                 continue
             n, raw = reply
             records = decode_actions(raw)
             submitted[s] = records
-            broken = sim.validate_actions(n, records, game.roster(s), config.max_units)
+            broken = validate(n, records, game.roster(s), max_units)
             if broken is not None:
                 forfeits[s] = _forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
-        fuel = [ctrl.last_fuel for ctrl in ctrls]
+        fuel = [ctrls[0].last_fuel, ctrls[1].last_fuel]
         tick_fuel[0].append(fuel[0])
         tick_fuel[1].append(fuel[1])
         ticks = tick + 1
-        if any(forfeits):
+        if forfeits[0] or forfeits[1]:
             recorder.forfeit(submitted, fuel)
             outcome = _forfeit_outcome(forfeits)
             break

@@ -19,7 +19,6 @@ engines from the same function: ``Module.deserialize`` requires it.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
 
@@ -66,9 +65,9 @@ CONFIG_DESCRIPTION: dict[str, object] = {
     # the host may cache the memory's base address across calls.
     "memory_may_move": False,
 }
-CONFIG_HASH: str = hashlib.sha256(
-    json.dumps(CONFIG_DESCRIPTION, sort_keys=True).encode()
-).hexdigest()[:16]
+# The sorted items' repr (names, bools, ints) is the same text everywhere, and needs no json.
+_CONFIG_TEXT = repr(sorted(CONFIG_DESCRIPTION.items()))
+CONFIG_HASH: str = hashlib.sha256(_CONFIG_TEXT.encode()).hexdigest()[:16]
 
 
 def make_config(*, parallel_compilation: bool = True) -> wasmtime.Config:

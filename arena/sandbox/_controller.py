@@ -78,6 +78,9 @@ class Controller:
         self._tick_budget = ctypes.c_uint64(limits.fuel_per_tick)
         self._tick_deadline = ctypes.c_uint64(epoch_ticks(limits.tick_timeout))
         self._vals = _ffi.ValRaw1()
+        self._val = self._vals[0]  # shares the array's memory: index it once, not per call
+        self._fuel_per_tick = limits.fuel_per_tick
+        self._max_memory = limits.max_memory_bytes
         self._trap = _ffi.TrapPtr()
         self._trap_ref = ctypes.byref(self._trap)
         self._fuel_left = ctypes.c_uint64(0)
@@ -275,23 +278,23 @@ class Controller:
         _set_deadline(ctx, self._tick_deadline)
         view = self._view
         view[:size] = message
-        vals = self._vals
-        vals[0].i32 = size
-        err = _call_unchecked(ctx, self._tick_ref, vals, _ONE, self._trap_ref)
+        val = self._val
+        val.i32 = size
+        err = _call_unchecked(ctx, self._tick_ref, self._vals, _ONE, self._trap_ref)
         if err or self._trap:
             return self._tick_fault(err)
         _get_fuel(ctx, self._fuel_ref)
-        used: int = self.limits.fuel_per_tick - self._fuel_left.value
+        used: int = self._fuel_per_tick - self._fuel_left.value
         self.last_fuel = used
         self.fuel_total += used
         if used > self.fuel_peak:
             self.fuel_peak = used
         memory: int = _memory_data_size(ctx, self._memory_ref)
-        if memory > self.limits.max_memory_bytes:
+        if memory > self._max_memory:
             self.close()
-            cap = self.limits.max_memory_bytes
+            cap = self._max_memory
             return Fault(_MEMORY, f"memory is {memory} bytes, over max_memory_bytes {cap}")
-        n: int = vals[0].i32
+        n: int = val.i32
         if 0 <= n <= max_records and n <= _MAX_RECORDS_IN_BUFFER:
             return n, view[: n * RECORD_BYTES].tobytes()
         return n, b""

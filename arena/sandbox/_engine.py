@@ -2,24 +2,30 @@
 
 One ``Engine`` per process, with fuel metering and epoch interruption. Modules
 are compiled in a child process under a time and address-space bound
-(``_compile_worker.py``), then deserialized here and cached by sha256.
+(``_compile_worker.py``), then deserialized here. Compiled modules are cached
+twice, both caches bounded: in this process (least recently used out, by count
+and by artifact bytes), and on disk for every process of the machine (least
+recently used out, by total bytes; see ``DiskCache``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import math
 import os
-import subprocess
 import sys
 import threading
 import time
-from importlib import metadata
+from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 import wasmtime
 
-from arena._files import atomic_write
+from arena._files import atomic_write, data_dir
 from arena.sandbox import _ffi
 from arena.sandbox._compile_worker import (
     CONFIG_HASH,
@@ -31,17 +37,51 @@ from arena.sandbox._compile_worker import (
 from arena.sandbox._limits import MAX_MODULE_BYTES, Limits
 
 __all__ = [
+    "DISK_CACHE_BYTES",
     "EPOCH_INTERVAL",
+    "MEMORY_CACHE_BYTES",
+    "MEMORY_CACHE_MODULES",
     "WASMTIME_VERSION",
     "CompileTimeout",
+    "DiskCache",
+    "disk_cache",
     "engine",
     "epoch_ticks",
     "format_reason",
     "load_module",
 ]
 
-WASMTIME_VERSION: Final[str] = metadata.version("wasmtime")
+
+def _installed_version(package: str) -> str:
+    """The installed version of ``package``, read from its ``.dist-info`` directory's name.
+
+    ``importlib.metadata`` costs tens of milliseconds to import, more than a
+    one-off match should spend; the directory sits next to the package and is
+    named ``{name}-{version}.dist-info``. Falls back to ``importlib.metadata``.
+    """
+    module = sys.modules.get(package) or __import__(package)
+    site = Path(module.__file__ or "").resolve().parent.parent
+    prefix = f"{package}-"
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(site):
+            name = entry.name
+            if name.startswith(prefix) and name.endswith(".dist-info"):
+                return name[len(prefix) : -len(".dist-info")]
+    from importlib import metadata
+
+    return metadata.version(package)
+
+
+WASMTIME_VERSION: Final[str] = _installed_version("wasmtime")
 """The installed wasmtime version: fuel costs depend on it, so replays record it."""
+
+MEMORY_CACHE_MODULES: Final = 64
+"""Compiled modules kept in one process at most."""
+MEMORY_CACHE_BYTES: Final = 512 * 1024 * 1024
+"""Bytes of compiled code (by artifact size) kept in one process at most."""
+DISK_CACHE_BYTES: Final = 2 * 1024**3
+"""Default bound on the disk cache's total bytes (``FORAY_CACHE_BYTES`` overrides; 0 turns
+the disk cache off)."""
 
 EPOCH_INTERVAL: Final = 0.005
 """Period of the epoch ticker; the backstops are rounded up to whole periods."""
@@ -55,7 +95,7 @@ class _EngineState:
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.engine = wasmtime.Engine(make_config())
-        self.modules: dict[str, wasmtime.Module] = {}
+        self.modules = _MemoryCache(MEMORY_CACHE_MODULES, MEMORY_CACHE_BYTES)
         engine = self.engine
         increment = _ffi.engine_increment_epoch
         engine_ptr = _ffi.engine_pointer(engine)
@@ -108,11 +148,165 @@ def format_reason(blob: bytes) -> str | None:
     return None
 
 
-def _disk_cache_path(sha: str) -> Path | None:
-    root = os.environ.get("FORAY_CACHE_DIR")
-    if not root:
+class _MemoryCache:
+    """Compiled modules by sha256, least recently used first; bounded by count and bytes."""
+
+    def __init__(self, max_modules: int, max_bytes: int) -> None:
+        self.max_modules = max_modules
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._entries: OrderedDict[str, tuple[wasmtime.Module, int]] = OrderedDict()
+
+    def get(self, sha: str) -> wasmtime.Module | None:
+        entry = self._entries.get(sha)
+        if entry is None:
+            return None
+        self._entries.move_to_end(sha)
+        return entry[0]
+
+    def put(self, sha: str, module: wasmtime.Module, size: int) -> None:
+        self.forget(sha)
+        self._entries[sha] = (module, size)
+        self.bytes += size
+        # The newest entry stays even alone over the bound: it is about to be used.
+        while len(self._entries) > 1 and (
+            len(self._entries) > self.max_modules or self.bytes > self.max_bytes
+        ):
+            _, (_, dropped) = self._entries.popitem(last=False)
+            self.bytes -= dropped
+
+    def forget(self, sha: str) -> None:
+        entry = self._entries.pop(sha, None)
+        if entry is not None:
+            self.bytes -= entry[1]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class DiskCache:
+    """Compiled artifacts on disk, shared by every process of the machine.
+
+    An entry is ``{sha256}-wasmtime{version}-{config hash}.cwasm``: the module's
+    hash, the wasmtime version and the engine configuration key it, since an
+    artifact is only valid for the exact engine that made it. Its bytes are a
+    magic string, a BLAKE2b-256 digest of the entry's name and artifact, then
+    the artifact (``Module.serialize``). wasmtime's own check on deserializing
+    covers the version and configuration but not the integrity of the code, so
+    an entry whose digest does not match (truncated, damaged, renamed) is
+    deleted and the module compiled afresh: never trusted. Entries are written
+    atomically; a lock file per entry makes concurrent processes wait for one
+    compile instead of each compiling. Each use touches the entry's mtime; after
+    a write, the least recently used entries go until the total is within
+    ``max_bytes``.
+
+    The directory must be trusted: an artifact is native code that runs in the
+    host process.
+    """
+
+    MAGIC: Final = b"FORAYCW1"
+
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+
+    def path(self, sha: str) -> Path:
+        return self.root / f"{sha}-wasmtime{WASMTIME_VERSION}-{CONFIG_HASH}.cwasm"
+
+    def _digest(self, path: Path, artifact: bytes | memoryview) -> bytes:
+        h = hashlib.blake2b(path.name.encode(), digest_size=32)
+        h.update(artifact)
+        return h.digest()
+
+    def read(self, sha: str) -> bytes | None:
+        """The artifact of ``sha`` if a valid entry holds it; a damaged entry is deleted."""
+        path = self.path(sha)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        head = len(self.MAGIC) + 32
+        view = memoryview(data)
+        if (
+            len(data) <= head
+            or data[: len(self.MAGIC)] != self.MAGIC
+            or data[len(self.MAGIC) : head] != self._digest(path, view[head:])
+        ):
+            self.drop(sha)
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: evicted last
+        return data[head:]
+
+    def write(self, sha: str, artifact: bytes) -> None:
+        """Store an artifact (atomically), then evict down to the bound.
+
+        The cache only saves time: a directory that cannot be written costs
+        compiles, not the match.
+        """
+        path = self.path(sha)
+        with contextlib.suppress(OSError):
+            atomic_write(path, self.MAGIC + self._digest(path, artifact) + artifact)
+            self.evict()
+
+    def drop(self, sha: str) -> None:
+        with contextlib.suppress(OSError):
+            self.path(sha).unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def lock(self, sha: str) -> Iterator[None]:
+        """Hold the entry's lock: one process compiles it while the others wait (a lock
+        that cannot be made is not waited for)."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            f = open(self.path(sha).with_suffix(".lock"), "a+b")  # noqa: SIM115
+        except OSError:
+            yield
+            return
+        with f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            yield
+
+    def evict(self) -> None:
+        """Delete least recently used entries until the total is within ``max_bytes``.
+
+        Lock files go with their entries, or after an hour (no compile lasts
+        longer) when their module never made an entry.
+        """
+        entries: list[tuple[float, int, Path]] = []
+        now = time.time()
+        with contextlib.suppress(FileNotFoundError), os.scandir(self.root) as it:
+            for e in it:
+                with contextlib.suppress(OSError):
+                    st = e.stat(follow_symlinks=False)
+                    path = Path(e.path)
+                    if e.name.endswith(".cwasm"):
+                        entries.append((st.st_mtime, st.st_size, path))
+                    elif (
+                        e.name.endswith(".lock")
+                        and now - st.st_mtime > 3600
+                        and not path.with_suffix(".cwasm").exists()
+                    ):
+                        path.unlink(missing_ok=True)
+        total = sum(size for _, size, _ in entries)
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+                path.with_suffix(".lock").unlink(missing_ok=True)
+            total -= size
+
+
+def disk_cache() -> DiskCache | None:
+    """The machine's disk cache: ``$FORAY_CACHE_DIR``, else ``cache/`` in the data directory;
+    bounded by ``$FORAY_CACHE_BYTES`` (default ``DISK_CACHE_BYTES``; 0 turns it off)."""
+    bound = os.environ.get("FORAY_CACHE_BYTES")
+    max_bytes = DISK_CACHE_BYTES if bound is None else int(bound)
+    if max_bytes <= 0:
         return None
-    return Path(root) / f"{sha}-wasmtime{WASMTIME_VERSION}-{CONFIG_HASH}.cwasm"
+    root = os.environ.get("FORAY_CACHE_DIR")
+    return DiskCache(Path(root) if root else data_dir() / "cache", max_bytes)
 
 
 class CompileTimeout(str):
@@ -125,6 +319,8 @@ class CompileTimeout(str):
 
 def _compile_out_of_process(blob: bytes, limits: Limits) -> bytes | str:
     """Return the serialized artifact, or the reason the module is refused."""
+    import subprocess  # not at import: a module found in a cache needs no compile
+
     cmd = [sys.executable, "-I", str(_WORKER_PATH), str(limits.compile_memory_bytes)]
     try:
         proc = subprocess.run(
@@ -156,29 +352,37 @@ def load_module(blob: bytes, sha: str, limits: Limits) -> wasmtime.Module | str:
     module = state.modules.get(sha)
     if module is not None:
         return module
-    cache_path = _disk_cache_path(sha)
-    artifact: bytes | None = None
-    if cache_path is not None and cache_path.is_file():
-        artifact = cache_path.read_bytes()
-    if artifact is None:
+    cache = disk_cache()
+    if cache is None:
         compiled = _compile_out_of_process(blob, limits)
         if isinstance(compiled, str):
             return compiled
-        artifact = compiled
-        if cache_path is not None:
-            atomic_write(cache_path, artifact)
+        return _deserialized(state, sha, compiled)
+    artifact = cache.read(sha)
+    if artifact is None:
+        with cache.lock(sha):
+            artifact = cache.read(sha)  # another process may have compiled it meanwhile
+            if artifact is None:
+                compiled = _compile_out_of_process(blob, limits)
+                if isinstance(compiled, str):
+                    return compiled
+                cache.write(sha, compiled)
+                return _deserialized(state, sha, compiled)
     try:
-        module = wasmtime.Module.deserialize(state.engine, artifact)
+        return _deserialized(state, sha, artifact)
     except wasmtime.WasmtimeError:
-        if cache_path is None or not cache_path.is_file():
-            raise  # our own fresh artifact failed: a host bug
-        # A stale or damaged cache entry: drop it and compile afresh.
-        cache_path.unlink(missing_ok=True)
+        # A valid entry wasmtime refuses (made by another build of it with the
+        # same version string): drop it and compile afresh.
+        cache.drop(sha)
         return load_module(blob, sha, limits)
-    state.modules[sha] = module
+
+
+def _deserialized(state: _EngineState, sha: str, artifact: bytes) -> wasmtime.Module:
+    module = wasmtime.Module.deserialize(state.engine, artifact)
+    state.modules.put(sha, module, len(artifact))
     return module
 
 
 def forget_module(sha: str) -> None:
     """Drop a module from this process's cache (tests count compiles with it)."""
-    _engine_state().modules.pop(sha, None)
+    _engine_state().modules.forget(sha)

@@ -1,0 +1,248 @@
+"""Where a match's host time goes, part by part: the figures ``arena bench parts`` compares.
+
+This module also runs as a script against any checkout of the project (its own
+tree, or an earlier commit first on ``sys.path``): it uses only public names
+that every version has, and notices the newer ones. ``arena bench`` runs it in
+child processes, taking turns between the trees, so before and after come
+from the same run. The script prints one JSON document.
+
+Every figure is CPU time of the measuring thread (``time.thread_time``), not
+wall time: on a shared machine the wall clock also counts the time other
+processes held the core. Per tick of a whole match (two sides, 32x32, seed 1,
+400 ticks): the match is played with ``run_match`` and its replay read back;
+the recorded actions then drive a fresh ``Game`` while each part is timed on
+its own, once a tick as a match runs it: the observation
+(``Game.observe_flat``, or ``Game.observe`` where it does not exist), the OBS
+encoding, ``validate_actions``, ``Game.step``, the replay frame (the
+recorder's ``applied`` less its checksum) and the checksum. Each tick keeps
+its least time over the passes. A whole match's time per tick is read between
+the ends of consecutive frames, each tick's least over the runs; its host time
+is that less the controllers' own wasm: the time of their calls on the
+recorded messages less the same calls to a module that does nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Any
+
+import arena.match as match
+import replays
+import sim
+from arena.match import Contestant, encode_init, encode_obs, run_match
+from arena.sandbox import Controller, Fault, Limits
+
+__all__ = ["PART_NAMES", "measure", "started"]
+
+PART_NAMES = ("observe", "encode_obs", "validate_actions", "step", "frame", "checksum")
+"""The parts of a tick's host time, in the order a tick runs them."""
+
+_clock = time.thread_time
+
+
+def _clock_cost() -> float:
+    """Seconds one reading of the clock adds to a timed span (the least of many)."""
+    best = float("inf")
+    for _ in range(2000):
+        t0 = _clock()
+        best = min(best, _clock() - t0)
+    return best
+
+
+def _flat_encoder() -> Callable[[Any, int], bytes] | None:
+    """The encoder of flat observations, in trees that have it."""
+    found: Callable[[Any, int], bytes] | None = getattr(match, "encode_obs_flat", None)
+    return found
+
+
+def _played(blob: bytes, config: sim.Config, repeat: int) -> tuple[replays.Replay, float]:
+    """Play a match ``repeat`` times; return its replay and its time per tick.
+
+    A tick's time runs from the end of one recorded frame to the end of the
+    next (the recorder's ``applied`` is wrapped to read the clock): everything
+    the loop does for a tick, controllers included. Each tick keeps its least
+    time over the runs, as the parts do.
+    """
+    a, b = Contestant("a", blob), Contestant("b", blob)
+    run_match(a, b, config=config.replace(max_ticks=1), seed=1)  # compile outside the timing
+    stamps: list[float] = []
+    applied = replays.Recorder.applied
+
+    def timed(self: replays.Recorder, *args: Any) -> Any:
+        out = applied(self, *args)
+        stamps.append(_clock())
+        return out
+
+    runs: list[list[float]] = []
+    data = b""
+    setattr(replays.Recorder, "applied", timed)  # noqa: B010 (a method, for the timing only)
+    try:
+        for _ in range(repeat):
+            stamps.clear()
+            data = run_match(a, b, config=config, seed=1).replay
+            runs.append([t1 - t0 for t0, t1 in pairwise(stamps)])
+    finally:
+        setattr(replays.Recorder, "applied", applied)  # noqa: B010
+    per_tick = sum(map(min, zip(*runs, strict=True))) / max(1, len(runs[0]))
+    return replays.read_replay(data), per_tick
+
+
+def _parts(replay: replays.Replay, cost: float) -> tuple[dict[str, list[float]], list[list[bytes]]]:
+    """Each part's microseconds in each tick of the match; and every tick's OBS messages."""
+    header = replay.header
+    game = sim.Game(header.game_map, header.config)
+    recorder = replays.Recorder(io.BytesIO(), game, header)
+    encode_flat = _flat_encoder()
+    max_units = header.config.max_units
+    clock = _clock
+    spent: dict[str, list[float]] = {name: [] for name in PART_NAMES}
+    messages: list[list[bytes]] = []
+    for frame in replay.frames:
+        if isinstance(frame, replays.ForfeitFrame):
+            break
+        tick = dict.fromkeys(PART_NAMES, 0.0)
+        tick_messages = []
+        for s in (0, 1):
+            records, fuel = frame.actions[s], frame.fuel[s]
+            t0 = clock()
+            obs: Any = game.observe_flat(s) if encode_flat is not None else game.observe(s)
+            t1 = clock()
+            message = encode_flat(obs, fuel) if encode_flat is not None else encode_obs(obs, fuel)
+            t2 = clock()
+            sim.validate_actions(len(records), records, game.roster(s), max_units)
+            t3 = clock()
+            tick["observe"] += t1 - t0 - cost
+            tick["encode_obs"] += t2 - t1 - cost
+            tick["validate_actions"] += t3 - t2 - cost
+            tick_messages.append(message)
+        messages.append(tick_messages)
+        t0 = clock()
+        events = game.step(frame.actions)
+        t1 = clock()
+        recorder.applied(frame.actions, frame.fuel, events)
+        t2 = clock()
+        game.checksum()
+        t3 = clock()
+        tick["step"] = t1 - t0 - cost
+        # The recorder takes the checksum once: the frame is the rest.
+        tick["frame"] = (t2 - t1) - (t3 - t2)
+        tick["checksum"] = t3 - t2 - cost
+        for name, seconds in tick.items():
+            spent[name].append(max(0.0, seconds) * 1e6)
+    return spent, messages
+
+
+def started(blob: bytes, game: sim.Game) -> Controller:
+    """A controller of ``blob`` after its init as side 0 of ``game`` (default limits)."""
+    limits = Limits()
+    ctrl = Controller(blob, limits)
+    init = encode_init(
+        game,
+        0,
+        seed=1,
+        fuel_per_tick=limits.fuel_per_tick,
+        max_memory_bytes=limits.max_memory_bytes,
+    )
+    if ctrl.init(init) is not None:
+        raise RuntimeError("the benchmark module failed its init")
+    return ctrl
+
+
+def _call_us(blob: bytes, game: sim.Game, messages: list[bytes], max_records: int) -> list[float]:
+    """Microseconds of each ``Controller.tick`` over ``messages`` (a fresh controller)."""
+    ctrl = started(blob, game)
+    spent = []
+    for message in messages:
+        t0 = _clock()
+        reply = ctrl.tick(message, max_records)
+        spent.append((_clock() - t0) * 1e6)
+        if isinstance(reply, Fault):
+            raise RuntimeError("the benchmark module faulted")
+    return spent
+
+
+def _wasm_us(
+    blob: bytes, idle: bytes, replay: replays.Replay, messages: list[list[bytes]], repeat: int
+) -> float:
+    """The controllers' own wasm time per tick, both sides.
+
+    Each side's recorded OBS messages go to fresh controllers (the same
+    messages, so the same guest work), ``repeat`` times; each call keeps its
+    least time. Less the same for a module that does nothing, that is the
+    guests' time. Maps are point-symmetric, so both sides' INIT messages are
+    the same bytes.
+    """
+    header = replay.header
+    game = sim.Game(header.game_map, header.config)
+    max_records = header.config.max_units + 1
+    total = 0.0
+    for s in (0, 1):
+        side = [tick[s] for tick in messages]
+        for module, sign in ((blob, 1), (idle, -1)):
+            runs = [_call_us(module, game, side, max_records) for _ in range(repeat)]
+            total += sign * sum(map(min, zip(*runs, strict=True)))
+    return max(0.0, total / max(1, len(messages)))
+
+
+def _checksum_us(width: int, height: int, repeat: int) -> float:
+    """Microseconds per ``Game.checksum`` on a generated map at tick 0 (nothing changed)."""
+    game = sim.Game(sim.generate_map(1, width, height), sim.Config(width=width, height=height))
+    game.checksum()
+    calls = 500
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = _clock()
+        for _ in range(calls):
+            game.checksum()
+        best = min(best, (_clock() - t0) / calls)
+    return best * 1e6
+
+
+def measure(scenarios: dict[str, bytes], idle: bytes, repeat: int = 5) -> dict[str, Any]:
+    """Every figure of this tree, as a JSON-ready mapping (microseconds)."""
+    config = sim.Config()
+    cost = _clock_cost()
+    out: dict[str, Any] = {"one_pass_obs": _flat_encoder() is not None, "scenarios": {}}
+    for name, blob in scenarios.items():
+        replay, tick_s = _played(blob, config, repeat)
+        passes = [_parts(replay, cost) for _ in range(repeat)]
+        messages = passes[0][1]
+        ticks = max(1, len(messages))
+        # Each tick's least time over the passes, then the mean over the ticks.
+        parts = {
+            part: sum(map(min, zip(*(spent[part] for spent, _ in passes), strict=True))) / ticks
+            for part in PART_NAMES
+        }
+        wasm = _wasm_us(blob, idle, replay, messages, repeat)
+        out["scenarios"][name] = {
+            "parts": parts,
+            "tick_us": tick_s * 1e6,
+            "wasm_us": wasm,
+            "host_us": tick_s * 1e6 - wasm,
+            "ticks": ticks,
+        }
+    out["checksum_us"] = {f"{w}x{h}": _checksum_us(w, h, repeat) for w, h in ((32, 32), (64, 64))}
+    return out
+
+
+def _main(argv: list[str]) -> int:
+    """``_parts.py REPEAT IDLE_WASM NAME=WASM ...``: print this tree's figures as JSON."""
+    repeat, idle_path, *pairs = argv
+    with open(idle_path, "rb") as f:
+        idle = f.read()
+    scenarios: dict[str, bytes] = {}
+    for pair in pairs:
+        name, path = pair.split("=", 1)
+        with open(path, "rb") as f:
+            scenarios[name] = f.read()
+    json.dump(measure(scenarios, idle, int(repeat)), sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
