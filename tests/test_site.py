@@ -622,6 +622,95 @@ def test_arena_push_uploads_a_local_run(
     assert ran.code == 2 and "http://host:port" in ran.err
 
 
+# =========================================================================== tournaments
+
+
+def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
+    field = ["random", "greedy-raider", "border-soldier"]
+    r = client.post(
+        "/api/tournaments", json={"format": "round-robin", "field": field}, headers=AUTH
+    )
+    assert r.status_code == 202, r.text
+    started = r.json()
+    assert started["status"] == "running" and started["planned"] == 6
+    assert r.headers["location"] == f"/api/tournaments/{started['id']}"
+    stream = events(client, f"/api/tournaments/{started['id']}/events")
+    assert all(e == "tournament" for e, _ in stream)
+    done = [data["matches"] for _, data in stream]
+    assert done == sorted(done) and done[-1] == 6
+    final = stream[-1][1]
+    assert final["status"] == "finished" and final["complete"] is True
+    assert client.get(f"/api/tournaments/{started['id']}").json() == final
+    rows = final["standings"]
+    assert sorted(row["name"] for row in rows) == sorted(field)
+    assert [row["rank"] for row in rows] == [1, 2, 3]
+    assert sum(row["wins"] + row["draws"] / 2 for row in rows) == 6
+    assert all({"mu", "sigma", "ordinal"} <= row["rating"].keys() for row in rows)
+    # The pairings: three stages of one meeting, each meeting's two matches linked.
+    assert [len(s["meetings"]) for s in final["stages"]] == [1, 1, 1]
+    ids = [m["id"] for s in final["stages"] for g in s["meetings"] for m in g["matches"]]
+    assert len(ids) == 6
+    for match_id in ids:
+        assert client.get(f"/api/matches/{match_id}").json()["tournament_id"] == started["id"]
+    listed = client.get("/api/tournaments").json()
+    assert started["id"] in [t["id"] for t in listed]
+    assert client.get(f"/tournaments/{started['id']}").status_code == 200
+
+
+def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
+    field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
+    r = client.post(
+        "/api/tournaments", json={"format": "bracket", "field": field, "seeds": [0]}, headers=AUTH
+    )
+    final = events(client, f"/api/tournaments/{r.json()['id']}/events")[-1][1]
+    assert [s["label"] for s in final["stages"]] == ["semi-finals", "final"]
+    (decider,) = final["stages"][1]["meetings"]
+    assert decider["winner"] == final["standings"][0]["name"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"format": "zip", "field": ["random", "greedy-raider"]}, 400, "format 'zip'"),
+        ({"format": "swiss", "field": ["random", "random"]}, 400, "in the field twice"),
+        ({"format": "swiss", "field": ["random", "nobody"]}, 404, "no controller 'nobody'"),
+        ({"format": "swiss", "field": ["random"]}, 400, "2..64"),
+        ({"format": "swiss", "field": "random"}, 400, "field 'field'"),
+        ({"format": "swiss", "field": ["random", "greedy-raider"], "seeds": []}, 400, "'seeds'"),
+        ({"format": "swiss", "field": ["random", "greedy-raider"], "seeds": [-1]}, 400, "'seeds'"),
+        ({"format": "swiss", "field": ["random", "greedy-raider"], "rounds": 0}, 400, "rounds"),
+        (
+            {"format": "gauntlet", "field": ["random", "greedy-raider"], "shuffle": 1},
+            400,
+            "shuffle",
+        ),
+        ({"format": "swiss", "field": ["random", "greedy-raider"], "x": 1}, 400, "unknown field"),
+    ],
+)
+def test_bad_tournament_requests_are_refused(
+    client: TestClient, body: dict[str, Any], status: int, message: str
+) -> None:
+    before = client.get("/api/tournaments").json()
+    assert message in error_of(client.post("/api/tournaments", json=body, headers=AUTH), status)
+    assert client.get("/api/tournaments").json() == before
+
+
+def test_the_server_plays_a_bounded_number_of_tournaments(tmp_path: Path, case: arena.Case) -> None:
+    limits = web.SiteLimits(workers=1, tournaments=1)
+    with web.Site.open(tmp_path, limits=limits, case=case) as site:
+        client = TestClient(web.site_app(site, SITE_TOKEN))
+        body = {"format": "round-robin", "field": ["random", "greedy-raider", "border-soldier"]}
+        first = client.post("/api/tournaments", json=body, headers=AUTH)
+        second = client.post("/api/tournaments", json=body, headers=AUTH)
+        assert (first.status_code, second.status_code) == (202, 429)
+        assert int(second.headers["retry-after"]) >= 1
+        assert events(client, f"/api/tournaments/{first.json()['id']}/events")[-1][1]["status"] == (
+            "finished"
+        )
+        third = client.post("/api/tournaments", json=body, headers=AUTH)
+        assert third.status_code == 202
+
+
 # =========================================================================== status, schema
 
 
@@ -671,6 +760,12 @@ def test_json_answers_match_their_schemas(client: TestClient, bundle: web.Bundle
     for r in client.get("/api/runs").json():
         check(r, "Run")
         check(client.get(f"/api/runs/{r['run']}").json(), "RunDetail")
+    body = {"format": "gauntlet", "field": ["random", "greedy-raider"]}
+    tid = client.post("/api/tournaments", json=body, headers=AUTH).json()["id"]
+    for _, data in events(client, f"/api/tournaments/{tid}/events"):
+        check(data, "TournamentDetail")
+    for t in client.get("/api/tournaments").json():
+        check(t, "Tournament")
     check(client.get("/api/status").json(), "Status")
     check(client.get("/api/matches/999999").json(), "Error")
 

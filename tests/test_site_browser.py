@@ -28,7 +28,9 @@ class Served:
     site: web.Site
     run: arena.RunRecord
     quick: int
-    """A finished quick match's id."""
+    """A quick match's id."""
+    tournament: int
+    """A tournament's id (round-robin of three)."""
     idle: Path
     """An admissible module file, for the console's upload."""
 
@@ -51,7 +53,9 @@ def served(
         web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
     ):
         quick = site.queue_match("greedy-raider", "fuel-probe", 3)["id"]
-        yield Served(server.url, site, run, quick, idle_file)
+        field = ["random", "greedy-raider", "border-soldier"]
+        tournament = site.start_tournament("round-robin", field, seeds=[0])["id"]
+        yield Served(server.url, site, run, quick, tournament, idle_file)
 
 
 def run_rows(served: Served) -> list[dict[str, object]]:
@@ -204,9 +208,47 @@ def test_the_console_shows_the_servers_refusal(tab: Tab, served: Served) -> None
     assert saved_token(tab) is None
 
 
-@pytest.mark.parametrize("page", ["", "console", "runs/{run}", "matches/{quick}"])
+def test_the_console_starts_a_tournament_and_its_standings_fill_in(
+    tab: Tab, served: Served
+) -> None:
+    page = tab.page
+    tab.open_site(f"{served.url}console")
+    page.locator(".site-token").fill(SITE_TOKEN)
+    page.get_by_role("button", name="use").click()
+    page.wait_for_function("() => document.querySelectorAll('.site-field input').length >= 4")
+    page.locator(".site-tournament select").select_option("bracket")
+    for name in ("random", "greedy-raider", "border-soldier", "fuel-probe (hidden)"):
+        page.locator(".site-field label", has_text=name).first.locator("input").check()
+    page.get_by_role("button", name="start").click()
+    page.wait_for_function(
+        "() => document.querySelector('.site-tournament + .site-field + .site-note')"
+        "?.dataset.status === 'finished'",
+        timeout=60_000,
+    )
+    rows = page.locator(".site-live-standings tbody tr")
+    assert rows.count() == 4
+    link = page.locator(".site-tournament + .site-field + .site-note a")
+    href = link.get_attribute("href")
+    assert href is not None and href.startswith("/tournaments/")
+    # The tournament's page: the standings, and the bracket drawn by rounds.
+    tab.open_site(served.url + href.lstrip("/"))
+    assert page.locator(".site-bracket-round h3").all_inner_texts() == ["semi-finals", "final"]
+    assert page.locator(".site-bracket .site-meeting").count() == 3
+    assert page.locator(".site-table tbody tr").count() == 4
+    first = page.locator(".site-meeting-matches a").first
+    first.click()
+    page.wait_for_url("**/matches/*")
+    tab.viewer = ".site-viewer"
+    tab.viewer_ready()
+    assert canvas_is_drawn(tab)
+
+
+@pytest.mark.parametrize(
+    "page", ["", "console", "runs/{run}", "matches/{quick}", "tournaments/{tournament}"]
+)
 def test_no_page_logs_an_error(tab: Tab, served: Served, page: str) -> None:
-    tab.open_site(served.url + page.format(run=served.run.id, quick=served.quick))
+    url = page.format(run=served.run.id, quick=served.quick, tournament=served.tournament)
+    tab.open_site(served.url + url)
     assert tab.page.locator(".site-nav a").first.inner_text() == "Foray Arena"
 
 

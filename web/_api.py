@@ -35,6 +35,7 @@ from web._http import (
     require_token,
     site_of,
     string_field,
+    u32,
     u32_field,
 )
 from web._live import KEEPALIVE, sse
@@ -174,7 +175,20 @@ async def create_tournament(request: Request) -> Response:
     data = await read_json(
         request, {"format": True, "field": True, "seeds": False, "rounds": False, "shuffle": False}
     )
-    tournament = await asyncio.to_thread(site_of(request).start_tournament, data)
+    field = data["field"]
+    if not isinstance(field, list) or not all(isinstance(x, str) for x in field):
+        raise ApiError(400, "field 'field': a list of controller names or sha256s")
+    seeds = data.get("seeds", [0])
+    if not isinstance(seeds, list) or not 1 <= len(seeds) <= 16:
+        raise ApiError(400, "field 'seeds': a list of 1..16 unsigned 32-bit integers")
+    tournament = await asyncio.to_thread(
+        site_of(request).start_tournament,
+        string_field(data, "format", most=32),
+        field,
+        seeds=[u32(s, "field 'seeds'") for s in seeds],
+        rounds=None if data.get("rounds") is None else u32(data["rounds"], "field 'rounds'"),
+        shuffle=None if data.get("shuffle") is None else u32(data["shuffle"], "field 'shuffle'"),
+    )
     return json_response(tournament, 202, {"Location": f"/api/tournaments/{tournament['id']}"})
 
 

@@ -22,7 +22,7 @@ import contextlib
 import enum
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import trio
@@ -173,6 +173,45 @@ class Coordinator:
             future.set_exception(CoordinatorClosed("the server is shutting down"))
         return future
 
+    def spawn(self, task: Callable[..., Awaitable[T]], *args: Any) -> concurrent.futures.Future[T]:
+        """Run ``await task(player, *args)`` in the coordinator's trio loop; never blocks.
+
+        ``player`` plays matches through the match lane (an ``arena.MatchPlayer``:
+        a tournament's matches take their turns with quick matches). Closing
+        the coordinator cancels the task (the future fails with
+        ``CoordinatorClosed``).
+        """
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        token = self._token
+        if self._closed or token is None:
+            future.set_exception(CoordinatorClosed("the server is shutting down"))
+            return future
+
+        async def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                value = await task(_LanePlayer(self), *args)
+            except trio.Cancelled:
+                future.set_exception(CoordinatorClosed("the server stopped before this was done"))
+                raise
+            except BaseException as exc:
+                future.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+                return
+            future.set_result(value)
+
+        def schedule() -> None:
+            assert self._nursery is not None
+            self._nursery.start_soon(run)
+
+        try:
+            token.run_sync_soon(schedule)
+        except trio.RunFinishedError:
+            future.set_exception(CoordinatorClosed("the server is shutting down"))
+        return future
+
     async def _call(
         self,
         lane: Lane,
@@ -218,6 +257,17 @@ class Coordinator:
             future.set_exception(done.exc)
         else:
             future.set_result(done)
+
+
+class _LanePlayer:
+    """Plays matches through the match lane of a coordinator's pool (an ``arena.MatchPlayer``)."""
+
+    def __init__(self, coordinator: Coordinator) -> None:
+        self._coordinator = coordinator
+
+    async def play(self, job: arena.MatchJob) -> arena.JobFailed | arena.MatchResult:
+        async with self._coordinator._limiters[Lane.MATCH]:
+            return await self._coordinator._pool.play(job)
 
 
 class _Raised:

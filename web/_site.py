@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import arena
+from web import _tournaments as tournaments
 from web._bundle import Bundle, check_pushed_match, decode_bundle
 from web._coordinator import Coordinator, Lane
 from web._live import Changes
@@ -85,6 +86,10 @@ class SiteLimits:
     """Admission checks running at once."""
     pushes: int = 2
     """Pushes being checked at once; past it, 429."""
+    tournaments: int = 2
+    """Tournaments the server plays at once (their matches share the workers); past it, 429."""
+    max_field: int = 64
+    """Most entrants in a tournament started from the server."""
     streams: int = 256
     """Server-sent event streams open at once; past it, 429."""
     body_timeout: float = 30.0
@@ -168,6 +173,8 @@ class Site:
         self._checks = _Slots(limits.checks, "too many modules are being checked")
         self._pushes = _Slots(limits.pushes, "too many pushes are being checked")
         self.streams = _Slots(limits.streams, "too many event streams are open")
+        self._tournaments = _Slots(limits.tournaments, "the server plays enough tournaments now")
+        self._progress: dict[int, tournaments.TournamentProgress] = {}
         self._lock = threading.Lock()
         self._queued: OrderedDict[int, None] = OrderedDict()
         self._running: set[int] = set()
@@ -606,37 +613,95 @@ class Site:
 
     # ------------------------------------------------------------------ tournaments
 
-    def start_tournament(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Start a tournament over stored controllers; its JSON (it plays on in the background)."""
-        raise ApiError(503, "tournaments cannot be started from the server yet")
+    def start_tournament(
+        self,
+        format: str,
+        field: list[str],
+        *,
+        seeds: list[int],
+        rounds: int | None = None,
+        shuffle: int | None = None,
+    ) -> dict[str, Any]:
+        """Start a tournament over stored controllers (names or sha256s); its JSON.
+
+        It is recorded (status running) before this returns, then played in the
+        coordinator's loop (``web._tournaments.run_tournament``), its matches taking their
+        turns with quick matches on the workers. 429 when the server plays
+        ``tournaments`` already; 400 for a plan that cannot be held.
+        """
+        if not 2 <= len(field) <= self.limits.max_field:
+            raise ApiError(400, f"field 'field': 2..{self.limits.max_field} controllers")
+        records = [self._side(ref, f"field[{i}]") for i, ref in enumerate(field)]
+        entrants = [arena.Entrant(r.name, r.sha256) for r in records]
+        self._tournaments.take(retry_after=60)
+        try:
+            record = tournaments.create_tournament(
+                self.store,
+                format,
+                entrants,
+                seeds=seeds,
+                rounds=rounds,
+                shuffle=shuffle,
+                case=self.case,
+                config=self.case.rules,
+            )
+        except BaseException:
+            self._tournaments.give()
+            raise
+        future = self.coordinator.spawn(self._play_tournament, record.id)
+        future.add_done_callback(partial(self._tournament_over, record.id))
+        return self.tournament_json(record.id)
+
+    async def _play_tournament(self, player: Any, tournament_id: int) -> None:
+        """In the coordinator's loop: play the tournament, recording as it goes."""
+        await tournaments.run_tournament(
+            self.store,
+            tournament_id,
+            player,
+            slots=self.limits.workers,
+            on_progress=self._tournament_progress,
+            case=self.case,
+        )
+
+    def _tournament_progress(self, progress: tournaments.TournamentProgress) -> None:
+        self._progress[progress.tournament_id] = progress
+        self.changes.bump(tournament_key(progress.tournament_id))
+
+    def _tournament_over(self, tournament_id: int, future: concurrent.futures.Future[None]) -> None:
+        self._tournaments.give()
+        self._progress.pop(tournament_id, None)
+        if not future.cancelled() and future.exception() is not None:
+            _log.error("tournament %d stopped: %s", tournament_id, future.exception())
+        self.changes.bump(tournament_key(tournament_id))
 
     def tournaments_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
+        """The most recent tournaments, without their standings."""
         return [_tournament_json(t) for t in self.store.tournaments(limit=limit, before=before)]
 
     def tournament_json(self, tournament_id: int) -> dict[str, Any]:
-        """A tournament: its record, the standings (live while it runs) and its pairings."""
+        """A tournament as ``arena standings --json`` gives it (live while it runs), with its
+        field, its pairings by stage (``stages``) and what is playing now."""
         try:
-            record = self.store.tournament(tournament_id)
             matches = self.store.tournament_matches(tournament_id)
+            record, standings = tournaments.tournament_standings(self.store, tournament_id, matches)
         except arena.NotInStoreError:
             raise ApiError(404, f"no tournament {tournament_id}") from None
-        data = _tournament_json(record)
-        played = [p for p in map(_played, matches) if p is not None]
-        plan = _plan(record)
-        if record.status is arena.TournamentStatus.FINISHED and record.standings is not None:
-            stored = record.standings
-            rows = stored.get("standings", []) if isinstance(stored, dict) else stored
-        elif plan is not None:
-            rows = plan.standings(played).to_json()["standings"]
-        else:
-            rows = []
-        data["planned"] = None if plan is None else plan.matches
-        data["standings"] = rows
-        data["stages"] = _stages(record, matches, plan)
+        data = tournaments.tournament_json(record, standings)
+        progress = self._progress.get(tournament_id)
+        data.update(_tournament_json(record))
+        data["matches"] = standings.matches
+        data["planned"] = standings.total
+        data["playing"] = 0 if progress is None else progress.playing
+        data["stages"] = _stages(record, matches, tournaments.tournament_plan(record))
         return data
 
 
 def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
+    """A tournament's record without its standings (a listing's row)."""
+    try:
+        planned: int | None = tournaments.tournament_plan(t).matches
+    except arena.ArenaError:
+        planned = None
     return {
         "id": t.id,
         "format": t.format,
@@ -644,25 +709,11 @@ def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
         "field": [{"name": e.name, "sha256": e.sha256} for e in t.field],
         "seeds": list(t.seeds),
         "matches": t.matches,
-        "planned": None,
+        "planned": planned,
         "error": t.error,
         "created_at": _when(t.created_at),
         "finished_at": _when(t.finished_at),
     }
-
-
-def _plan(t: arena.TournamentRecord) -> arena.TournamentPlan | None:
-    """The tournament's plan, rebuilt from its record (None if the record cannot give one)."""
-    try:
-        return arena.TournamentPlan(
-            arena.Format(t.format),
-            tuple(e.name for e in t.field),
-            t.seeds,
-            rounds=t.options.get("rounds"),
-            shuffle=t.options.get("shuffle"),
-        )
-    except (ValueError, arena.ArenaError):
-        return None
 
 
 def _pairing(key: str | None) -> arena.Pairing | None:
@@ -671,15 +722,6 @@ def _pairing(key: str | None) -> arena.Pairing | None:
         return arena.Pairing(int(round_), int(slot), str(a), str(b), int(seed))
     except (ValueError, TypeError):
         return None
-
-
-def _played(m: arena.MatchRecord) -> arena.Played | None:
-    pairing = _pairing(m.pairing_key)
-    if pairing is None:
-        return None
-    if m.result is None:
-        return arena.Played.failed(pairing, m.error or "not played")
-    return arena.Played.from_result(pairing, m.result)
 
 
 _BRACKET_NAMES: Final = ("final", "semi-finals", "quarter-finals")
@@ -725,7 +767,6 @@ def _stages(
                 "side": side,
                 "status": str(m.status),
                 "winner": winner,
-                "label": f"s{pairing.seed}{'ab'[side]}",
             }
         )
     stages = None if plan is None else plan.stages
@@ -737,6 +778,7 @@ def _stages(
         entry = out.setdefault(
             stage, {"stage": stage, "label": _stage_label(t, stage, stages), "meetings": []}
         )
+        meeting["matches"].sort(key=lambda x: (x["seed"], x["side"]))
         entry["meetings"].append(meeting)
     return list(out.values())
 

@@ -61,7 +61,14 @@ function meetingBox(m) {
     h(
       "div",
       { class: "site-meeting-matches" },
-      m.matches.map((x) => matchLink(x.id, x.status === "finished" ? x.label : `${x.label}…`)),
+      m.matches.map((x) => {
+        const [a, b] = x.side === 0 ? [m.a, m.b] : [m.b, m.a];
+        const result = x.status === "pending" ? "playing" : x.status === "error" ? "not played" : x.winner ? `${x.winner} wins` : "draw";
+        const link = matchLink(x.id, `#${x.id}`);
+        link.title = `seed ${x.seed}: ${a} (A) vs ${b} (B): ${result}`;
+        link.className = x.winner === null ? "site-draw" : x.winner === m.a ? "site-first" : "site-second";
+        return link;
+      }),
     ),
   );
 }
@@ -80,7 +87,9 @@ function drawPairings(t) {
       h(
         "div",
         { class: "site-bracket" },
-        t.stages.map((s) => h("div", { class: "site-bracket-round" }, h("h3", {}, s.label), s.meetings.map(meetingBox))),
+        t.stages.map((s) =>
+          h("div", { class: "site-bracket-round" }, h("h3", {}, s.label), h("div", { class: "site-bracket-games" }, s.meetings.map(meetingBox))),
+        ),
       ),
     );
     return;
