@@ -185,10 +185,17 @@ def test_demo_plays_every_pairing_and_verifies_each_replay(
     capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FORAY_DATA_DIR", str(tmp_path / "data"))
-    out = cli(capsys, "demo")
+    out = cli(capsys, "demo", "--no-serve")
     assert out.code == 0, out.err
     assert out.out.count("verified") == 12 and "VERIFY FAILED" not in out.out
-    assert len(list((tmp_path / "data" / "replays").glob("*.replay"))) == 12
+    # The template proved against the Foray case: one run of four matches more.
+    assert len(list((tmp_path / "data" / "replays").glob("*.replay"))) == 12 + 4
+    from arena.store import Store
+
+    with Store.open(tmp_path / "data") as store:
+        (run,) = store.runs()
+        assert (run.controller, run.matches) == ("template", 4)
+        assert len(store.matches(limit=500)) == 12 + 4  # on the site, every one
 
 
 @pytest.mark.parametrize("name", ["random", "border-soldier", "greedy-raider", "fuel-probe"])

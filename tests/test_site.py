@@ -838,6 +838,37 @@ def test_a_slow_body_gets_408(tmp_path: Path, case: arena.Case) -> None:
     assert answer.endswith(b'{"error":"the body took too long to arrive"}')
 
 
+def test_the_demo_ends_by_serving_the_site(tmp_path: Path) -> None:
+    """``arena demo``'s last step finds web's ``serve_site`` through its entry point."""
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    script = (
+        "from arena.cli._demo import serve_site\nraise SystemExit(serve_site('127.0.0.1', 0))\n"
+    )
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path), "ARENA_TOKEN": SITE_TOKEN}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(2)]
+        assert "the site" in lines[0] and lines[1].startswith(f"serving {tmp_path} at http://")
+        url = lines[1].split(" at ")[1].split()[0]
+        with urllib.request.urlopen(url, timeout=10) as r:
+            assert r.status == 200 and b'<main id="page">' in r.read()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+
+
 def test_arena_serve_serves_the_site_until_interrupted(tmp_path: Path) -> None:
     import signal
     import subprocess

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-__all__ = ["emit_json", "positive", "shown", "u32"]
+__all__ = ["emit_json", "port", "positive", "shown", "u32"]
 
 
 def shown(text: object) -> str:
@@ -40,6 +40,17 @@ def positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
+def port(text: str) -> int:
+    """An argparse type: a TCP port, 0..65535 (0: any free one)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port number (0..65535)")
     return value
 
 
