@@ -21,7 +21,6 @@ from typing import Any, Protocol
 import trio
 
 import arena
-import sim
 
 __all__ = [
     "TournamentProgress",
@@ -57,7 +56,7 @@ def create_tournament(
     rounds: int | None,
     shuffle: int | None,
     case: arena.Case,
-    config: sim.Config,
+    config: Any,
 ) -> arena.TournamentRecord:
     """Record a tournament (running) over stored controllers; ``TournamentSetupError`` if the
     plan cannot be held (nothing is stored then)."""
@@ -171,7 +170,7 @@ async def _play(
     slots: int,
     on_progress: Callable[[TournamentProgress], None] | None,
     case: arena.Case,
-    config: sim.Config,
+    config: Any,
     blobs: dict[str, bytes],
 ) -> None:
     entrants = {e.name: e for e in record.field}
