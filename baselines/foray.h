@@ -343,6 +343,30 @@ __attribute__((export_name("foray_init"))) int32_t foray_init(int32_t len) {
     return 0;
 }
 
+#ifdef FORAY_NOTES
+/* Debug notes (rules §9.9), compiled in only with -DFORAY_NOTES: call
+ * foray_say(text) during bot_tick and the host records the text (at most 256
+ * bytes of UTF-8) with the tick in the replay, next to your side. A note costs
+ * fuel like anything else and never changes the game. */
+#define FORAY_NOTE_BYTES 256
+static uint8_t foray_note_text[FORAY_NOTE_BYTES];
+static int32_t foray_note_len;
+
+FORAY_API void foray_say(const char *text) {
+    int32_t n = 0;
+    while (n < FORAY_NOTE_BYTES && text[n]) {
+        foray_note_text[n] = (uint8_t)text[n];
+        n++;
+    }
+    foray_note_len = n;
+}
+
+__attribute__((export_name("foray_note"))) int32_t foray_note(void) {
+    __builtin_memcpy(foray_io, foray_note_text, (size_t)foray_note_len);
+    return foray_note_len;
+}
+#endif
+
 /* Decode OBS, call bot_tick, then (only then: they share the buffer) write the
  * action records at the buffer's start. */
 __attribute__((export_name("foray_tick"))) int32_t foray_tick(int32_t len) {
@@ -371,6 +395,9 @@ __attribute__((export_name("foray_tick"))) int32_t foray_tick(int32_t len) {
     a->n = 0;
     a->obs = o;
     for (int32_t i = 0; i <= o->n_own; i++) a->used[i] = 0;
+#ifdef FORAY_NOTES
+    foray_note_len = 0;
+#endif
     bot_tick(o, a);
 
     int32_t *out = (int32_t *)foray_io;

@@ -274,6 +274,28 @@ pub fn stepDown(dist: []const u16, x: i32, y: i32) Dir {
     return best;
 }
 
+// ------------------------------------------------------------- debug notes
+
+/// The longest note the host keeps (rules §9.9).
+pub const note_bytes = 256;
+var note_text: [note_bytes]u8 = undefined;
+var note_len: usize = 0;
+
+/// Leave a debug note for this tick (at most 256 bytes of UTF-8): the host records
+/// it in the replay next to your side. It costs fuel and never changes the game.
+/// Notes are kept only by a bot that exports foray_note:
+///     export fn foray_note() i32 { return foray.note(); }
+pub fn say(text: []const u8) void {
+    note_len = @min(text.len, note_bytes);
+    @memcpy(note_text[0..note_len], text[0..note_len]);
+}
+
+/// The note of this tick, written at the buffer's start (for `export fn foray_note`).
+pub fn note() i32 {
+    @memcpy(io[0..note_len], note_text[0..note_len]);
+    return @intCast(note_len);
+}
+
 // ------------------------------------------------------------- the exports
 
 /// The I/O buffer's address (for `export fn foray_buffer`).
@@ -361,6 +383,7 @@ pub fn tick(len: i32, comptime botTick: fn (*const Obs, *Actions) void) i32 {
     };
     acts_now.n = 0;
     acts_now.obs = &obs_now;
+    note_len = 0;
     @memset(acts_now.used[0 .. n_own + 1], false);
     botTick(&obs_now, &acts_now);
     for (acts_now.rec[0..acts_now.n], 0..) |r, i| {

@@ -91,6 +91,8 @@ __all__ = [
     "FrameEncoder",
     "Header",
     "KeyFrame",
+    "Note",
+    "Notes",
     "Recorder",
     "ReplayWriter",
     "Result",
@@ -131,6 +133,10 @@ Wire: TypeAlias = dict[str, Any]
 """One object as msgpack carries it: a map with string keys."""
 
 Sides: TypeAlias = tuple[int, int]
+Note: TypeAlias = str | int | None
+"""One side's debug note of a tick (rules §9.9): its text; the length its ``foray_note``
+returned when that was out of 0..256 (the note was dropped); or None (no note)."""
+Notes: TypeAlias = tuple[Note, Note]
 Actions: TypeAlias = tuple[tuple[sim.Record, ...], tuple[sim.Record, ...]]
 
 
@@ -308,20 +314,25 @@ class ForfeitFrame:
     fuel: Sides
     checksum: int
     """Of the unchanged state the tick started from."""
+    notes: Notes | None = None
 
     def to_wire(self) -> Wire:
-        return {
+        obj: Wire = {
             "t": self.tick,
             "a": [[v for r in records for v in r] for records in self.actions],
             "f": list(self.fuel),
             "x": self.checksum,
         }
+        if self.notes is not None:
+            obj["n"] = list(self.notes)
+        return obj
 
     @classmethod
     def from_wire(cls, obj: Wire) -> ForfeitFrame:
         a, b = obj["a"]
         fa, fb = obj["f"]
-        return cls(obj["t"], (_groups(a, 3), _groups(b, 3)), (fa, fb), obj["x"])  # type: ignore[arg-type]
+        actions = (_groups(a, 3), _groups(b, 3))
+        return cls(obj["t"], actions, (fa, fb), obj["x"], _notes(obj))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +353,7 @@ class KeyFrame:
     """(cell, amount) of the cells whose ore changed this tick, ascending."""
     events: Events
     checksum: int
+    notes: Notes | None = None
 
     def to_wire(self) -> Wire:
         return {
@@ -384,6 +396,7 @@ class DeltaFrame:
     ore_changed: tuple[tuple[int, int], ...]
     events: Events
     checksum: int
+    notes: Notes | None = None
 
     def to_wire(self) -> Wire:
         return {
@@ -411,7 +424,7 @@ Frame: TypeAlias = KeyFrame | DeltaFrame | ForfeitFrame
 
 
 def _applied_tail(frame: KeyFrame | DeltaFrame) -> Wire:
-    return {
+    tail: Wire = {
         "k": list(frame.colony_hp),
         "b": list(frame.banked),
         "e": list(frame.energy),
@@ -419,6 +432,14 @@ def _applied_tail(frame: KeyFrame | DeltaFrame) -> Wire:
         "v": frame.events.to_wire(),
         "x": frame.checksum,
     }
+    if frame.notes is not None:
+        tail["n"] = list(frame.notes)
+    return tail
+
+
+def _notes(obj: Wire) -> Notes | None:
+    notes = obj.get("n")
+    return None if notes is None else (notes[0], notes[1])
 
 
 def _applied_fields(obj: Wire) -> dict[str, Any]:
@@ -433,6 +454,7 @@ def _applied_fields(obj: Wire) -> dict[str, Any]:
         "ore_changed": _groups(obj["o"], 2),
         "events": Events.from_wire(obj["v"]),
         "checksum": obj["x"],
+        "notes": _notes(obj),
     }
 
 
@@ -562,10 +584,12 @@ class FrameEncoder:
         fuel: Sequence[int],
         ev: sim.TickEvents,
         checksum: int | None = None,
+        notes: Notes | None = None,
     ) -> Wire:
         """The wire object of the tick ``game`` has just stepped (``game`` is the state after it).
 
-        ``checksum`` is the state's, when the caller has it already.
+        ``checksum`` is the state's, when the caller has it already. ``notes`` are
+        the sides' debug notes; the frame carries them (key "n") only when given.
         """
         tick = game.tick - 1
         s0, s1 = game.sides
@@ -598,6 +622,8 @@ class FrameEncoder:
             for events in (ev.attacks, ev.deaths, ev.spawns, ev.deposits)
         ]
         obj["x"] = self.checksum(words) if checksum is None else checksum
+        if notes is not None:
+            obj["n"] = [notes[0], notes[1]]
         return obj
 
     def _deltas(
@@ -637,13 +663,18 @@ class FrameEncoder:
         fuel: Sequence[int],
         ev: sim.TickEvents,
         checksum: int | None = None,
+        notes: Notes | None = None,
     ) -> KeyFrame | DeltaFrame:
         """The typed frame of the tick ``game`` has just stepped (see ``wire``)."""
-        obj = self.wire(game, submitted, fuel, ev, checksum)
+        obj = self.wire(game, submitted, fuel, ev, checksum, notes)
         return KeyFrame.from_wire(obj) if "u" in obj else DeltaFrame.from_wire(obj)
 
     def forfeit(
-        self, game: sim.Game, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int]
+        self,
+        game: sim.Game,
+        submitted: Sequence[Sequence[sim.Record]],
+        fuel: Sequence[int],
+        notes: Notes | None = None,
     ) -> ForfeitFrame:
         """The frame of the current tick, in which a side forfeited: not applied."""
         return ForfeitFrame(
@@ -651,6 +682,7 @@ class FrameEncoder:
             actions=(tuple(submitted[0]), tuple(submitted[1])),
             fuel=(fuel[0], fuel[1]),
             checksum=self.checksum(),
+            notes=notes,
         )
 
 
@@ -721,14 +753,23 @@ class Recorder:
         self._encoder = FrameEncoder(self.game, self.header.version)
 
     def applied(
-        self, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int], ev: sim.TickEvents
+        self,
+        submitted: Sequence[Sequence[sim.Record]],
+        fuel: Sequence[int],
+        ev: sim.TickEvents,
+        notes: Notes | None = None,
     ) -> None:
-        """Record the tick the game has just stepped."""
-        self._writer.frame(self._encoder.wire(self.game, submitted, fuel, ev))
+        """Record the tick the game has just stepped (with the sides' notes, if any)."""
+        self._writer.frame(self._encoder.wire(self.game, submitted, fuel, ev, notes=notes))
 
-    def forfeit(self, submitted: Sequence[Sequence[sim.Record]], fuel: Sequence[int]) -> Frame:
+    def forfeit(
+        self,
+        submitted: Sequence[Sequence[sim.Record]],
+        fuel: Sequence[int],
+        notes: Notes | None = None,
+    ) -> Frame:
         """Record the current tick, in which a side forfeited, as not applied."""
-        frame = self._encoder.forfeit(self.game, submitted, fuel)
+        frame = self._encoder.forfeit(self.game, submitted, fuel, notes)
         self._writer.frame(frame)
         return frame
 

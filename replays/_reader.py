@@ -64,6 +64,9 @@ _HEADER_KEYS: Final = frozenset(
 _KEYFRAME_KEYS: Final = frozenset({"t", "a", "f", "u", "g", "k", "b", "e", "o", "v", "x"})
 _DELTA_FRAME_KEYS: Final = frozenset({"t", "a", "f", "m", "h", "k", "b", "e", "o", "v", "x"})
 _FORFEIT_FRAME_KEYS: Final = frozenset({"t", "a", "f", "x"})
+_OPTIONAL_FRAME_KEYS: Final = frozenset({"n"})
+"""Keys a frame of any shape may carry: "n", the sides' debug notes (rules §9.9)."""
+_MAX_NOTE_CHARS: Final = 256
 _RESULT_KEYS: Final = frozenset({"type", "winner", "reason", "ticks", "sides"})
 _RESULT_SIDE_KEYS: Final = frozenset({"banked", "fuel_total", "fuel_peak", "forfeit"})
 _SHA256: Final = re.compile(r"[0-9a-f]{64}")
@@ -332,16 +335,35 @@ def _kind(value: object) -> str:
     return "nil" if value is None else type(value).__name__
 
 
-def _map(value: object, path: str, keys: frozenset[str]) -> dict[str, Any]:
+def _map(
+    value: object, path: str, keys: frozenset[str], optional: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise _Fault(path, f"expected a map, got {_kind(value)}")
     missing = sorted(keys - value.keys())
     if missing:
         raise _Fault(path, f"missing key(s) {', '.join(missing)}")
-    unknown = sorted(str(k) for k in value.keys() - keys)
+    unknown = sorted(str(k) for k in value.keys() - keys - optional)
     if unknown:
         raise _Fault(path, f"unknown key(s) {', '.join(unknown)}")
     return value
+
+
+def _notes(value: object) -> None:
+    """Per side: a note's text (at most 256 characters), the length of a dropped one, or nil."""
+    for s, note in enumerate(_list(value, "n", length=2)):
+        path = f"n[{s}]"
+        if note is None:
+            continue
+        if type(note) is str:
+            if len(note) > _MAX_NOTE_CHARS:
+                raise _Fault(path, f"a note of {len(note)} characters, over {_MAX_NOTE_CHARS}")
+        elif type(note) is int:
+            _int(note, path, _I32[0], _I32[1])
+            if 0 <= note <= _MAX_NOTE_CHARS:
+                raise _Fault(path, f"a dropped note's length {note} lies in 0..256: not dropped")
+        else:
+            raise _Fault(path, f"expected a string, an integer or nil, got {_kind(note)}")
 
 
 def _int(value: object, path: str, low: int, high: int) -> int:
@@ -511,7 +533,7 @@ def _frame_fields(
             raise _Fault("t", f"expected tick {tick} (ticks count 0, 1, 2, ...), got {t}")
     forfeit = "k" not in obj
     if forfeit:
-        extra = sorted(str(k) for k in obj.keys() - _FORFEIT_FRAME_KEYS)
+        extra = sorted(str(k) for k in obj.keys() - _FORFEIT_FRAME_KEYS - _OPTIONAL_FRAME_KEYS)
         if extra:
             raise _Fault(
                 "",
@@ -536,7 +558,9 @@ def _frame_fields(
                 " its units are deltas in 'm' and 'h', not whole in 'u'",
             )
         keys = _DELTA_FRAME_KEYS
-    f = _map(obj, "", keys)  # "t" is present, so judged above
+    f = _map(obj, "", keys, _OPTIONAL_FRAME_KEYS)  # "t" is present, so judged above
+    if "n" in f:
+        _notes(f["n"])
     records = min(limits.max_records_per_side, hd.max_units + 1)
     for s, actions in enumerate(_list(f["a"], "a", length=2)):
         path = f"a[{s}]"

@@ -112,6 +112,7 @@ def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
             "actions": actions,
             "no_action": [u.id for u in obs.own if u.id not in acted],
             "fuel": frame.fuel[s],
+            "note": None if frame.notes is None else frame.notes[s],
             "forfeit": None if forfeit is None or forfeit.tick != tick else forfeit.to_dict(),
         }
         out_sides.append(side)
@@ -187,6 +188,11 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
         if side["no_action"]:
             ids = ", ".join(str(i) for i in side["no_action"])
             console.print(f"  units given no action (NOOP): {ids}")
+        note = side["note"]
+        if isinstance(note, str):
+            console.print(f"  note: {escape(shown(note))}")
+        elif note is not None:
+            console.print(f"  note dropped: foray_note returned {note} (rules §9.9: 0..256)")
         if side["forfeit"]:
             f = side["forfeit"]
             console.print(

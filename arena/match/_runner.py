@@ -155,6 +155,7 @@ def run_match(
     max_units = config.max_units
     validate = sim.validate_actions
     sides_ctrls = tuple(enumerate(ctrls))
+    noting = ctrls[0].has_note or ctrls[1].has_note
     while outcome is None:
         tick = game.tick
         submitted: list[list[sim.Record]] = [[], []]
@@ -170,15 +171,23 @@ def run_match(
             if broken is not None:
                 forfeits[s] = _forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
         fuel = [ctrls[0].last_fuel, ctrls[1].last_fuel]
+        # Debug notes (rules §9.9): only from sides whose calls did not fault; a
+        # match without the export records none, byte for byte as before.
+        notes: replays.Notes | None = None
+        if noting:
+            notes = (
+                None if forfeits[0] else ctrls[0].last_note,
+                None if forfeits[1] else ctrls[1].last_note,
+            )
         tick_fuel[0].append(fuel[0])
         tick_fuel[1].append(fuel[1])
         ticks = tick + 1
         if forfeits[0] or forfeits[1]:
-            recorder.forfeit(submitted, fuel)
+            recorder.forfeit(submitted, fuel, notes)
             outcome = _forfeit_outcome(forfeits)
             break
         events = game.step(submitted)
-        recorder.applied(submitted, fuel, events)
+        recorder.applied(submitted, fuel, events, notes)
         outcome = game.outcome((ctrls[0].fuel_total, ctrls[1].fuel_total))
 
     sides = tuple(

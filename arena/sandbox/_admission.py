@@ -38,6 +38,10 @@ EXPORT_SIGNATURES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "foray_tick": (("i32",), ("i32",)),
 }
 """The exported functions every controller must have, with their (params, results)."""
+OPTIONAL_SIGNATURES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    "foray_note": ((), ("i32",)),
+}
+"""Exports a controller may have (rules §9.9): if present, they must have this type."""
 
 MAX_FOREIGN_CHARS: Final = 300
 """Characters of any text that came from wasmtime or the module, kept in a fault or reason."""
@@ -107,7 +111,8 @@ def structure_reason(module: wasmtime.Module, limits: Limits) -> str | None:
         return "missing export memory"
     if not isinstance(memory_type, wasmtime.MemoryType):
         return "export memory is not a memory"
-    for name, (params, results) in EXPORT_SIGNATURES.items():
+    optional = {name: sig for name, sig in OPTIONAL_SIGNATURES.items() if name in exports}
+    for name, (params, results) in {**EXPORT_SIGNATURES, **optional}.items():
         ty = exports.get(name)
         if ty is None:
             return f"missing export {name}"

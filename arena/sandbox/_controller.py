@@ -19,9 +19,11 @@ from arena.sandbox._engine import epoch_ticks
 from arena.sandbox._limits import BUFFER_BYTES, RECORD_BYTES, Fault, Limits
 from sim import ForfeitKind
 
-__all__ = ["Controller"]
+__all__ = ["MAX_NOTE_BYTES", "Controller"]
 
 _MAX_RECORDS_IN_BUFFER: Final = BUFFER_BYTES // RECORD_BYTES
+MAX_NOTE_BYTES: Final = 256
+"""The longest debug note a controller may write (rules §9.9)."""
 _TRAP_OUT_OF_FUEL: Final = wasmtime.TrapCode.OUT_OF_FUEL
 _TRAP_INTERRUPT: Final = wasmtime.TrapCode.INTERRUPT
 _NEW, _READY, _DEAD = 0, 1, 2
@@ -63,6 +65,9 @@ class Controller:
     """The largest fuel of a single tick."""
     last_fuel: int
     """Fuel of the latest tick call (0 before the first tick)."""
+    last_note: str | int | None
+    """The latest tick's debug note (rules §9.9): its text, the length it returned
+    when that was out of 0..256 (the note is dropped), or None without the export."""
 
     def __init__(self, blob: bytes, limits: Limits) -> None:
         self.blob: bytes = bytes(blob)
@@ -71,6 +76,7 @@ class Controller:
         self.fuel_total = 0
         self.fuel_peak = 0
         self.last_fuel = 0
+        self.last_note = None
         self._phase = _NEW
         self._store: wasmtime.Store | None = None
         # Preallocated ctypes arguments for the argtype-free calls below.
@@ -89,7 +95,14 @@ class Controller:
         self._memory_ref = ctypes.byref(self._memory)
         self._tick_func = _ffi.FuncHandle()
         self._tick_ref = ctypes.byref(self._tick_func)
+        self._note_func = _ffi.FuncHandle()
+        self._note_ref: object | None = None  # set when the module exports foray_note
         self._view = memoryview(b"")
+
+    @property
+    def has_note(self) -> bool:
+        """Whether the module exports ``foray_note`` (known after a successful init)."""
+        return self._note_ref is not None
 
     # ---- init ----------------------------------------------------------
 
@@ -154,6 +167,10 @@ class Controller:
         assert isinstance(tick_func, wasmtime.Func)
         ctypes.pointer(self._memory)[0] = _ffi.memory_handle(memory)
         ctypes.pointer(self._tick_func)[0] = _ffi.func_handle(tick_func)
+        note_func = exports.get("foray_note")
+        if isinstance(note_func, wasmtime.Func):  # its type was checked at admission
+            ctypes.pointer(self._note_func)[0] = _ffi.func_handle(note_func)
+            self._note_ref = ctypes.byref(self._note_func)
         self._check_init_memory("instantiation")
 
         def remaining() -> float:
@@ -283,21 +300,53 @@ class Controller:
         err = _call_unchecked(ctx, self._tick_ref, self._vals, _ONE, self._trap_ref)
         if err or self._trap:
             return self._tick_fault(err)
+        memory: int = _memory_data_size(ctx, self._memory_ref)
+        if memory > self._max_memory:
+            return self._memory_fault(memory)
+        n: int = val.i32
+        # The records are taken before a note call may overwrite the buffer.
+        raw = (
+            view[: n * RECORD_BYTES].tobytes()
+            if 0 <= n <= max_records and n <= _MAX_RECORDS_IN_BUFFER
+            else b""
+        )
+        if self._note_ref is not None:
+            fault = self._note()
+            if fault is not None:
+                return fault
         _get_fuel(ctx, self._fuel_ref)
         used: int = self._fuel_per_tick - self._fuel_left.value
         self.last_fuel = used
         self.fuel_total += used
         if used > self.fuel_peak:
             self.fuel_peak = used
+        return n, raw
+
+    def _note(self) -> Fault | None:
+        """Call ``foray_note`` on what is left of the tick's fuel and backstop (rules §9.9)."""
+        ctx = self._ctx
+        err = _call_unchecked(ctx, self._note_ref, self._vals, _ONE, self._trap_ref)
+        if err or self._trap:
+            return self._tick_fault(err)
         memory: int = _memory_data_size(ctx, self._memory_ref)
         if memory > self._max_memory:
-            self.close()
-            cap = self._max_memory
-            return Fault(_MEMORY, f"memory is {memory} bytes, over max_memory_bytes {cap}")
-        n: int = val.i32
-        if 0 <= n <= max_records and n <= _MAX_RECORDS_IN_BUFFER:
-            return n, view[: n * RECORD_BYTES].tobytes()
-        return n, b""
+            return self._memory_fault(memory)
+        length: int = self._val.i32
+        if 0 <= length <= MAX_NOTE_BYTES:
+            self.last_note = self._view[:length].tobytes().decode("utf-8", "replace")
+        else:
+            self.last_note = length  # dropped: the frame records the length it returned
+        return None
+
+    def _memory_fault(self, memory: int) -> Fault:
+        """A call returned with memory over the cap: charged the fuel it used (rules §8.6)."""
+        _get_fuel(self._ctx, self._fuel_ref)
+        used = self._fuel_per_tick - int(self._fuel_left.value)
+        self.last_fuel = used
+        self.fuel_total += used
+        self.fuel_peak = max(self.fuel_peak, used)
+        self.close()
+        return Fault(_MEMORY, f"memory is {memory} bytes, over max_memory_bytes {self._max_memory}")
 
     def _tick_fault(self, err: int | None) -> Fault:
         fault = self._classify(err)
