@@ -74,8 +74,10 @@ def list_controllers(request: Request) -> Response:
 async def upload_controller(request: Request) -> Response:
     require_token(request)
     name = check_name(request.query_params.get("name", ""), "query 'name'")
-    blob = await read_body(request, arena.MAX_MODULE_BYTES)
-    record, created = await site_of(request).upload(name, blob)
+    site = site_of(request)
+    with site.uploads.held(retry_after=5):  # before the body: what is held in memory is bounded
+        blob = await read_body(request, arena.MAX_MODULE_BYTES)
+        record, created = await site.upload(name, blob)
     return json_response(record, 201 if created else 200)
 
 
@@ -157,8 +159,10 @@ def get_run(request: Request) -> Response:
 
 async def push_run(request: Request) -> Response:
     require_token(request)
-    data = await read_body(request, MAX_BUNDLE_BYTES)
-    run, created = await site_of(request).push(data)
+    site = site_of(request)
+    with site.pushes.held(retry_after=10):  # before the bundle: at most two held in memory
+        data = await read_body(request, MAX_BUNDLE_BYTES)
+        run, created = await site.push(data)
     return json_response(run, 201 if created else 200, {"Location": f"/api/runs/{run['run']}"})
 
 

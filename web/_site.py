@@ -171,7 +171,10 @@ class Site:
         self.changes = Changes()
         self._matches = _Slots(limits.queue, "the match queue is full")
         self._checks = _Slots(limits.checks, "too many modules are being checked")
-        self._pushes = _Slots(limits.pushes, "too many pushes are being checked")
+        self.uploads = _Slots(limits.checks, "too many uploads at once")
+        """Uploads being received or checked: taken before a body is read (memory)."""
+        self.pushes = _Slots(limits.pushes, "too many pushes are being checked")
+        """Pushes being received or checked: taken before a bundle is read (memory)."""
         self.streams = _Slots(limits.streams, "too many event streams are open")
         self._tournaments = _Slots(limits.tournaments, "the server plays enough tournaments now")
         self._progress: dict[int, tournaments.TournamentProgress] = {}
@@ -471,22 +474,21 @@ class Site:
         found = await asyncio.to_thread(self._same_run, bundle)
         if found is not None:
             return found, False
-        with self._pushes.held(retry_after=10):
-            checks: list[asyncio.Future[arena.Rematch]] = [
-                asyncio.wrap_future(
-                    self.coordinator.submit(
-                        Lane.MATCH,
-                        check_pushed_match,
-                        case,
-                        m.replay,
-                        bundle.module,
-                        opponent_blob,
-                        doing="playing a pushed match again",
-                    )
+        checks: list[asyncio.Future[arena.Rematch]] = [
+            asyncio.wrap_future(
+                self.coordinator.submit(
+                    Lane.MATCH,
+                    check_pushed_match,
+                    case,
+                    m.replay,
+                    bundle.module,
+                    opponent_blob,
+                    doing="playing a pushed match again",
                 )
-                for m, opponent_blob in plan
-            ]
-            rematches: list[arena.Rematch] = await asyncio.gather(*checks)
+            )
+            for m, opponent_blob in plan
+        ]
+        rematches: list[arena.Rematch] = await asyncio.gather(*checks)
         results = []
         for i, (m, again) in enumerate(zip(bundle.matches, rematches, strict=True)):
             where = f"match {i} (against {m.opponent})"
