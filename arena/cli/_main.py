@@ -16,7 +16,7 @@ import replays
 import sim
 from arena._errors import ArenaError
 from arena._extensions import COMMANDS, extensions
-from arena.cli import _baselines, _bench, _cases, _demo, _map, _match, _replay
+from arena.cli import _baselines, _bench, _cases, _demo, _map, _match, _replay, _tournament
 from arena.cli._common import shown
 
 __all__ = ["OPERATOR_ERRORS", "build_parser", "main"]
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="arena", description="Foray Arena: matches of wasm controllers"
     )
     sub = p.add_subparsers(dest="command", required=True)
-    for group in (_map, _match, _replay, _baselines, _cases, _demo, _bench):
+    for group in (_map, _match, _replay, _tournament, _baselines, _cases, _demo, _bench):
         group.register(sub)
     # Commands of the packages above arena (``arena view`` is web's).
     for entry in extensions(COMMANDS).values():
