@@ -1,7 +1,7 @@
 """The arena: hosts untrusted wasm controllers and plays Foray matches between them.
 
 The public facade over the sub-packages (sandbox, match, executors, tournament,
-store, baselines, bench, cli); ``web`` and other callers use only these names.
+store, coordinator, baselines, bench, cli); ``web`` and other callers use only these names.
 Names load on first use (PEP 562), so a command that never plays a match never
 imports wasmtime.
 """
@@ -16,7 +16,22 @@ from arena._files import atomic_write, data_dir
 
 if TYPE_CHECKING:
     from arena.baselines import BASELINES, Baseline, load_baseline
-    from arena.executors import LocalExecutor, MatchJob, play
+    from arena.coordinator import (
+        CoordinatorStats,
+        MatchPlayer,
+        TournamentProgress,
+        TournamentResult,
+        create_tournament,
+        make_executor,
+        played_of,
+        run_tournament,
+        run_tournament_sync,
+        store_contestant,
+        tournament_json,
+        tournament_plan,
+        tournament_standings,
+    )
+    from arena.executors import LocalExecutor, MatchJob, Session, play
     from arena.match import (
         ABI_VERSION,
         Contestant,
@@ -87,6 +102,7 @@ __all__ = [
     "Contestant",
     "Controller",
     "ControllerRecord",
+    "CoordinatorStats",
     "CorruptFileError",
     "Entrant",
     "Fault",
@@ -95,6 +111,7 @@ __all__ = [
     "Limits",
     "LocalExecutor",
     "MatchJob",
+    "MatchPlayer",
     "MatchRecord",
     "MatchResult",
     "MatchStatus",
@@ -110,6 +127,7 @@ __all__ = [
     "RunRecord",
     "ScheduleMismatchError",
     "Scheduler",
+    "Session",
     "SideRecord",
     "SideResult",
     "Standings",
@@ -118,12 +136,15 @@ __all__ = [
     "StoreError",
     "StoreVersionError",
     "TournamentPlan",
+    "TournamentProgress",
     "TournamentRecord",
+    "TournamentResult",
     "TournamentSetupError",
     "TournamentStatus",
     "UnknownControllerError",
     "atomic_write",
     "check_module",
+    "create_tournament",
     "data_dir",
     "decode_actions",
     "decode_obs",
@@ -132,15 +153,41 @@ __all__ = [
     "load_baseline",
     "load_contestant",
     "load_map",
+    "make_executor",
     "play",
+    "played_of",
     "replay_matches",
     "run_match",
+    "run_tournament",
+    "run_tournament_sync",
+    "store_contestant",
+    "tournament_json",
+    "tournament_plan",
+    "tournament_standings",
 ]
 
 # Lazily loaded name -> the sub-package that defines it.
 _LAZY = {
     **dict.fromkeys(("BASELINES", "Baseline", "load_baseline"), "arena.baselines"),
-    **dict.fromkeys(("LocalExecutor", "MatchJob", "play"), "arena.executors"),
+    **dict.fromkeys(("LocalExecutor", "MatchJob", "Session", "play"), "arena.executors"),
+    **dict.fromkeys(
+        (
+            "CoordinatorStats",
+            "MatchPlayer",
+            "TournamentProgress",
+            "TournamentResult",
+            "create_tournament",
+            "make_executor",
+            "played_of",
+            "run_tournament",
+            "run_tournament_sync",
+            "store_contestant",
+            "tournament_json",
+            "tournament_plan",
+            "tournament_standings",
+        ),
+        "arena.coordinator",
+    ),
     **dict.fromkeys(
         (
             "ABI_VERSION",

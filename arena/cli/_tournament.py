@@ -52,7 +52,7 @@ def progress_bar(console: Console, enabled: bool = True) -> Iterator[OnProgress 
         TimeRemainingColumn,
     )
 
-    from arena.coordinator import Progress as Report
+    from arena.coordinator import TournamentProgress
 
     columns = (
         TextColumn("tournament {task.fields[id]}", markup=False),
@@ -65,7 +65,7 @@ def progress_bar(console: Console, enabled: bool = True) -> Iterator[OnProgress 
     with Progress(*columns, console=console) as bar:
         task: TaskID | None = None
 
-        def on_progress(p: Report) -> None:
+        def on_progress(p: TournamentProgress) -> None:
             nonlocal task
             fields: dict[str, Any] = {
                 "id": p.tournament_id,

@@ -14,10 +14,10 @@ command line, the demo and the web server all drive it the same way
 from arena.coordinator._entrants import EXECUTORS, add_contestant, make_executor, store_contestant
 from arena.coordinator._run import (
     OnProgress,
-    Player,
-    Progress,
-    RunStats,
-    TournamentRun,
+    MatchPlayer,
+    TournamentProgress,
+    CoordinatorStats,
+    TournamentResult,
     run_tournament,
     run_tournament_sync,
 )
@@ -35,10 +35,10 @@ from arena.coordinator._stored import (
 __all__ = [
     "EXECUTORS",
     "OnProgress",
-    "Player",
-    "Progress",
-    "RunStats",
-    "TournamentRun",
+    "MatchPlayer",
+    "TournamentProgress",
+    "CoordinatorStats",
+    "TournamentResult",
     "add_contestant",
     "create_tournament",
     "make_executor",

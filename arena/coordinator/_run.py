@@ -36,16 +36,16 @@ from arena.tournament import Format, Pairing, Played, Scheduler, Standings
 
 __all__ = [
     "OnProgress",
-    "Player",
-    "Progress",
-    "RunStats",
-    "TournamentRun",
+    "MatchPlayer",
+    "TournamentProgress",
+    "CoordinatorStats",
+    "TournamentResult",
     "run_tournament",
     "run_tournament_sync",
 ]
 
 
-class Player(Protocol):
+class MatchPlayer(Protocol):
     """What plays a match for the coordinator: an executor's ``Session``, or a caller's pool.
 
     ``play`` must not raise for a match the arena could not play: that is a
@@ -56,7 +56,7 @@ class Player(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Progress:
+class TournamentProgress:
     """Where a running tournament stands: reported once at the start and after every record."""
 
     tournament_id: int
@@ -83,12 +83,12 @@ class Progress:
         return self.played_now / self.elapsed if self.elapsed > 0 else 0.0
 
 
-OnProgress = Callable[[Progress], None]
+OnProgress = Callable[[TournamentProgress], None]
 """A progress callback: called in the coordinator's trio task, so it must return quickly."""
 
 
 @dataclass(frozen=True, slots=True)
-class RunStats:
+class CoordinatorStats:
     """What one call of ``run_tournament`` did, and what the store cost it."""
 
     played: int
@@ -104,12 +104,12 @@ class RunStats:
 
 
 @dataclass(frozen=True, slots=True)
-class TournamentRun:
+class TournamentResult:
     """The outcome of ``run_tournament``: the tournament as stored now, and its standings."""
 
     record: TournamentRecord
     standings: Standings
-    stats: RunStats
+    stats: CoordinatorStats
 
     def to_json(self) -> dict[str, Any]:
         """The JSON of ``arena tournament`` (``tournament_json``)."""
@@ -169,8 +169,8 @@ def _record(
 
 
 async def _play(
-    store: Store, t: _Tournament, player: Player, slots: int, on_progress: OnProgress | None
-) -> RunStats:
+    store: Store, t: _Tournament, player: MatchPlayer, slots: int, on_progress: OnProgress | None
+) -> CoordinatorStats:
     """Play every missing match of ``t``: at most ``slots`` at once, each recorded once."""
     sched = t.scheduler
     # Round-robin and gauntlet know every match from the start: one pass over ready()
@@ -189,7 +189,7 @@ async def _play(
     def report(last: Played | None = None, match_id: int | None = None) -> None:
         if on_progress is not None:
             on_progress(
-                Progress(
+                TournamentProgress(
                     t.record.id,
                     done=sched.recorded,
                     total=sched.total,
@@ -249,7 +249,7 @@ async def _play(
             report(result, match.id)
     if not sched.finished:
         raise RuntimeError(f"tournament {t.record.id}: nothing left to play, yet not finished")
-    return RunStats(played, errors, time.perf_counter() - start, store_wall, store_cpu)
+    return CoordinatorStats(played, errors, time.perf_counter() - start, store_wall, store_cpu)
 
 
 def _finish(store: Store, t: _Tournament, standings: Standings) -> TournamentRecord:
@@ -262,16 +262,16 @@ def _finish(store: Store, t: _Tournament, standings: Standings) -> TournamentRec
 async def run_tournament(
     store: Store,
     tournament_id: int,
-    executor: Executor | Player,
+    executor: Executor | MatchPlayer,
     *,
     slots: int | None = None,
     on_progress: OnProgress | None = None,
-) -> TournamentRun:
+) -> TournamentResult:
     """Play a stored tournament's missing matches and finish it; return it with its standings.
 
     Call it in a trio task. ``executor`` is an ``arena.executors.Executor``
     (a session is opened for the call, and ``slots`` defaults to the
-    session's) or any ``Player`` that is already running, such as a server's
+    session's) or any ``MatchPlayer`` that is already running, such as a server's
     worker pool (then ``slots``, the matches played at once, is required).
 
     Every outcome is recorded in ``store`` as it completes (a ``JobFailed`` as
@@ -287,7 +287,7 @@ async def run_tournament(
     failed, with the error, before it propagates (resuming it runs it again).
     """
     t = await trio.to_thread.run_sync(_load, store, tournament_id)
-    stats = RunStats(0, 0, 0.0, 0.0, 0.0)
+    stats = CoordinatorStats(0, 0, 0.0, 0.0, 0.0)
     if not t.scheduler.finished:
         try:
             if isinstance(executor, Executor):
@@ -295,7 +295,7 @@ async def run_tournament(
                     stats = await _play(store, t, session, slots or session.slots, on_progress)
             else:
                 if slots is None or slots < 1:
-                    raise ValueError("a Player needs slots: how many matches it plays at once")
+                    raise ValueError("a MatchPlayer needs slots: how many matches it plays at once")
                 stats = await _play(store, t, executor, slots, on_progress)
         except Exception as exc:
             reason = f"{type(exc).__name__}: {exc}"
@@ -306,17 +306,17 @@ async def run_tournament(
             raise
     standings = t.scheduler.standings()
     record = await trio.to_thread.run_sync(_finish, store, t, standings)
-    return TournamentRun(record, standings, stats)
+    return TournamentResult(record, standings, stats)
 
 
 def run_tournament_sync(
     store: Store,
     tournament_id: int,
-    executor: Executor | Player,
+    executor: Executor | MatchPlayer,
     *,
     slots: int | None = None,
     on_progress: OnProgress | None = None,
-) -> TournamentRun:
+) -> TournamentResult:
     """``run_tournament`` in a trio loop of its own (for callers that are not trio tasks).
 
     Ctrl-C raises ``KeyboardInterrupt`` here, the tournament still running in the store.
