@@ -13,10 +13,10 @@ command line, the demo and the web server all drive it the same way
 
 from arena.coordinator._entrants import EXECUTORS, add_contestant, make_executor, store_contestant
 from arena.coordinator._run import (
-    OnProgress,
-    MatchPlayer,
-    TournamentProgress,
     CoordinatorStats,
+    MatchPlayer,
+    OnProgress,
+    TournamentProgress,
     TournamentResult,
     run_tournament,
     run_tournament_sync,
@@ -34,10 +34,10 @@ from arena.coordinator._stored import (
 
 __all__ = [
     "EXECUTORS",
-    "OnProgress",
-    "MatchPlayer",
-    "TournamentProgress",
     "CoordinatorStats",
+    "MatchPlayer",
+    "OnProgress",
+    "TournamentProgress",
     "TournamentResult",
     "add_contestant",
     "create_tournament",

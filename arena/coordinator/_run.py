@@ -15,6 +15,7 @@ import functools
 import math
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,10 +36,10 @@ from arena.store import Entrant, MatchRecord, Store, TournamentRecord, Tournamen
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings
 
 __all__ = [
-    "OnProgress",
-    "MatchPlayer",
-    "TournamentProgress",
     "CoordinatorStats",
+    "MatchPlayer",
+    "OnProgress",
+    "TournamentProgress",
     "TournamentResult",
     "run_tournament",
     "run_tournament_sync",
@@ -148,6 +149,32 @@ def _load(store: Store, tournament_id: int) -> _Tournament:
     return _Tournament(record, scheduler, case, config, contestants, entrants)
 
 
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
+
+
+@contextmanager
+def _as_one_error() -> Iterator[None]:
+    """A nursery's group of errors raised as one: Ctrl-C if it is in there, else a lone error.
+
+    Trio wraps whatever a nursery raises in a group; callers catch by type
+    (``KeyboardInterrupt``, the arena's operator errors), so one error is raised
+    as itself.
+    """
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        interrupts = [e for e in leaves if isinstance(e, KeyboardInterrupt)]
+        if interrupts or len(leaves) == 1:
+            raise (interrupts or leaves)[0] from None
+        raise
+
+
 def _record(
     store: Store, t: _Tournament, pairing: Pairing, outcome: Outcome
 ) -> tuple[MatchRecord, float, float]:
@@ -202,51 +229,52 @@ async def _play(
                 )
             )
 
-    async with trio.open_nursery() as nursery:
+    with _as_one_error():
+        async with trio.open_nursery() as nursery:
 
-        def fill() -> None:
-            """Hand out ready matches until every slot is busy (the workers never wait on us)."""
-            nonlocal playing, pending, exhausted
-            while playing < slots and not exhausted:
-                if pending is None:
-                    pending = sched.ready()
-                pairing = next(pending, None)
-                if pairing is None:
-                    pending, exhausted = None, True
-                elif pairing.key not in handed:
-                    handed.add(pairing.key)
-                    playing += 1
-                    nursery.start_soon(play_one, pairing)
+            def fill() -> None:
+                """Hand out ready matches until every slot is busy (workers never wait on us)."""
+                nonlocal playing, pending, exhausted
+                while playing < slots and not exhausted:
+                    if pending is None:
+                        pending = sched.ready()
+                    pairing = next(pending, None)
+                    if pairing is None:
+                        pending, exhausted = None, True
+                    elif pairing.key not in handed:
+                        handed.add(pairing.key)
+                        playing += 1
+                        nursery.start_soon(play_one, pairing)
 
-        async def play_one(pairing: Pairing) -> None:
-            nonlocal playing
-            outcome = await player.play(t.job(pairing))
-            playing -= 1
-            outcomes_send.send_nowait((pairing, outcome))
+            async def play_one(pairing: Pairing) -> None:
+                nonlocal playing
+                outcome = await player.play(t.job(pairing))
+                playing -= 1
+                outcomes_send.send_nowait((pairing, outcome))
+                fill()
+
             fill()
-
-        fill()
-        report()
-        while handed:
-            pairing, outcome = await outcomes_recv.receive()
-            # The store writes the replay file (fsynced) and the row in a thread, so the
-            # workers play on meanwhile; a record under way completes even on cancel.
-            match, wall, cpu = await trio.to_thread.run_sync(
-                _record, store, t, pairing, outcome, abandon_on_cancel=False
-            )
-            store_wall += wall
-            store_cpu += cpu
-            # What the store holds is what counts (a pairing recorded first by another
-            # coordinator keeps that record).
-            result = played_of(match)
-            sched.record(result)
-            handed.discard(pairing.key)
-            played += 1
-            errors += result.error is not None
-            if dynamic:
-                pending, exhausted = None, False
-            fill()
-            report(result, match.id)
+            report()
+            while handed:
+                pairing, outcome = await outcomes_recv.receive()
+                # The store writes the replay file (fsynced) and the row in a thread, so the
+                # workers play on meanwhile; a record under way completes even on cancel.
+                match, wall, cpu = await trio.to_thread.run_sync(
+                    _record, store, t, pairing, outcome, abandon_on_cancel=False
+                )
+                store_wall += wall
+                store_cpu += cpu
+                # What the store holds is what counts (a pairing recorded first by another
+                # coordinator keeps that record).
+                result = played_of(match)
+                sched.record(result)
+                handed.discard(pairing.key)
+                played += 1
+                errors += result.error is not None
+                if dynamic:
+                    pending, exhausted = None, False
+                fill()
+                report(result, match.id)
     if not sched.finished:
         raise RuntimeError(f"tournament {t.record.id}: nothing left to play, yet not finished")
     return CoordinatorStats(played, errors, time.perf_counter() - start, store_wall, store_cpu)
@@ -286,6 +314,8 @@ async def run_tournament(
     stays running in the store, to be resumed. Any other error marks it
     failed, with the error, before it propagates (resuming it runs it again).
     """
+    if not isinstance(executor, Executor) and (slots is None or slots < 1):
+        raise ValueError("a MatchPlayer needs slots: how many matches it plays at once")
     t = await trio.to_thread.run_sync(_load, store, tournament_id)
     stats = CoordinatorStats(0, 0, 0.0, 0.0, 0.0)
     if not t.scheduler.finished:
@@ -294,8 +324,7 @@ async def run_tournament(
                 async with executor.open_session() as session:
                     stats = await _play(store, t, session, slots or session.slots, on_progress)
             else:
-                if slots is None or slots < 1:
-                    raise ValueError("a MatchPlayer needs slots: how many matches it plays at once")
+                assert slots is not None
                 stats = await _play(store, t, executor, slots, on_progress)
         except Exception as exc:
             reason = f"{type(exc).__name__}: {exc}"
