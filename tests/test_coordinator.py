@@ -474,3 +474,17 @@ def test_ray_gives_the_standings_of_the_local_executor(capsys: Capture, tmp_path
             m.result.replay_sha256 for m in store.tournament_matches(1) if m.result is not None
         }
     assert ray_replays == local_replays and len(ray_replays) == 6
+
+
+# --------------------------------------------------------------------------- the benchmark
+
+
+def test_the_tournament_bench_runs(capsys: Capture) -> None:
+    """A smoke test: short matches, one seed, no Ray (figures are printed, never asserted)."""
+    from arena.bench import tournament_figures
+
+    tournament_figures(1, seeds=(1, 1), ray=False, loop_seconds=0.02, max_ticks=10)
+    out = capsys.readouterr().out
+    assert "12 matches" in out and "coordinator and store, 1 local worker" in out
+    assert "of the loop's scaling" in out and "time not spent inside matches" in out
+    assert "store per match (1 worker)" in out and "Ray" in out and "left out" in out

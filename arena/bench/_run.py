@@ -30,11 +30,13 @@ def machine() -> str:
 
 
 def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
-    """Print the figures for ``which``: all, sim, match, store, or a figure another package adds."""
+    """Print the figures for ``which``: all, sim, match, store, tournament, or a figure another
+    package adds."""
     from arena._extensions import BENCHMARKS, extensions
     from arena.bench._match import match_figures
     from arena.bench._sim import sim_figures
     from arena.bench._store import store_figures
+    from arena.bench._tournament import tournament_figures
 
     repeat = 1 if quick else 3
     print(f"machine: {machine()}")
@@ -44,6 +46,8 @@ def run_benchmarks(which: str = "all", *, quick: bool = False) -> None:
         match_figures(repeat)
     if which in ("all", "store"):
         store_figures(repeat)
+    if which in ("all", "tournament"):
+        tournament_figures(repeat)
     for name, entry in extensions(BENCHMARKS).items():
         if which in ("all", name):
             entry.load()(repeat)

@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     be = sub.add_parser("bench", help="print speed figures")
     # Figures of the packages above arena too (``web``: the viewer in a browser).
-    choices = ["all", "sim", "match", "store", *extensions(BENCHMARKS)]
+    choices = ["all", "sim", "match", "store", "tournament", *extensions(BENCHMARKS)]
     be.add_argument("which", nargs="?", default="all", choices=choices)
     be.add_argument("--quick", action="store_true", help="fewer repetitions")
     be.set_defaults(func=cmd_bench)
