@@ -224,7 +224,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print(
                 f"interrupted: tournament {tournament_id} stays running in the store "
-                f"{shown(store.root)}; play what is missing with: "
+                f"({shown(store.root)}); play what is missing with: "
                 f"arena tournament --resume {tournament_id}",
                 file=sys.stderr,
             )
