@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         tournament_plan,
         tournament_standings,
     )
-    from arena.executors import LocalExecutor, MatchJob, Session, play
+    from arena.executors import LocalExecutor, MatchJob, play
     from arena.match import (
         ABI_VERSION,
         Contestant,
@@ -127,7 +127,6 @@ __all__ = [
     "RunRecord",
     "ScheduleMismatchError",
     "Scheduler",
-    "Session",
     "SideRecord",
     "SideResult",
     "Standings",
@@ -169,7 +168,7 @@ __all__ = [
 # Lazily loaded name -> the sub-package that defines it.
 _LAZY = {
     **dict.fromkeys(("BASELINES", "Baseline", "load_baseline"), "arena.baselines"),
-    **dict.fromkeys(("LocalExecutor", "MatchJob", "Session", "play"), "arena.executors"),
+    **dict.fromkeys(("LocalExecutor", "MatchJob", "play"), "arena.executors"),
     **dict.fromkeys(
         (
             "CoordinatorStats",
