@@ -1,9 +1,9 @@
 """The arena: hosts untrusted wasm controllers and plays Foray matches between them.
 
 The public facade over the sub-packages (sandbox, match, executors, tournament,
-store, baselines, bench, cli); ``web`` and other callers use only these names.
-Names load on first use (PEP 562), so a command that never plays a match never
-imports wasmtime.
+store, coordinator, cases, baselines, bench, cli); ``web`` and other callers use
+only these names. Names load on first use (PEP 562), so a command that never
+plays a match never imports wasmtime.
 """
 
 from __future__ import annotations
@@ -15,7 +15,11 @@ from arena._errors import ArenaError, UnknownControllerError
 from arena._files import atomic_write, data_dir
 
 if TYPE_CHECKING:
-    from arena.baselines import BASELINES, Baseline, load_baseline
+    from arena.baselines import (
+        BASELINES,
+        Baseline,
+        load_baseline,
+    )
     from arena.cases import (
         Build,
         BuildStatus,
@@ -31,7 +35,26 @@ if TYPE_CHECKING:
         run_json,
         run_report,
     )
-    from arena.executors import LocalExecutor, MatchJob, play
+    from arena.coordinator import (
+        CoordinatorStats,
+        MatchPlayer,
+        TournamentProgress,
+        TournamentResult,
+        create_tournament,
+        make_executor,
+        played_of,
+        run_tournament,
+        run_tournament_sync,
+        store_contestant,
+        tournament_json,
+        tournament_plan,
+        tournament_standings,
+    )
+    from arena.executors import (
+        LocalExecutor,
+        MatchJob,
+        play,
+    )
     from arena.match import (
         ABI_VERSION,
         Contestant,
@@ -92,6 +115,111 @@ if TYPE_CHECKING:
         TournamentSetupError,
     )
 
+# The names each sub-package lends the facade, loaded on first use. A name is
+# added here and in the TYPE_CHECKING imports above (which type checkers read).
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "arena.sandbox": (
+        "BUFFER_BYTES",
+        "MAX_MODULE_BYTES",
+        "WASMTIME_VERSION",
+        "Admission",
+        "Controller",
+        "Fault",
+        "Limits",
+        "check_module",
+    ),
+    "arena.match": (
+        "ABI_VERSION",
+        "Contestant",
+        "FuelStats",
+        "MatchResult",
+        "SideResult",
+        "decode_actions",
+        "decode_obs",
+        "encode_init",
+        "encode_obs",
+        "encode_obs_flat",
+        "encode_obs_for",
+        "load_contestant",
+        "load_map",
+        "replay_matches",
+        "run_match",
+    ),
+    "arena.executors": (
+        "LocalExecutor",
+        "MatchJob",
+        "play",
+    ),
+    "arena.tournament": (
+        "Format",
+        "Pairing",
+        "Played",
+        "ScheduleMismatchError",
+        "Scheduler",
+        "Standings",
+        "TournamentPlan",
+        "TournamentSetupError",
+    ),
+    "arena.store": (
+        "ControllerRecord",
+        "CorruptFileError",
+        "Entrant",
+        "MatchRecord",
+        "MatchStatus",
+        "NotInStoreError",
+        "Origin",
+        "ReplayStream",
+        "ResultRecord",
+        "Role",
+        "RunMatch",
+        "RunOutcome",
+        "RunRecord",
+        "SideRecord",
+        "Store",
+        "StoreBusyError",
+        "StoreError",
+        "StoreVersionError",
+        "TournamentRecord",
+        "TournamentStatus",
+    ),
+    "arena.coordinator": (
+        "CoordinatorStats",
+        "MatchPlayer",
+        "TournamentProgress",
+        "TournamentResult",
+        "create_tournament",
+        "make_executor",
+        "played_of",
+        "run_tournament",
+        "run_tournament_sync",
+        "store_contestant",
+        "tournament_json",
+        "tournament_plan",
+        "tournament_standings",
+    ),
+    "arena.cases": (
+        "Build",
+        "BuildStatus",
+        "Lang",
+        "Project",
+        "Proof",
+        "RunMatchReport",
+        "RunNotPlayedError",
+        "RunReport",
+        "build_submission",
+        "new_project",
+        "prove",
+        "run_json",
+        "run_report",
+    ),
+    "arena.baselines": (
+        "BASELINES",
+        "Baseline",
+        "load_baseline",
+    ),
+}
+_LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
+
 __all__ = [
     "ABI_VERSION",
     "BASELINES",
@@ -106,6 +234,7 @@ __all__ = [
     "Contestant",
     "Controller",
     "ControllerRecord",
+    "CoordinatorStats",
     "CorruptFileError",
     "Entrant",
     "Fault",
@@ -115,6 +244,7 @@ __all__ = [
     "Limits",
     "LocalExecutor",
     "MatchJob",
+    "MatchPlayer",
     "MatchRecord",
     "MatchResult",
     "MatchStatus",
@@ -143,13 +273,16 @@ __all__ = [
     "StoreError",
     "StoreVersionError",
     "TournamentPlan",
+    "TournamentProgress",
     "TournamentRecord",
+    "TournamentResult",
     "TournamentSetupError",
     "TournamentStatus",
     "UnknownControllerError",
     "atomic_write",
     "build_submission",
     "check_module",
+    "create_tournament",
     "data_dir",
     "decode_actions",
     "decode_obs",
@@ -160,109 +293,22 @@ __all__ = [
     "load_baseline",
     "load_contestant",
     "load_map",
+    "make_executor",
     "new_project",
     "play",
+    "played_of",
     "prove",
     "replay_matches",
     "run_json",
     "run_match",
     "run_report",
+    "run_tournament",
+    "run_tournament_sync",
+    "store_contestant",
+    "tournament_json",
+    "tournament_plan",
+    "tournament_standings",
 ]
-
-# Lazily loaded name -> the sub-package that defines it.
-_LAZY = {
-    **dict.fromkeys(("BASELINES", "Baseline", "load_baseline"), "arena.baselines"),
-    **dict.fromkeys(
-        (
-            "Build",
-            "BuildStatus",
-            "Lang",
-            "Project",
-            "Proof",
-            "RunMatchReport",
-            "RunNotPlayedError",
-            "RunReport",
-            "build_submission",
-            "new_project",
-            "prove",
-            "run_json",
-            "run_report",
-        ),
-        "arena.cases",
-    ),
-    **dict.fromkeys(("LocalExecutor", "MatchJob", "play"), "arena.executors"),
-    **dict.fromkeys(
-        (
-            "ABI_VERSION",
-            "Contestant",
-            "FuelStats",
-            "MatchResult",
-            "SideResult",
-            "decode_actions",
-            "decode_obs",
-            "encode_init",
-            "encode_obs",
-            "encode_obs_flat",
-            "encode_obs_for",
-            "load_contestant",
-            "load_map",
-            "replay_matches",
-            "run_match",
-        ),
-        "arena.match",
-    ),
-    **dict.fromkeys(
-        (
-            "BUFFER_BYTES",
-            "MAX_MODULE_BYTES",
-            "WASMTIME_VERSION",
-            "Admission",
-            "Controller",
-            "Fault",
-            "Limits",
-            "check_module",
-        ),
-        "arena.sandbox",
-    ),
-    **dict.fromkeys(
-        (
-            "Format",
-            "Pairing",
-            "Played",
-            "ScheduleMismatchError",
-            "Scheduler",
-            "Standings",
-            "TournamentPlan",
-            "TournamentSetupError",
-        ),
-        "arena.tournament",
-    ),
-    **dict.fromkeys(
-        (
-            "ControllerRecord",
-            "CorruptFileError",
-            "Entrant",
-            "MatchRecord",
-            "MatchStatus",
-            "NotInStoreError",
-            "Origin",
-            "ReplayStream",
-            "ResultRecord",
-            "Role",
-            "RunMatch",
-            "RunOutcome",
-            "RunRecord",
-            "SideRecord",
-            "Store",
-            "StoreBusyError",
-            "StoreError",
-            "StoreVersionError",
-            "TournamentRecord",
-            "TournamentStatus",
-        ),
-        "arena.store",
-    ),
-}
 
 
 def __getattr__(name: str) -> Any:
@@ -275,4 +321,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return list(__all__)

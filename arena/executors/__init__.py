@@ -4,7 +4,9 @@
 machine's worker processes (trio-parallel), ``RayExecutor`` as tasks on a Ray
 cluster. Only what a ``MatchJob`` and a ``MatchResult`` carry crosses a process
 boundary. A job the arena could not play (its worker died, and died again on
-the retry) comes back as ``JobFailed``, never as a result.
+the retry) comes back as ``JobFailed``, never as a result. ``open_session``
+plays jobs as they come, for a coordinator that decides what to play next
+from what has been played (docs/execution.md).
 """
 
 from arena.executors._local import (
@@ -14,6 +16,7 @@ from arena.executors._local import (
     MatchJob,
     OnOutcome,
     Outcome,
+    Session,
     default_jobs,
     play,
 )
@@ -29,6 +32,7 @@ __all__ = [
     "Outcome",
     "RayExecutor",
     "RayUnavailableError",
+    "Session",
     "default_jobs",
     "play",
 ]

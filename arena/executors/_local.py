@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ __all__ = [
     "LocalExecutor",
     "MatchJob",
     "Outcome",
+    "Session",
     "default_jobs",
     "play",
 ]
@@ -113,11 +115,59 @@ def default_jobs() -> int:
 OnOutcome = Callable[[int, "Outcome"], Awaitable[None] | None]
 
 
+class Session:
+    """Matches played as they come (``Executor.open_session``): ``await session.play(job)``.
+
+    For a coordinator that decides what to play next from what has been
+    played: at most ``slots`` jobs play at once (more calls wait their turn),
+    and the workers stay up between calls. Cancelling a call stops its match.
+    """
+
+    slots: int
+    """How many jobs play at once: keep this many calls going to keep every worker busy."""
+
+    async def play(self, job: MatchJob) -> Outcome:
+        """Play ``job``: its result, or ``JobFailed`` if the arena could not play it."""
+        raise NotImplementedError
+
+
+class _LocalSession(Session):
+    def __init__(self, executor: LocalExecutor, ctx: trio_parallel.WorkerContext) -> None:
+        self.slots = executor.jobs
+        self._executor = executor
+        self._ctx = ctx
+        self._limiter = trio.CapacityLimiter(executor.jobs)
+
+    async def play(self, job: MatchJob) -> Outcome:
+        return await self._executor._play_in_worker(self._ctx, job, self._limiter)
+
+
 class Executor:
     """Where matches run: ``run`` plays jobs and reports each outcome once, as it completes."""
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+    def open_session(self) -> AbstractAsyncContextManager[Session]:
+        """A ``Session`` for the life of an ``async with`` block (in a trio task)."""
         raise NotImplementedError
+
+    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+        """Play ``jobs``; call ``on_outcome(index, outcome)`` as each completes.
+
+        Outcomes arrive in completion order, each exactly once, in the calling
+        task (so a coordinator may write them to its store without locks).
+        """
+        done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
+        async with self.open_session() as session, trio.open_nursery() as nursery:
+
+            async def one(index: int, job: MatchJob) -> None:
+                await done_send.send((index, await session.play(job)))
+
+            for index, job in enumerate(jobs):
+                nursery.start_soon(one, index, job)
+            for _ in range(len(jobs)):
+                index, outcome = await done_recv.receive()
+                maybe = on_outcome(index, outcome)
+                if maybe is not None:
+                    await maybe
 
     def map(self, jobs: Iterable[MatchJob]) -> Iterator[Outcome]:
         """The outcomes of ``jobs``, in their order (runs its own trio loop)."""
@@ -146,37 +196,22 @@ class LocalExecutor(Executor):
         self.jobs = jobs or default_jobs()
         self.retries = retries
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
-        """Play ``jobs`` concurrently; call ``on_outcome(index, outcome)`` as each completes.
+    @asynccontextmanager
+    async def open_session(self) -> AsyncIterator[Session]:
+        """Up to ``jobs`` worker processes for the life of the block; workers idle 60 s retire."""
+        async with trio_parallel.open_worker_context(idle_timeout=60.0, grace_period=5.0) as ctx:
+            yield _LocalSession(self, ctx)
 
-        Outcomes arrive in completion order, each exactly once, in the calling
-        task (so a coordinator may write them to its store without locks).
-        """
-        limiter = trio.CapacityLimiter(self.jobs)
-        done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
-        async with (
-            trio_parallel.open_worker_context(idle_timeout=60.0, grace_period=5.0) as ctx,
-            trio.open_nursery() as nursery,
-        ):
-
-            async def one(index: int, job: MatchJob) -> None:
-                async with limiter:
-                    outcome = await self._play_in_worker(ctx, job)
-                await done_send.send((index, outcome))
-
-            for index, job in enumerate(jobs):
-                nursery.start_soon(one, index, job)
-            for _ in range(len(jobs)):
-                index, outcome = await done_recv.receive()
-                maybe = on_outcome(index, outcome)
-                if maybe is not None:
-                    await maybe
-
-    async def _play_in_worker(self, ctx: trio_parallel.WorkerContext, job: MatchJob) -> Outcome:
+    async def _play_in_worker(
+        self, ctx: trio_parallel.WorkerContext, job: MatchJob, limiter: trio.CapacityLimiter
+    ) -> Outcome:
         deaths: list[str] = []
         for _attempt in range(1 + self.retries):
             try:
-                result: MatchResult = await ctx.run_sync(play, job, kill_on_cancel=True)
+                # The limiter is the session's (trio-parallel's default is the core count).
+                result: MatchResult = await ctx.run_sync(
+                    play, job, kill_on_cancel=True, limiter=limiter
+                )
                 return result
             except trio_parallel.BrokenWorkerError as exc:
                 deaths.append(str(exc) or "the worker process died")
