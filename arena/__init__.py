@@ -1,9 +1,9 @@
 """The arena: hosts untrusted wasm controllers and plays Foray matches between them.
 
 The public facade over the sub-packages (sandbox, match, executors, tournament,
-store, baselines, bench, cli); ``web`` and other callers use only these names.
-Names load on first use (PEP 562), so a command that never plays a match never
-imports wasmtime.
+store, coordinator, cases, baselines, bench, cli); ``web`` and other callers use
+only these names. Names load on first use (PEP 562), so a command that never
+plays a match never imports wasmtime.
 """
 
 from __future__ import annotations
@@ -15,7 +15,11 @@ from arena._errors import ArenaError, UnknownControllerError
 from arena._files import atomic_write, data_dir
 
 if TYPE_CHECKING:
-    from arena.baselines import BASELINES, Baseline, load_baseline
+    from arena.baselines import (
+        BASELINES,
+        Baseline,
+        load_baseline,
+    )
     from arena.cases import (
         Build,
         BuildStatus,
@@ -37,6 +41,21 @@ if TYPE_CHECKING:
         run_report,
     )
     from arena.cli import shown
+    from arena.coordinator import (
+        CoordinatorStats,
+        MatchPlayer,
+        TournamentProgress,
+        TournamentResult,
+        create_tournament,
+        make_executor,
+        played_of,
+        run_tournament,
+        run_tournament_sync,
+        store_contestant,
+        tournament_json,
+        tournament_plan,
+        tournament_standings,
+    )
     from arena.executors import (
         JobFailed,
         LocalExecutor,
@@ -109,6 +128,124 @@ if TYPE_CHECKING:
         TournamentSetupError,
     )
 
+# The names each sub-package lends the facade, loaded on first use. A name is
+# added here and in the TYPE_CHECKING imports above (which type checkers read).
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "arena.sandbox": (
+        "BUFFER_BYTES",
+        "MAX_MODULE_BYTES",
+        "WASMTIME_VERSION",
+        "Admission",
+        "Controller",
+        "Fault",
+        "Limits",
+        "check_module",
+    ),
+    "arena.match": (
+        "ABI_VERSION",
+        "Contestant",
+        "FuelStats",
+        "MatchResult",
+        "Rematch",
+        "SideResult",
+        "decode_actions",
+        "decode_obs",
+        "encode_init",
+        "encode_obs",
+        "encode_obs_flat",
+        "encode_obs_for",
+        "load_contestant",
+        "load_map",
+        "rematch",
+        "replay_matches",
+        "run_match",
+    ),
+    "arena.executors": (
+        "JobFailed",
+        "LocalExecutor",
+        "MatchJob",
+        "WorkerDied",
+        "WorkerPool",
+        "default_jobs",
+        "open_worker_pool",
+        "play",
+    ),
+    "arena.tournament": (
+        "Format",
+        "Pairing",
+        "Played",
+        "ScheduleMismatchError",
+        "Scheduler",
+        "Standings",
+        "TournamentPlan",
+        "TournamentSetupError",
+    ),
+    "arena.store": (
+        "ControllerRecord",
+        "CorruptFileError",
+        "Entrant",
+        "MatchRecord",
+        "MatchStatus",
+        "NotInStoreError",
+        "Origin",
+        "ReplayStream",
+        "ResultRecord",
+        "Role",
+        "RunMatch",
+        "RunOutcome",
+        "RunRecord",
+        "SideRecord",
+        "Store",
+        "StoreBusyError",
+        "StoreError",
+        "StoreVersionError",
+        "TournamentRecord",
+        "TournamentStatus",
+    ),
+    "arena.coordinator": (
+        "CoordinatorStats",
+        "MatchPlayer",
+        "TournamentProgress",
+        "TournamentResult",
+        "create_tournament",
+        "make_executor",
+        "played_of",
+        "run_tournament",
+        "run_tournament_sync",
+        "store_contestant",
+        "tournament_json",
+        "tournament_plan",
+        "tournament_standings",
+    ),
+    "arena.cases": (
+        "Build",
+        "BuildStatus",
+        "Case",
+        "Lang",
+        "Project",
+        "Proof",
+        "RunMatchReport",
+        "RunNotPlayedError",
+        "RunReport",
+        "build_submission",
+        "default_case",
+        "find_case",
+        "judge",
+        "match_outcome",
+        "new_project",
+        "prove",
+        "run_json",
+        "run_report",
+    ),
+    "arena.cli": ("shown",),
+    "arena.baselines": (
+        "BASELINES",
+        "Baseline",
+        "load_baseline",
+    ),
+}
+_LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
+
 __all__ = [
     "ABI_VERSION",
     "BASELINES",
@@ -124,6 +261,7 @@ __all__ = [
     "Contestant",
     "Controller",
     "ControllerRecord",
+    "CoordinatorStats",
     "CorruptFileError",
     "Entrant",
     "Fault",
@@ -134,6 +272,7 @@ __all__ = [
     "Limits",
     "LocalExecutor",
     "MatchJob",
+    "MatchPlayer",
     "MatchRecord",
     "MatchResult",
     "MatchStatus",
@@ -163,7 +302,9 @@ __all__ = [
     "StoreError",
     "StoreVersionError",
     "TournamentPlan",
+    "TournamentProgress",
     "TournamentRecord",
+    "TournamentResult",
     "TournamentSetupError",
     "TournamentStatus",
     "UnknownControllerError",
@@ -172,6 +313,7 @@ __all__ = [
     "atomic_write",
     "build_submission",
     "check_module",
+    "create_tournament",
     "data_dir",
     "decode_actions",
     "decode_obs",
@@ -186,133 +328,26 @@ __all__ = [
     "load_baseline",
     "load_contestant",
     "load_map",
+    "make_executor",
     "match_outcome",
     "new_project",
     "open_worker_pool",
     "play",
+    "played_of",
     "prove",
     "rematch",
     "replay_matches",
     "run_json",
     "run_match",
     "run_report",
+    "run_tournament",
+    "run_tournament_sync",
     "shown",
+    "store_contestant",
+    "tournament_json",
+    "tournament_plan",
+    "tournament_standings",
 ]
-
-# Lazily loaded name -> the sub-package that defines it.
-_LAZY = {
-    **dict.fromkeys(("BASELINES", "Baseline", "load_baseline"), "arena.baselines"),
-    "shown": "arena.cli",
-    **dict.fromkeys(
-        (
-            "JobFailed",
-            "LocalExecutor",
-            "MatchJob",
-            "WorkerDied",
-            "WorkerPool",
-            "default_jobs",
-            "open_worker_pool",
-            "play",
-        ),
-        "arena.executors",
-    ),
-    **dict.fromkeys(
-        (
-            "Build",
-            "BuildStatus",
-            "Case",
-            "Lang",
-            "Project",
-            "Proof",
-            "RunMatchReport",
-            "RunNotPlayedError",
-            "RunReport",
-            "build_submission",
-            "default_case",
-            "find_case",
-            "judge",
-            "match_outcome",
-            "new_project",
-            "prove",
-            "run_json",
-            "run_report",
-        ),
-        "arena.cases",
-    ),
-    **dict.fromkeys(
-        (
-            "ABI_VERSION",
-            "Contestant",
-            "FuelStats",
-            "MatchResult",
-            "SideResult",
-            "decode_actions",
-            "decode_obs",
-            "encode_init",
-            "encode_obs",
-            "encode_obs_flat",
-            "encode_obs_for",
-            "load_contestant",
-            "load_map",
-            "rematch",
-            "Rematch",
-            "replay_matches",
-            "run_match",
-        ),
-        "arena.match",
-    ),
-    **dict.fromkeys(
-        (
-            "BUFFER_BYTES",
-            "MAX_MODULE_BYTES",
-            "WASMTIME_VERSION",
-            "Admission",
-            "Controller",
-            "Fault",
-            "Limits",
-            "check_module",
-        ),
-        "arena.sandbox",
-    ),
-    **dict.fromkeys(
-        (
-            "Format",
-            "Pairing",
-            "Played",
-            "ScheduleMismatchError",
-            "Scheduler",
-            "Standings",
-            "TournamentPlan",
-            "TournamentSetupError",
-        ),
-        "arena.tournament",
-    ),
-    **dict.fromkeys(
-        (
-            "ControllerRecord",
-            "CorruptFileError",
-            "Entrant",
-            "MatchRecord",
-            "MatchStatus",
-            "NotInStoreError",
-            "Origin",
-            "ReplayStream",
-            "ResultRecord",
-            "Role",
-            "RunMatch",
-            "RunOutcome",
-            "RunRecord",
-            "SideRecord",
-            "Store",
-            "StoreBusyError",
-            "StoreError",
-            "StoreVersionError",
-            "TournamentRecord",
-            "TournamentStatus",
-        ),
-        "arena.store",
-    ),
-}
 
 
 def __getattr__(name: str) -> Any:
@@ -325,4 +360,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return list(__all__)

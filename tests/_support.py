@@ -9,9 +9,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import random
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 import pytest
+import trio
 
 import replays
 import sim
@@ -72,6 +76,37 @@ def cli_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
     return subprocess.run(
         [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=cwd, check=False
     )
+
+
+# --------------------------------------------------------------------------- worker processes
+
+
+def worker_pids() -> list[int]:
+    """The pids of this process's living worker processes (multiprocessing spawns them)."""
+    me = str(os.getpid())
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z" and b"spawn_main" in cmdline:
+            found.append(int(proc.name))
+    return found
+
+
+def kill_workers_while(running: trio.Event, kills: list[int], limit: int) -> None:
+    """Kill workers (SIGKILL) as they appear, until ``limit`` kills or ``running`` is set.
+
+    Run it in a thread (``trio.to_thread.run_sync``) beside the work it disturbs.
+    """
+    while not running.is_set() and len(kills) < limit:
+        for pid in worker_pids():
+            if len(kills) < limit:
+                os.kill(pid, signal.SIGKILL)
+                kills.append(pid)
+        time.sleep(0.2)
 
 
 # --------------------------------------------------------------------------- policies

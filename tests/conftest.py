@@ -30,6 +30,14 @@ def module_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield root
 
 
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test has a data directory of its own (``arena match`` records in the store)."""
+    path = tmp_path / "data"
+    monkeypatch.setenv("FORAY_DATA_DIR", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def build_c(tmp_path_factory: pytest.TempPathFactory) -> Builder:
     """Compile a C file (with -D defines) once per session and return the module bytes."""

@@ -181,21 +181,32 @@ def test_bench_before_must_be_a_checkout(capsys: Capture, tmp_path: Path) -> Non
     assert out.code == 2 and "not a checkout of the project" in out.err
 
 
-def test_demo_plays_every_pairing_and_verifies_each_replay(
-    capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_demo_stores_a_round_robin_and_verifies_each_replay(
+    capsys: Capture, data_dir: Path
 ) -> None:
-    monkeypatch.setenv("FORAY_DATA_DIR", str(tmp_path / "data"))
-    out = cli(capsys, "demo", "--no-serve")
-    assert out.code == 0, out.err
-    assert out.out.count("verified") == 12 and "VERIFY FAILED" not in out.out
-    # The template proved against the Foray case: one run of four matches more.
-    assert len(list((tmp_path / "data" / "replays").glob("*.replay"))) == 12 + 4
     from arena.store import Store
 
-    with Store.open(tmp_path / "data") as store:
+    out = cli(capsys, "demo", "--no-serve")
+    assert out.code == 0, out.err
+    assert "12 of 12 verified by re-simulation" in out.out and "VERIFY FAILED" not in out.out
+    assert "finished, 12/12 matches" in out.out
+    # The template proved against the Foray case: one run of four matches.
+    assert len(list((data_dir / "replays").glob("*.replay"))) == 12 + 4
+    with Store.open(data_dir) as store:
         (run,) = store.runs()
         assert (run.controller, run.matches) == ("template", 4)
-        assert len(store.matches(limit=500)) == 12 + 4  # on the site, every one
+        (tournament,) = store.tournaments()
+        assert (tournament.format, str(tournament.status), tournament.matches) == (
+            "round-robin",
+            "finished",
+            12,
+        )
+        assert [e.name for e in tournament.field] == [
+            "random",
+            "border-soldier",
+            "greedy-raider",
+            "fuel-probe",
+        ]
 
 
 @pytest.mark.parametrize("name", ["random", "border-soldier", "greedy-raider", "fuel-probe"])

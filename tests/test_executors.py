@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import trio
@@ -15,25 +13,10 @@ import trio
 import arena
 import sim
 from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, play
-from tests._support import BOTS, Builder
+from tests._support import BOTS, Builder, kill_workers_while
 
 SHORT = sim.Config(max_ticks=20)
 LONG = sim.Config(max_ticks=400, start_energy=100_000)
-
-
-def _workers() -> list[int]:
-    """The pids of this process's living worker processes (multiprocessing spawns them)."""
-    me = str(os.getpid())
-    found = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            cmdline = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if fields[1] == me and fields[0] != "Z" and b"spawn_main" in cmdline:
-            found.append(int(proc.name))
-    return found
 
 
 def _jobs(idle: bytes, busy: bytes, n: int, config: sim.Config = SHORT) -> list[MatchJob]:
@@ -59,16 +42,6 @@ def test_each_outcome_arrives_once_in_the_coordinator(idle: bytes, busy: bytes) 
     assert sorted(seen) == list(range(6))
 
 
-def _kill_workers_while(running: trio.Event, kills: list[int], limit: int) -> None:
-    """Kill workers (SIGKILL) as they appear, until ``limit`` kills or ``running`` is set."""
-    while not running.is_set() and len(kills) < limit:
-        for pid in _workers():
-            if len(kills) < limit:
-                os.kill(pid, signal.SIGKILL)
-                kills.append(pid)
-        time.sleep(0.2)
-
-
 def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
     idle: bytes, busy: bytes
 ) -> None:
@@ -79,7 +52,7 @@ def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
     async def main() -> None:
         done = trio.Event()
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.to_thread.run_sync, _kill_workers_while, done, kills, 1)
+            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, kills, 1)
             await LocalExecutor(1).run(jobs, lambda i, o: outcomes.append(o))
             done.set()
 
@@ -98,7 +71,7 @@ def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, bus
     async def main() -> None:
         done = trio.Event()
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.to_thread.run_sync, _kill_workers_while, done, kills, 2)
+            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, kills, 2)
             await LocalExecutor(1, retries=1).run(jobs, lambda i, o: outcomes.append(o))
             done.set()
 

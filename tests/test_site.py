@@ -846,7 +846,8 @@ def test_the_demo_ends_by_serving_the_site(tmp_path: Path) -> None:
     import urllib.request
 
     script = (
-        "from arena.cli._demo import serve_site\nraise SystemExit(serve_site('127.0.0.1', 0))\n"
+        "from arena.cli._demo import run_demo, serve_site\n"
+        "raise SystemExit(run_demo(steps=(serve_site,), serve=('127.0.0.1', 0)))\n"
     )
     env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path), "ARENA_TOKEN": SITE_TOKEN}
     proc = subprocess.Popen(

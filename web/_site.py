@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import arena
-from web import _tournaments as tournaments
 from web._bundle import Bundle, check_pushed_match, decode_bundle
 from web._coordinator import Coordinator, Lane
 from web._live import Changes
@@ -177,7 +176,7 @@ class Site:
         """Pushes being received or checked: taken before a bundle is read (memory)."""
         self.streams = _Slots(limits.streams, "too many event streams are open")
         self._tournaments = _Slots(limits.tournaments, "the server plays enough tournaments now")
-        self._progress: dict[int, tournaments.TournamentProgress] = {}
+        self._progress: dict[int, arena.TournamentProgress] = {}
         self._lock = threading.Lock()
         self._queued: OrderedDict[int, None] = OrderedDict()
         self._running: set[int] = set()
@@ -627,7 +626,7 @@ class Site:
         """Start a tournament over stored controllers (names or sha256s); its JSON.
 
         It is recorded (status running) before this returns, then played in the
-        coordinator's loop (``web._tournaments.run_tournament``), its matches taking their
+        coordinator's loop by ``arena.run_tournament``, its matches taking their
         turns with quick matches on the workers. 429 when the server plays
         ``tournaments`` already; 400 for a plan that cannot be held.
         """
@@ -637,7 +636,7 @@ class Site:
         entrants = [arena.Entrant(r.name, r.sha256) for r in records]
         self._tournaments.take(retry_after=60)
         try:
-            record = tournaments.create_tournament(
+            record = arena.create_tournament(
                 self.store,
                 format,
                 entrants,
@@ -656,16 +655,15 @@ class Site:
 
     async def _play_tournament(self, player: Any, tournament_id: int) -> None:
         """In the coordinator's loop: play the tournament, recording as it goes."""
-        await tournaments.run_tournament(
+        await arena.run_tournament(
             self.store,
             tournament_id,
             player,
             slots=self.limits.workers,
             on_progress=self._tournament_progress,
-            case=self.case,
         )
 
-    def _tournament_progress(self, progress: tournaments.TournamentProgress) -> None:
+    def _tournament_progress(self, progress: arena.TournamentProgress) -> None:
         self._progress[progress.tournament_id] = progress
         self.changes.bump(tournament_key(progress.tournament_id))
 
@@ -685,23 +683,23 @@ class Site:
         field, its pairings by stage (``stages``) and what is playing now."""
         try:
             matches = self.store.tournament_matches(tournament_id)
-            record, standings = tournaments.tournament_standings(self.store, tournament_id, matches)
+            record, standings = arena.tournament_standings(self.store, tournament_id, matches)
         except arena.NotInStoreError:
             raise ApiError(404, f"no tournament {tournament_id}") from None
-        data = tournaments.tournament_json(record, standings)
+        data = arena.tournament_json(record, standings)
         progress = self._progress.get(tournament_id)
         data.update(_tournament_json(record))
         data["matches"] = standings.matches
         data["planned"] = standings.total
         data["playing"] = 0 if progress is None else progress.playing
-        data["stages"] = _stages(record, matches, tournaments.tournament_plan(record))
+        data["stages"] = _stages(record, matches, arena.tournament_plan(record))
         return data
 
 
 def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
     """A tournament's record without its standings (a listing's row)."""
     try:
-        planned: int | None = tournaments.tournament_plan(t).matches
+        planned: int | None = arena.tournament_plan(t).matches
     except arena.ArenaError:
         planned = None
     return {

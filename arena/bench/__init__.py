@@ -19,6 +19,7 @@ from arena.bench._strength import (
     play_all,
     render_markdown,
 )
+from arena.bench._tournament import machine_scaling, tournament_figures
 
 __all__ = [
     "ECONOMY",
@@ -29,6 +30,7 @@ __all__ = [
     "entrants",
     "host_overhead_us",
     "machine",
+    "machine_scaling",
     "match_figures",
     "measure_parts",
     "observe_us",
@@ -38,4 +40,5 @@ __all__ = [
     "sim_figures",
     "sim_ticks_per_second",
     "store_figures",
+    "tournament_figures",
 ]

@@ -31,8 +31,8 @@ def machine() -> str:
 
 
 def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | None = None) -> None:
-    """Print the figures for ``which``: all, sim, match, store, parts, process, or a figure
-    another package adds.
+    """Print the figures for ``which``: all, sim, match, store, tournament, parts, process, or
+    a figure another package adds.
 
     ``before`` is an earlier checkout of the project: ``parts`` and ``process``
     then measure it too, in turns with this tree, and print both side by side.
@@ -42,6 +42,7 @@ def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | No
     from arena.bench._match import match_figures
     from arena.bench._sim import sim_figures
     from arena.bench._store import store_figures
+    from arena.bench._tournament import tournament_figures
 
     repeat = 1 if quick else 3
     print(f"machine: {machine()}")
@@ -51,6 +52,8 @@ def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | No
         match_figures(repeat)
     if which in ("all", "store"):
         store_figures(repeat)
+    if which in ("all", "tournament"):
+        tournament_figures(repeat)
     for name, entry in extensions(BENCHMARKS).items():
         if which in ("all", name):
             entry.load()(repeat)

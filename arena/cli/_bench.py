@@ -27,7 +27,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     be = sub.add_parser("bench", help="print speed figures")
     # Figures of the packages above arena too (``web``: the viewer in a browser).
-    choices = ["all", "sim", "match", "store", "parts", "process", *extensions(BENCHMARKS)]
+    choices = [
+        "all",
+        "sim",
+        "match",
+        "store",
+        "tournament",
+        "parts",
+        "process",
+        *extensions(BENCHMARKS),
+    ]
     be.add_argument("which", nargs="?", default="all", choices=choices)
     be.add_argument("--quick", action="store_true", help="fewer repetitions")
     be.add_argument(

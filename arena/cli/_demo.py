@@ -1,128 +1,163 @@
-"""``arena demo``: the embedded default job.
+"""``arena demo``: the embedded default job, as a list of steps.
 
-Plays the committed baselines against each other, records each match in the
-store (its replay written atomically under the data directory) and checks it
-by re-simulation; proves the template controller against the Foray case, as
-an author would (``arena new`` into ``<data>/demo-template``, built, played
-against every opponent, recorded as a run); then serves the site over the
-data directory until Ctrl-C (``arena serve``, web's, found through the
-``foray_arena.site`` entry point). ``--no-serve`` stops after the matches.
+1. a round-robin of the four committed baselines (one seed, both sides, under
+   the default case), stored in the data directory like any ``arena
+   tournament``, its standings printed;
+2. every replay of it checked by re-simulation;
+3. the template controller proved against the Foray case, as an author would
+   (``arena new`` into ``<data>/demo-template``, built, played against every
+   opponent, recorded as a run);
+4. the site served over the data directory (``arena serve``, web's, found
+   through the ``foray_arena.site`` entry point) until Ctrl-C, its address
+   printed: ``--no-serve`` stops after step 3.
+
+Each step is a function of the ``Demo`` so far that says whether it went
+well; ``DEMO_STEPS`` lists them in order, and a later step (a proof run,
+serving the site) is one more function in the list.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from arena.cli._common import port, shown, u32
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from arena.store import Store
 
-__all__ = ["prove_template", "register", "run_demo", "serve_site"]
+__all__ = ["DEMO_STEPS", "MATCH_STEPS", "Demo", "DemoStep", "register", "run_demo"]
 
 
-def run_demo(seed: int = 0, *, serve: tuple[str, int] | None = ("127.0.0.1", 8000)) -> int:
-    """Play every ordered pair of distinct baselines once, prove the template, then serve the
-    site on ``serve`` (host, port; None: not at all); return a process exit code."""
-    from rich.console import Console
-    from rich.table import Table
+@dataclass
+class Demo:
+    """What the demo's steps share: where to print, the store, and what earlier steps made."""
 
+    console: Console
+    store: Store
+    seed: int
+    tournament_id: int | None = None
+    """The demo tournament's id, once the tournament step has stored it."""
+    notes: dict[str, object] = field(default_factory=dict)
+    """Anything a step leaves for the steps after it."""
+
+
+DemoStep = Callable[[Demo], bool]
+"""One step of the demo: does its work, prints what it did, says whether it went well."""
+
+
+def play_tournament(demo: Demo) -> bool:
+    """The four baselines in a stored round-robin on one seed, both sides; its standings."""
+    from arena.baselines import BASELINES
+    from arena.cli._tournament import print_standings, progress_bar
+    from arena.coordinator import add_contestant, create_tournament, run_tournament_sync
+    from arena.executors import LocalExecutor
+
+    field = [add_contestant(demo.store, name)[1] for name in BASELINES]
+    record = create_tournament(demo.store, "round-robin", field, seeds=(demo.seed,))
+    demo.tournament_id = record.id
+    with progress_bar(demo.console, demo.console.is_terminal) as on_progress:
+        run = run_tournament_sync(demo.store, record.id, LocalExecutor(), on_progress=on_progress)
+    print_standings(demo.console, run.record, run.standings)
+    return run.stats.errors == 0
+
+
+def verify_replays(demo: Demo) -> bool:
+    """Re-simulate every replay of the demo tournament and compare every tick's checksum."""
     import replays
-    from arena._files import check_directory, data_dir, write_output
-    from arena.baselines import BASELINES, load_baseline
-    from arena.cases import default_case
-    from arena.executors import JobFailed, LocalExecutor, MatchJob
-    from arena.match import Contestant
-    from arena.store import Origin, Store
 
-    case = default_case()
-    field = [Contestant(name, load_baseline(name)) for name in BASELINES]
-    out = data_dir() / "replays"
-    check_directory(out, "replays")
-    wins = {c.name: 0 for c in field}
-    failures = 0
-    jobs = [MatchJob.for_case(case, a, b, seed=seed) for a, b in itertools.permutations(field, 2)]
-    table = Table(title=f"demo: {len(field)} baselines, every pairing both ways, seed {seed}")
-    for column in ("A", "B", "outcome", "reason", "banked", "replay"):
-        table.add_column(column)
-    with Store.open() as store:
-        for c in field:
-            hidden = BASELINES[c.name].hidden
-            store.add_controller(c.blob, name=c.name, origin=Origin.BASELINE, hidden=hidden)
-        for job, result in zip(jobs, LocalExecutor().map(jobs), strict=True):
-            if isinstance(result, JobFailed):
-                failures += 1
-                table.add_row(job.a.name, job.b.name, "not played", "", "", result.reason)
-                continue
-            write_output(out / f"{result.replay_sha256}.replay", result.replay, "replay")
-            store.record_match(result)  # on the site from then on
-            report = replays.verify_replay(result.replay)
-            failures += not report.ok
-            if result.winner is None:
-                verdict = "draw"
-            else:
-                verdict = f"{result.sides[result.winner].name} wins"
-                wins[result.sides[result.winner].name] += 1
-            table.add_row(
-                job.a.name,
-                job.b.name,
-                verdict,
-                str(result.reason),
-                "-".join(str(s.banked) for s in result.sides),
-                "verified" if report.ok else "VERIFY FAILED",
-            )
-        console = Console()
-        console.print(table)
-        console.print(
-            "wins: " + ", ".join(f"{n} {w}" for n, w in sorted(wins.items(), key=lambda kv: -kv[1]))
-        )
-        console.print(f"replays: {shown(out)}")
-        failures += not prove_template(store)
-    code = 1 if failures else 0
-    if serve is not None:
-        code = max(code, serve_site(*serve))
-    return code
+    assert demo.tournament_id is not None, "the tournament step comes first"
+    matches = demo.store.tournament_matches(demo.tournament_id)
+    failed = []
+    for match in matches:
+        if match.result is None:
+            continue
+        report = replays.verify_replay(demo.store.read_replay_bytes(match.result.replay_sha256))
+        if not report.ok:
+            failed.append(f"match {match.id} (tick {report.mismatch_tick})")
+    verified = sum(m.result is not None for m in matches) - len(failed)
+    where = shown(demo.store.root / "replays")
+    demo.console.print(f"replays: {verified} of {len(matches)} verified by re-simulation ({where})")
+    for what in failed:
+        demo.console.print(f"VERIFY FAILED: {what}", markup=False)
+    return verified == len(matches)
 
 
-def prove_template(store: Store) -> bool:
+def prove_template(demo: Demo) -> bool:
     """The template controller, laid out and built as an author would, proved on the Foray case."""
     from arena.cases import default_case, new_project, prove
     from arena.cli._prove import _print_report
     from arena.store import RunOutcome
 
     case = default_case()
-    project = store.root / "demo-template"
+    project = demo.store.root / "demo-template"
     if not project.is_dir() or not any(project.iterdir()):
         new_project(project, case)
-    proof = prove(project, case, store=store, name="template")
+    proof = prove(project, case, store=demo.store, name="template")
+    demo.notes["run"] = proof.run.id
     if proof.found:
-        print(f"the template was proved before: run {proof.run.id}")
+        demo.console.print(f"the template was proved before: run {proof.run.id}", markup=False)
     _print_report(proof.report)
     return proof.run.outcome is not RunOutcome.COULD_NOT_COMPETE
 
 
-def serve_site(host: str, port: int) -> int:
-    """The site over the data directory until Ctrl-C: web's ``serve_site``, by entry point."""
+def serve_site(demo: Demo) -> bool:
+    """The site over the data directory, until Ctrl-C (web's ``serve_site``, by entry point)."""
     from arena._extensions import SITE, extensions
 
     entry = extensions(SITE).get("web")
     if entry is None:
-        print("the site is not installed here (the web package): not served")
-        return 0
-    print("the site: the matches, the template's run and every replay, in the browser")
-    code: int = entry.load()(host, port)
-    return code
+        demo.console.print("the site is not installed here (the web package): not served")
+        return True
+    where = demo.notes.get("serve", ("127.0.0.1", 8000))
+    assert isinstance(where, tuple)
+    demo.console.print("the site: the tournament, the run and every match, in the browser")
+    code: int = entry.load()(*where)
+    return code == 0
+
+
+MATCH_STEPS: tuple[DemoStep, ...] = (play_tournament, verify_replays, prove_template)
+"""The steps that play: ``arena demo --no-serve`` stops after them."""
+DEMO_STEPS: tuple[DemoStep, ...] = (*MATCH_STEPS, serve_site)
+
+
+def run_demo(
+    seed: int = 0,
+    *,
+    steps: Sequence[DemoStep] = DEMO_STEPS,
+    serve: tuple[str, int] = ("127.0.0.1", 8000),
+) -> int:
+    """Run the demo's ``steps`` in order on the data directory's store; a process exit code.
+
+    Every step runs, even after one went wrong; the code is 1 if any did.
+    ``serve`` is where the site step listens (host, port).
+    """
+    from rich.console import Console
+
+    from arena.store import Store
+
+    with Store.open() as store:
+        demo = Demo(Console(), store, seed)
+        demo.notes["serve"] = serve
+        results = [step(demo) for step in steps]
+    return 0 if all(results) else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    return run_demo(args.seed, serve=None if args.no_serve else (args.host, args.port))
+    if args.no_serve:
+        return run_demo(args.seed, steps=MATCH_STEPS)
+    return run_demo(args.seed, serve=(args.host, args.port))
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     d = sub.add_parser(
-        "demo", help="the main job: the baselines play each other, the template is proved, the site"
+        "demo",
+        help="the main job: a stored round-robin of the baselines, the template proved,"
+        " then the site",
     )
     d.add_argument("--seed", type=u32, default=0)
     d.add_argument(

@@ -16,7 +16,17 @@ import replays
 import sim
 from arena._errors import ArenaError
 from arena._extensions import COMMANDS, extensions
-from arena.cli import _baselines, _bench, _cases, _demo, _map, _match, _prove, _replay
+from arena.cli import (
+    _baselines,
+    _bench,
+    _cases,
+    _demo,
+    _map,
+    _match,
+    _prove,
+    _replay,
+    _tournament,
+)
 from arena.cli._common import shown
 
 __all__ = ["OPERATOR_ERRORS", "build_parser", "main"]
@@ -45,6 +55,9 @@ _GROUP_OF = {
     "build": _prove,
     "prove": _prove,
     "runs": _prove,
+    "tournament": _tournament,
+    "tournaments": _tournament,
+    "standings": _tournament,
     "demo": _demo,
     "bench": _bench,
 }
@@ -82,7 +95,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if group is not None:
         group.register(sub)
         return p
-    for each in (_map, _match, _replay, _baselines, _cases, _prove, _demo, _bench):
+    for each in (_map, _match, _replay, _tournament, _baselines, _cases, _prove, _demo, _bench):
         each.register(sub)
     # Commands of the packages above arena (``arena view`` is web's).
     for entry in extensions(COMMANDS).values():

@@ -44,8 +44,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_match(args: argparse.Namespace) -> int:
     from arena._files import check_directory, check_output, data_dir, write_output
     from arena.cases import default_case
+    from arena.coordinator import store_contestant
     from arena.executors import MatchJob, play
     from arena.match import load_contestant, load_map
+    from arena.store import Store
 
     a, b = load_contestant(args.a), load_contestant(args.b)
     # The rules and limits are the Foray case's; the replay names the case they came
@@ -55,19 +57,26 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.max_ticks is not None:
         config = config.replace(max_ticks=args.max_ticks)
     game_map = load_map(Path(args.map)) if args.map else None
-    # Where the replay goes is checked before the match is played.
-    replay_dir = data_dir() / "replays"
+    # Where the replay goes, and the store, are checked before the match is played.
     if args.replay:
         check_output(Path(args.replay), "replay")
     else:
-        check_directory(replay_dir, "replay")
-    result = play(MatchJob.for_case(case, a, b, seed=args.seed, config=config, game_map=game_map))
-    replay_path = (
-        Path(args.replay) if args.replay else replay_dir / f"{result.replay_sha256}.replay"
-    )
-    write_output(replay_path, result.replay, "replay")
+        check_directory(data_dir() / "replays", "replay")
+    with Store.open() as store:
+        result = play(
+            MatchJob.for_case(case, a, b, seed=args.seed, config=config, game_map=game_map)
+        )
+        # The match is recorded (its replay in the store's files, by sha256) under the
+        # names it was played under; a --replay file is written too.
+        for contestant, side in zip((a, b), result.sides, strict=True):
+            store_contestant(store, contestant, name=side.name)
+        record = store.record_match(result)
+        replay_path = store.replay_path(result.replay_sha256)
+    if args.replay:
+        replay_path = Path(args.replay)
+        write_output(replay_path, result.replay, "replay")
     if args.json:
-        emit_json(result.to_json(str(replay_path)))
+        emit_json(record.to_json(str(replay_path)))
         return 0
     winner = "draw" if result.winner is None else f"{result.sides[result.winner].name} wins"
     print(f"{shown(winner)} ({result.reason}) after {result.ticks} ticks, seed {result.seed}")

@@ -4,9 +4,11 @@
 machine's worker processes (trio-parallel), ``RayExecutor`` as tasks on a Ray
 cluster. Only what a ``MatchJob`` and a ``MatchResult`` carry crosses a process
 boundary. A job the arena could not play (its worker died, and died again on
-the retry) comes back as ``JobFailed``, never as a result. ``open_worker_pool``
-keeps workers up between calls, for a coordinator that takes work as it comes
-(the web server).
+the retry) comes back as ``JobFailed``, never as a result. ``open_session``
+plays jobs as they come, for a coordinator that decides what to play next
+from what has been played (docs/execution.md); ``open_worker_pool`` keeps
+workers up for any call (the web server's matches, admission checks and push
+re-plays).
 """
 
 from arena.executors._local import (
@@ -16,6 +18,7 @@ from arena.executors._local import (
     MatchJob,
     OnOutcome,
     Outcome,
+    Session,
     WorkerDied,
     WorkerPool,
     default_jobs,
@@ -34,6 +37,7 @@ __all__ = [
     "Outcome",
     "RayExecutor",
     "RayUnavailableError",
+    "Session",
     "WorkerDied",
     "WorkerPool",
     "default_jobs",

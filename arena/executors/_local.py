@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -34,6 +34,7 @@ __all__ = [
     "LocalExecutor",
     "MatchJob",
     "Outcome",
+    "Session",
     "WorkerDied",
     "WorkerPool",
     "default_jobs",
@@ -119,11 +120,59 @@ def default_jobs() -> int:
 OnOutcome = Callable[[int, "Outcome"], Awaitable[None] | None]
 
 
+class Session:
+    """Matches played as they come (``Executor.open_session``): ``await session.play(job)``.
+
+    For a coordinator that decides what to play next from what has been
+    played: at most ``slots`` jobs play at once (more calls wait their turn),
+    and the workers stay up between calls. Cancelling a call stops its match.
+    """
+
+    slots: int
+    """How many jobs play at once: keep this many calls going to keep every worker busy."""
+
+    async def play(self, job: MatchJob) -> Outcome:
+        """Play ``job``: its result, or ``JobFailed`` if the arena could not play it."""
+        raise NotImplementedError
+
+
+class _LocalSession(Session):
+    def __init__(self, slots: int, pool: WorkerPool) -> None:
+        self.slots = slots
+        self._pool = pool
+        self._limiter = trio.CapacityLimiter(slots)
+
+    async def play(self, job: MatchJob) -> Outcome:
+        async with self._limiter:
+            return await self._pool.play(job)
+
+
 class Executor:
     """Where matches run: ``run`` plays jobs and reports each outcome once, as it completes."""
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+    def open_session(self) -> AbstractAsyncContextManager[Session]:
+        """A ``Session`` for the life of an ``async with`` block (in a trio task)."""
         raise NotImplementedError
+
+    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+        """Play ``jobs``; call ``on_outcome(index, outcome)`` as each completes.
+
+        Outcomes arrive in completion order, each exactly once, in the calling
+        task (so a coordinator may write them to its store without locks).
+        """
+        done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
+        async with self.open_session() as session, trio.open_nursery() as nursery:
+
+            async def one(index: int, job: MatchJob) -> None:
+                await done_send.send((index, await session.play(job)))
+
+            for index, job in enumerate(jobs):
+                nursery.start_soon(one, index, job)
+            for _ in range(len(jobs)):
+                index, outcome = await done_recv.receive()
+                maybe = on_outcome(index, outcome)
+                if maybe is not None:
+                    await maybe
 
     def map(self, jobs: Iterable[MatchJob]) -> Iterator[Outcome]:
         """The outcomes of ``jobs``, in their order (runs its own trio loop)."""
@@ -148,19 +197,19 @@ class WorkerDied(Exception):
 
 
 class WorkerPool:
-    """Worker processes that outlive any one batch of work (``open_worker_pool``).
+    """Worker processes that outlive any one call (``open_worker_pool``).
 
-    For a coordinator that takes work as it comes, such as the web server's:
-    workers stay up between calls (they keep the modules they compiled), and a
-    call whose worker dies is made again on a fresh one, ``retries`` times.
-    Callers bound how many calls run at once (their own ``trio.CapacityLimiter``):
-    the pool starts a worker for every call it is given.
+    What a local session plays on, and what the web server's coordinator holds
+    for its life: workers stay up between calls (they keep the modules they
+    compiled), and a call whose worker dies is made again on a fresh one,
+    ``retries`` times. Callers bound how many calls run at once (their own
+    ``trio.CapacityLimiter``): the pool starts a worker for every call it is given.
     """
 
     def __init__(self, ctx: trio_parallel.WorkerContext, retries: int) -> None:
         self._ctx = ctx
         self.retries = retries
-        # The pool itself never waits: callers hold their own limiters.
+        # The pool itself never waits (trio-parallel's default limiter is the core count).
         self._unbounded = trio.CapacityLimiter(math.inf)
 
     async def call(self, fn: Callable[..., T], *args: Any, doing: str = "this work") -> T:
@@ -215,28 +264,8 @@ class LocalExecutor(Executor):
         self.jobs = jobs or default_jobs()
         self.retries = retries
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
-        """Play ``jobs`` concurrently; call ``on_outcome(index, outcome)`` as each completes.
-
-        Outcomes arrive in completion order, each exactly once, in the calling
-        task (so a coordinator may write them to its store without locks).
-        """
-        limiter = trio.CapacityLimiter(self.jobs)
-        done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
-        async with (
-            open_worker_pool(retries=self.retries) as pool,
-            trio.open_nursery() as nursery,
-        ):
-
-            async def one(index: int, job: MatchJob) -> None:
-                async with limiter:
-                    outcome = await pool.play(job)
-                await done_send.send((index, outcome))
-
-            for index, job in enumerate(jobs):
-                nursery.start_soon(one, index, job)
-            for _ in range(len(jobs)):
-                index, outcome = await done_recv.receive()
-                maybe = on_outcome(index, outcome)
-                if maybe is not None:
-                    await maybe
+    @asynccontextmanager
+    async def open_session(self) -> AsyncIterator[Session]:
+        """Up to ``jobs`` worker processes for the life of the block; workers idle 60 s retire."""
+        async with open_worker_pool(retries=self.retries) as pool:
+            yield _LocalSession(self.jobs, pool)

@@ -11,15 +11,18 @@ a ``RayExecutor`` runs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
 
 from arena._errors import ArenaError
-from arena.executors._local import Executor, JobFailed, MatchJob, OnOutcome, Outcome, play
+from arena.executors._local import Executor, JobFailed, MatchJob, Outcome, Session, play
 from arena.match import Contestant, MatchResult
 
 __all__ = ["RAY_ADDRESS_ENV", "RayExecutor", "RayUnavailableError"]
@@ -75,41 +78,63 @@ class RayExecutor(Executor):
                 raise RayUnavailableError(f"cannot start or reach {where}: {exc}") from None
         return ray
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
-        """Play ``jobs`` as Ray tasks; call ``on_outcome(index, outcome)`` as each completes."""
+    @asynccontextmanager
+    async def open_session(self) -> AsyncIterator[Session]:
+        """A session on the cluster (Ray is started or reached first, in a thread).
+
+        Its ``slots`` is twice the cluster's CPUs, so a worker that finishes
+        finds its next task already queued.
+        """
         ray = await trio.to_thread.run_sync(self._ray)
-        task = ray.remote(max_retries=self.retries)(_play_by_reference)
-        modules: dict[str, Any] = {}
+        cpus = await trio.to_thread.run_sync(lambda: ray.cluster_resources().get("CPU", 1))
+        yield _RaySession(ray, self.retries, slots=2 * max(1, int(cpus)))
 
-        def reference(contestant: Contestant) -> Any:
+
+class _RaySession(Session):
+    """Each job a Ray task; each distinct module put in the object store once (by sha256)."""
+
+    def __init__(self, ray: Any, retries: int, slots: int) -> None:
+        self.slots = slots
+        self._ray = ray
+        self._task = ray.remote(max_retries=retries)(_play_by_reference)
+        self._modules: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._limiter = trio.CapacityLimiter(slots)
+
+    def _reference(self, contestant: Contestant) -> Any:
+        with self._lock:
             sha = contestant.sha256
-            if sha not in modules:
-                modules[sha] = ray.put(contestant.blob)
-            return modules[sha]
+            if sha not in self._modules:
+                self._modules[sha] = self._ray.put(contestant.blob)
+            return self._modules[sha]
 
-        def submit() -> dict[Any, int]:
-            pending = {}
-            for index, job in enumerate(jobs):
-                bare = dataclasses.replace(
-                    job, a=Contestant(job.a.name, b""), b=Contestant(job.b.name, b"")
-                )
-                ref = task.remote(bare, reference(job.a), reference(job.b))
-                pending[ref] = index
-            return pending
+    def _submit(self, job: MatchJob) -> Any:
+        bare = dataclasses.replace(
+            job, a=Contestant(job.a.name, b""), b=Contestant(job.b.name, b"")
+        )
+        return self._task.remote(bare, self._reference(job.a), self._reference(job.b))
 
-        pending = await trio.to_thread.run_sync(submit)
+    async def play(self, job: MatchJob) -> Outcome:
+        async with self._limiter:
+            ref = await trio.to_thread.run_sync(self._submit, job)
+            # Ray completes a concurrent.futures.Future; its callback wakes this task.
+            future = ref.future()
+            done = trio.Event()
+            token = trio.lowlevel.current_trio_token()
 
-        def next_done() -> tuple[int, Outcome]:
-            (ref,), _ = ray.wait(list(pending), num_returns=1)
-            index = pending.pop(ref)
+            def wake(_: object) -> None:
+                with contextlib.suppress(trio.RunFinishedError):
+                    token.run_sync_soon(done.set)
+
+            future.add_done_callback(wake)
             try:
-                return index, ray.get(ref)
-            except ray.exceptions.RayError as exc:
+                await done.wait()
+            except BaseException:  # cancelled: the task is not wanted any more
+                self._ray.cancel(ref, force=True)
+                raise
+            try:
+                result: MatchResult = future.result()
+                return result
+            except self._ray.exceptions.RayError as exc:
                 reason = f"the Ray task failed: {type(exc).__name__}: {str(exc)[:300]}"
-                return index, JobFailed(jobs[index], reason)
-
-        while pending:
-            index, outcome = await trio.to_thread.run_sync(next_done)
-            maybe = on_outcome(index, outcome)
-            if maybe is not None:
-                await maybe
+                return JobFailed(job, reason)

@@ -1,0 +1,311 @@
+"""Tournament figures for ``arena bench tournament``: matches per second, scaling, overheads.
+
+A round-robin of the four baselines under the default case, played in one
+run: one match after another in this process, then through the coordinator
+and the store on 1 and N local workers (N = the cores) and on a local Ray of
+N CPUs, and once more on one worker that times each match from inside (where
+the rest of the time goes). This machine is shared and its cores do not scale
+like cores, so the same run also measures its own scaling (a pure-Python loop,
+and the same matches, in 1 and N independent processes) and reports the
+tournament's speed-up as a share of it; only ratios measured in one run mean
+anything here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+import trio_parallel
+
+from arena.baselines import BASELINES
+from arena.cases import default_case
+from arena.coordinator import (
+    TournamentResult,
+    add_contestant,
+    create_tournament,
+    run_tournament,
+    run_tournament_sync,
+)
+from arena.executors import Executor, LocalExecutor, MatchJob, Outcome, default_jobs, play
+from arena.match import MatchResult, load_contestant
+from arena.store import Store, TournamentRecord
+
+__all__ = ["machine_scaling", "tournament_figures"]
+
+_CACHE_ENV = "FORAY_CACHE_DIR"
+
+
+def _spin(n: int) -> float:
+    """A pure-Python CPU loop of ``n`` steps; returns its own wall time."""
+    start = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x = (x + i * i) % 1_000_003
+    return time.perf_counter() - start
+
+
+def machine_scaling(processes: int, seconds: float = 1.0) -> float:
+    """How many times the work of one process ``processes`` processes do in the same time.
+
+    The same loop (about ``seconds`` long alone) in 1 process, then in each of
+    ``processes`` at once: ``processes x t1 / tN``. Perfect cores give
+    ``processes``.
+    """
+    n = max(1, int(2_000_000 * seconds / max(_spin(2_000_000), 1e-6)))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+        list(pool.map(_spin, [1000] * processes))  # the processes are up
+        start = time.perf_counter()
+        pool.submit(_spin, n).result()
+        alone = time.perf_counter() - start
+        start = time.perf_counter()
+        list(pool.map(_spin, [n] * processes))
+        together = time.perf_counter() - start
+    return processes * alone / together
+
+
+@contextmanager
+def _module_cache() -> Iterator[str]:
+    """The on-disk cache of compiled modules the workers share (a temporary one if unset)."""
+    if os.environ.get(_CACHE_ENV):
+        yield os.environ[_CACHE_ENV]
+        return
+    with tempfile.TemporaryDirectory(prefix="arena-bench-cache-") as tmp:
+        os.environ[_CACHE_ENV] = tmp
+        try:
+            yield tmp
+        finally:
+            del os.environ[_CACHE_ENV]
+
+
+def _create(store: Store, seeds: int, max_ticks: int | None) -> TournamentRecord:
+    """The benchmark's round-robin of the baselines, stored (nothing played yet)."""
+    field = [add_contestant(store, name)[1] for name in BASELINES]
+    rules = None if max_ticks is None else default_case().rules.replace(max_ticks=max_ticks)
+    return create_tournament(store, "round-robin", field, seeds=range(seeds), config=rules)
+
+
+def _tournament(
+    executor: Executor, seeds: int, max_ticks: int | None = None
+) -> tuple[float, TournamentResult]:
+    """A round-robin of the baselines in a fresh store: its wall time (store included)."""
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as tmp,
+        Store.open(Path(tmp)) as store,
+    ):
+        record = _create(store, seeds, max_ticks)
+        start = time.perf_counter()
+        run = run_tournament_sync(store, record.id, executor)
+        return time.perf_counter() - start, run
+
+
+def _jobs(seeds: int, max_ticks: int | None = None) -> tuple[list[MatchJob], list[MatchJob]]:
+    """The round-robin's matches, and a one-tick match of each module (to compile it)."""
+    case = default_case()
+    field = [load_contestant(name) for name in BASELINES]
+    warm = [MatchJob.for_case(case, c, c, config=case.rules.replace(max_ticks=1)) for c in field]
+    rules = case.rules if max_ticks is None else case.rules.replace(max_ticks=max_ticks)
+    jobs = [
+        MatchJob.for_case(case, a, b, seed=seed, config=rules)
+        for seed in range(seeds)
+        for a in field
+        for b in field
+        if a is not b
+    ]
+    return jobs, warm
+
+
+def _in_process(seeds: int, max_ticks: int | None = None) -> float:
+    """The matches one after another in this process, modules compiled beforehand."""
+    jobs, warm = _jobs(seeds, max_ticks)
+    for job in warm:
+        play(job)
+    start = time.perf_counter()
+    for job in jobs:
+        play(job)
+    return time.perf_counter() - start
+
+
+def _match_scaling(processes: int, seeds: int, max_ticks: int | None = None) -> float:
+    """The machine's scaling for this very work: the matches in 1, then ``processes``
+    independent processes at once (no coordinator, no store)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+        list(pool.map(_in_process, [0] * processes))  # up, modules loaded
+        alone = pool.submit(_in_process, seeds, max_ticks).result()
+        together = max(pool.map(_in_process, [seeds] * processes, [max_ticks] * processes))
+    return processes * alone / together
+
+
+def _timed_play(job: MatchJob) -> tuple[MatchResult, float, float]:
+    """In a worker: play ``job``; say when the match began and ended (``time.monotonic`` is
+    the system's monotonic clock, the same in every process)."""
+    began = time.monotonic()
+    result = play(job)
+    return result, began, time.monotonic()
+
+
+class _TimedWorker:
+    """A ``MatchPlayer`` on one trio-parallel worker, as ``LocalExecutor(1)`` plays, that
+    keeps when each match began and ended inside the worker."""
+
+    def __init__(self, ctx: trio_parallel.WorkerContext) -> None:
+        self._ctx = ctx
+        self.spans: list[tuple[float, float]] = []
+
+    async def play(self, job: MatchJob) -> Outcome:
+        timed: tuple[MatchResult, float, float] = await self._ctx.run_sync(_timed_play, job)
+        self.spans.append(timed[1:])
+        return timed[0]
+
+
+def _inside_a_worker(
+    seeds: int, max_ticks: int | None = None
+) -> tuple[float, list[tuple[float, float]]]:
+    """A 1-worker tournament (coordinator, store, a fresh worker) timed from inside the
+    worker: its start, and each match's (began, ended), on the monotonic clock."""
+
+    async def main() -> tuple[float, list[tuple[float, float]]]:
+        with (
+            tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as tmp,
+            Store.open(Path(tmp)) as store,
+        ):
+            record = _create(store, seeds, max_ticks)
+            start = time.monotonic()
+            async with trio_parallel.open_worker_context() as ctx:
+                player = _TimedWorker(ctx)
+                await run_tournament(store, record.id, player, slots=1)
+                player.spans.append((time.monotonic(), math.nan))  # the tournament is stored
+            return start, player.spans
+
+    return trio.run(main)
+
+
+_RAY_CHILD = """
+import json, sys, time
+from arena.bench._tournament import _tournament
+from arena.executors import RayExecutor
+seeds, cpus = int(sys.argv[1]), int(sys.argv[2])
+executor = RayExecutor(num_cpus=cpus)
+_tournament(executor, 1)  # Ray and its workers start, and compile, outside the timing
+wall, run = _tournament(executor, seeds)
+print(json.dumps({"wall": wall, "matches": run.stats.played}))
+"""
+
+
+def _on_ray(seeds: int, cpus: int) -> dict[str, Any] | str:
+    """The tournament on a local Ray of ``cpus`` CPUs, driven from a process of its own.
+
+    No process plays wasm after ``ray.init`` (Ray's crash handlers would take
+    wasmtime's), and this one has: the driver is a child.
+    """
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return 'not installed (pip install -e ".[ray]")'
+    proc = subprocess.run(
+        [sys.executable, "-c", _RAY_CHILD, str(seeds), str(cpus)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        last = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+        return f"failed: {last[0][:200]}"
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _row(label: str, wall: float, matches: int, note: str = "") -> None:
+    print(f"  {label:<44} {wall:>6.1f} s  {matches / wall:>6.1f} matches/s  {note}".rstrip())
+
+
+def tournament_figures(
+    repeat: int,
+    seeds: Sequence[int] = (3, 12),
+    *,
+    ray: bool = True,
+    loop_seconds: float = 1.0,
+    max_ticks: int | None = None,
+) -> None:
+    """Print the figures. ``repeat`` 1 (``--quick``): ``seeds[0]`` seeds, one pass; else
+    ``seeds[1]`` seeds, the best of two passes (each pass plays the matches in this process,
+    then on 1 and N workers, so slow spells of a shared machine hit all three alike).
+
+    ``ray`` False leaves Ray out, ``loop_seconds`` is the length of the CPU loop
+    that measures the machine and ``max_ticks`` shortens the matches: for a smoke test.
+    """
+    n_seeds = seeds[0] if repeat == 1 else seeds[1]
+    passes = 1 if repeat == 1 else 2
+    workers = default_jobs()
+    matches = len(_jobs(n_seeds, max_ticks)[0])
+    with _module_cache() as cache:
+        before = machine_scaling(workers, loop_seconds)
+        inside = one = many = math.inf
+        for _ in range(passes):
+            inside = min(inside, _in_process(n_seeds, max_ticks))
+            wall, run_one = _tournament(LocalExecutor(1), n_seeds, max_ticks)
+            one = min(one, wall)
+            wall, run_many = _tournament(LocalExecutor(workers), n_seeds, max_ticks)
+            many = min(many, wall)
+        start, spans = _inside_a_worker(n_seeds, max_ticks)
+        work = _match_scaling(workers, max(1, n_seeds // 2), max_ticks)
+        on_ray = _on_ray(n_seeds, workers) if ray else "left out"
+        after = machine_scaling(workers, loop_seconds)
+    loop = (before + after) / 2
+    speedup = one / many
+    print(
+        f"tournament: a round-robin of the {len(BASELINES)} baselines on {n_seeds} seeds, both "
+        f"sides, {matches} matches, under the default case (compiled modules cached in "
+        f"{cache}); best of {passes} pass(es):"
+    )
+    _row("one after another in this process", inside, matches, "(the time inside matches)")
+    _row("coordinator and store, 1 local worker", one, matches)
+    _row(f"coordinator and store, {workers} local workers", many, matches)
+    if isinstance(on_ray, str):
+        print(f"  {'coordinator and store, Ray':<44} {on_ray}")
+    else:
+        label = f"coordinator and store, local Ray of {workers} CPUs"
+        _row(label, on_ray["wall"], on_ray["matches"], "(Ray started beforehand)")
+    print(
+        f"  this machine, {workers} processes against 1: a Python loop {loop:.2f}x "
+        f"({before:.2f}x before the tournaments, {after:.2f}x after); the same matches in "
+        f"independent processes {work:.2f}x"
+    )
+    print(
+        f"  speed-up at {workers} workers: {speedup:.2f}x, {speedup / loop:.0%} of the loop's "
+        f"scaling (goal: >= 90%), {speedup / work:.0%} of the matches' own"
+    )
+    played, (finished, _) = spans[:-1], spans[-1]
+    total = finished - start
+    inside_worker = sum(ended - began for began, ended in played)
+    gaps = [b[0] - a[1] for a, b in itertools.pairwise(played)]
+    print(
+        "  time not spent inside matches, 1 worker, timed inside it: "
+        f"{1 - inside_worker / total:.1%} of the total (goal: < 2%): the worker's start "
+        f"(spawn, imports, loading 4 compiled modules) {played[0][0] - start:.2f} s before the "
+        f"first match, {(played[0][0] - start) / total:.1%}; between matches (the result back, "
+        f"the next match out) {sum(gaps) / len(gaps) * 1e3:.1f} ms each on average, "
+        f"{sum(gaps) / total:.1%}; storing the standings {finished - played[-1][1]:.2f} s"
+    )
+    for label, run in (("1 worker", run_one), (f"{workers} workers", run_many)):
+        s = run.stats
+        print(
+            f"  store per match ({label}): {s.store_cpu / s.played * 1e3:.2f} ms of CPU, "
+            f"{s.store_wall / s.played * 1e3:.2f} ms of wall time in the recording thread "
+            "while matches play (goal: < 1 ms added)"
+        )

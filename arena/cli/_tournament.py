@@ -1,0 +1,356 @@
+"""``arena tournament``, ``arena tournaments`` and ``arena standings``.
+
+A tournament is stored before its first match and recorded match by match
+(arena/coordinator), so Ctrl-C or a kill leaves it ``running`` in the store
+and ``arena tournament --resume ID`` plays only what is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from arena.cli._common import emit_json, positive, shown, u32
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from arena.coordinator import OnProgress
+    from arena.store import TournamentRecord
+    from arena.tournament import Standings
+
+__all__ = ["print_standings", "progress_bar", "register"]
+
+
+def _text(value: object) -> Text:
+    """A table cell from text that may come from a module author: never read as markup."""
+    from rich.text import Text
+
+    return Text(shown(value))
+
+
+@contextmanager
+def progress_bar(console: Console, enabled: bool = True) -> Iterator[OnProgress | None]:
+    """A progress callback drawing a bar on ``console`` (none when not ``enabled``).
+
+    Matches done of the total, the rate of this run, the time left and the leader.
+    """
+    if not enabled:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskID,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from arena.coordinator import TournamentProgress
+
+    columns = (
+        TextColumn("tournament {task.fields[id]}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}", markup=False),
+        TimeRemainingColumn(),
+        TextColumn("leader: {task.fields[leader]}", markup=False),
+    )
+    with Progress(*columns, console=console) as bar:
+        task: TaskID | None = None
+
+        def on_progress(p: TournamentProgress) -> None:
+            nonlocal task
+            fields: dict[str, Any] = {
+                "id": p.tournament_id,
+                "leader": shown(p.leader),
+                "rate": f"{p.rate:.1f} matches/s" if p.played_now else "",
+            }
+            if task is None:
+                task = bar.add_task("", total=p.total, completed=p.done, **fields)
+            else:
+                bar.update(task, total=p.total, completed=p.done, **fields)
+
+        yield on_progress
+
+
+def _fuel(fuel: int) -> str:
+    """Fuel for a table cell, in millions past a million (the JSON has every unit)."""
+    return f"{fuel / 1e6:,.1f}M" if fuel >= 1_000_000 else f"{fuel:,}"
+
+
+def _forfeits(kinds: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in kinds.items() if n)
+
+
+def print_standings(console: Console, record: TournamentRecord, standings: Standings) -> None:
+    """The standings of a tournament as tables: the ranking, the win matrix, a gauntlet's rows."""
+    from rich.table import Table
+
+    from arena.tournament import Format
+
+    seeds = ", ".join(map(str, record.seeds))
+    title = (
+        f"tournament {record.id}: {record.format}, {len(record.field)} entrants, "
+        f"seeds {seeds}; {record.status}, {standings.matches}/{standings.total} matches"
+    )
+    table = Table(title=title, title_justify="left")
+    bracket = standings.format is Format.BRACKET
+    errors = any(r.errors for r in standings.rows)
+    widest = max(len(shown(r.name)) for r in standings.rows)
+    for column in ("#", "name", "wins", "losses", "draws", "forfeits", "fuel", "rating"):
+        if column == "name":
+            table.add_column(column, no_wrap=True, min_width=min(widest, 32))
+        else:
+            table.add_column(column, justify="right")
+    if errors:
+        table.add_column("errors", justify="right")
+    if bracket:
+        table.add_column("round reached", justify="right")
+    for row in standings.rows:
+        kinds = _forfeits({str(k): n for k, n in row.forfeit_kinds.items()})
+        cells: list[Text | str] = [
+            str(row.rank),
+            _text(row.name),
+            str(row.wins),
+            str(row.losses),
+            str(row.draws),
+            f"{row.forfeits} ({kinds})" if row.forfeits else "0",
+            _fuel(row.fuel_total),
+            f"{row.rating.mu:.1f} ± {row.rating.sigma:.1f}",
+        ]
+        if errors:
+            cells.append(str(row.errors))
+        if bracket:
+            cells.append(str(row.reached))
+        table.add_row(*cells)
+    console.print(table)
+    # The per-pair win matrix: row entrant's wins-losses(-draws) against the column's.
+    matrix = standings.matrix
+    grid = Table(title="row vs column: wins-losses(-draws)", title_justify="left")
+    grid.add_column("", no_wrap=True)
+    for i in range(len(matrix.names)):
+        grid.add_column(str(i + 1), justify="center")
+    for i, a in enumerate(matrix.names):
+        cells = [_text(f"{i + 1} {a}")]
+        for b in matrix.names:
+            if a == b or not matrix.games(a, b):
+                cells.append("·")
+                continue
+            won, lost, drawn = matrix.wins(a, b), matrix.wins(b, a), matrix.draws(a, b)
+            cells.append(f"{won}-{lost}" + (f"-{drawn}" if drawn else ""))
+        grid.add_row(*cells)
+    console.print(grid)
+    if standings.gauntlet:
+        first = matrix.names[0]
+        rows = Table(title=f"gauntlet: {shown(first)} against each opponent", title_justify="left")
+        for column in ("opponent", "W-L-D", "errors", "banked", "fuel/tick", "forfeits"):
+            rows.add_column(column, justify="left" if column == "opponent" else "right")
+        for g in standings.gauntlet:
+            banked, fuel = g.banked_per_match, g.fuel_per_tick
+            rows.add_row(
+                _text(g.opponent),
+                f"{g.wins}-{g.losses}-{g.draws}",
+                str(g.errors),
+                f"{banked[0]:.1f} / {banked[1]:.1f}",
+                f"{fuel[0]:,.0f} / {fuel[1]:,.0f}",
+                f"{g.forfeits[0]} / {g.forfeits[1]}",
+            )
+        console.print(rows)
+
+
+def _refused_with_resume(args: argparse.Namespace) -> list[str]:
+    given = [
+        ("--format", args.format),
+        ("--seeds", args.seeds),
+        ("--rounds", args.rounds),
+        ("--shuffle", args.shuffle),
+        ("--max-ticks", args.max_ticks),
+    ]
+    refused = [flag for flag, value in given if value is not None]
+    return refused + (["the entrants"] if args.entrants else [])
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena._errors import ArenaError
+    from arena.cases import default_case
+    from arena.coordinator import (
+        add_contestant,
+        create_tournament,
+        make_executor,
+        run_tournament_sync,
+    )
+    from arena.store import Store
+
+    executor = make_executor(args.executor, args.jobs)
+    console = Console()
+    with Store.open() as store:
+        if args.resume is not None:
+            refused = _refused_with_resume(args)
+            if refused:
+                raise ArenaError(
+                    f"--resume plays tournament {args.resume} as it was created: "
+                    f"drop {', '.join(refused)}"
+                )
+            tournament_id = store.tournament(args.resume).id
+        else:
+            if args.format is None:
+                raise ArenaError("give --format (round-robin, bracket, swiss or gauntlet)")
+            config = None
+            if args.max_ticks is not None:
+                config = default_case().rules.replace(max_ticks=args.max_ticks)
+            field = [add_contestant(store, spec)[1] for spec in args.entrants]
+            record = create_tournament(
+                store,
+                args.format,
+                field,
+                seeds=range(args.seeds or 1),
+                rounds=args.rounds,
+                shuffle=args.shuffle,
+                config=config,
+            )
+            tournament_id = record.id
+        try:
+            with progress_bar(console, not args.json and console.is_terminal) as on_progress:
+                run = run_tournament_sync(store, tournament_id, executor, on_progress=on_progress)
+        except KeyboardInterrupt:
+            print(
+                f"interrupted: tournament {tournament_id} stays running in the store "
+                f"({shown(store.root)}); play what is missing with: "
+                f"arena tournament --resume {tournament_id}",
+                file=sys.stderr,
+            )
+            return 130
+    if args.json:
+        emit_json(run.to_json())
+    else:
+        print_standings(console, run.record, run.standings)
+    return 0
+
+
+def _when(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _listing(record: TournamentRecord) -> dict[str, Any]:
+    from arena._errors import ArenaError
+    from arena.coordinator import tournament_plan
+
+    try:
+        planned: int | None = tournament_plan(record).matches
+    except ArenaError:  # a record another arena wrote
+        planned = None
+    stored = record.standings
+    rows = stored.get("standings") if isinstance(stored, dict) else None
+    return {
+        "id": record.id,
+        "format": record.format,
+        "status": str(record.status),
+        "field": [e.name for e in record.field],
+        "seeds": list(record.seeds),
+        "matches": record.matches,
+        "planned": planned,
+        "leader": rows[0]["name"] if rows else None,
+        "error": record.error,
+        "created_at": _when(record.created_at),
+        "finished_at": _when(record.finished_at),
+    }
+
+
+def cmd_tournaments(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from arena.store import Store
+
+    with Store.open() as store:
+        listing = [_listing(t) for t in store.tournaments(limit=args.limit)]
+    if args.json:
+        emit_json({"tournaments": listing})
+        return 0
+    if not listing:
+        print("no tournaments stored (arena tournament --format ... A B C plays one)")
+        return 0
+    from rich import box
+
+    rows = [
+        (
+            str(t["id"]),
+            shown(t["format"]),
+            t["status"],
+            f"{t['matches']}/{'?' if t['planned'] is None else t['planned']}",
+            shown(t["leader"] or ""),
+            t["created_at"][:16].replace("T", " "),
+            shown(f"{len(t['field'])}: {', '.join(t['field'])}"),
+        )
+        for t in listing
+    ]
+    table = Table(title="tournaments, newest first", title_justify="left", box=box.SIMPLE_HEAD)
+    heads = ("id", "format", "status", "matches", "leader", "created (UTC)", "entrants")
+    for i, head in enumerate(heads):
+        if head == "entrants":  # the field takes the width left, cut short if need be
+            table.add_column(head, no_wrap=True, overflow="ellipsis")
+        else:
+            widest = max(len(head), *(len(r[i]) for r in rows))
+            right = head in ("id", "matches")
+            table.add_column(head, justify="right" if right else "left", min_width=widest)
+    for r in rows:
+        table.add_row(*map(_text, r))
+    Console().print(table)
+    return 0
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.coordinator import tournament_json, tournament_standings
+    from arena.store import Store
+
+    with Store.open() as store:
+        record, standings = tournament_standings(store, args.id)
+    if args.json:
+        emit_json(tournament_json(record, standings))
+    else:
+        print_standings(Console(), record, standings)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    t = sub.add_parser(
+        "tournament",
+        help="play a tournament over a field, recorded in the store",
+        description="Play a tournament; every match is recorded in the store as it completes.",
+    )
+    t.add_argument("entrants", nargs="*", metavar="A", help=".wasm paths or baseline names")
+    t.add_argument("--format", help="round-robin, bracket, swiss or gauntlet")
+    t.add_argument("--seeds", type=positive, help="seeds per meeting: 0..N-1 (default 1)")
+    t.add_argument("--rounds", type=positive, help="swiss rounds (default ceil(log2 field))")
+    t.add_argument("--shuffle", type=u32, metavar="SEED", help="bracket: draw the seeding")
+    t.add_argument("--max-ticks", type=positive, help="shorter matches than the case's")
+    t.add_argument("--jobs", type=positive, help="worker processes (default: the cores)")
+    t.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        help="where matches run (default: ray if $FORAY_RAY_ADDRESS is set, else local)",
+    )
+    t.add_argument("--resume", type=positive, metavar="ID", help="play what ID is missing")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=cmd_tournament)
+
+    ls = sub.add_parser("tournaments", help="list the stored tournaments")
+    ls.add_argument("--limit", type=positive, default=50, help="at most this many (newest first)")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=cmd_tournaments)
+
+    st = sub.add_parser("standings", help="the standings of a stored tournament")
+    st.add_argument("id", type=positive)
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_standings)

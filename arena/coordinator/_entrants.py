@@ -1,0 +1,62 @@
+"""Who plays and where: controllers named on a command line into the store, and the executor."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+from arena._errors import ArenaError
+from arena.baselines import BASELINES, load_baseline
+from arena.executors import (
+    RAY_ADDRESS_ENV,
+    Executor,
+    LocalExecutor,
+    RayExecutor,
+    RayUnavailableError,
+)
+from arena.match import Contestant, load_contestant
+from arena.store import Entrant, Origin, Store
+
+__all__ = ["EXECUTORS", "add_contestant", "make_executor", "store_contestant"]
+
+EXECUTORS = ("local", "ray")
+"""The executors ``make_executor`` knows, by name."""
+
+
+def store_contestant(store: Store, contestant: Contestant, *, name: str | None = None) -> Entrant:
+    """Store ``contestant``'s controller and return it as an entrant.
+
+    Its origin is ``baseline`` when it is a committed baseline's module under
+    that baseline's name (a hidden baseline stays hidden), else ``file``.
+    ``name`` is the name it enters under (default: the contestant's).
+    """
+    baseline = BASELINES.get(contestant.name)
+    is_baseline = baseline is not None and contestant.blob == load_baseline(contestant.name)
+    record = store.add_controller(
+        contestant.blob,
+        name=name or contestant.name,
+        origin=Origin.BASELINE if is_baseline else Origin.FILE,
+        hidden=baseline.hidden if baseline is not None and is_baseline else False,
+    )
+    return Entrant(name or contestant.name, record.sha256)
+
+
+def add_contestant(store: Store, spec: str) -> tuple[Contestant, Entrant]:
+    """Load ``spec`` (a .wasm path or a baseline name, as ``arena match`` takes it) and store it."""
+    contestant = load_contestant(spec)
+    return contestant, store_contestant(store, contestant)
+
+
+def make_executor(kind: str | None = None, jobs: int | None = None) -> Executor:
+    """The executor ``kind`` names ("local" or "ray"); by default Ray if ``$FORAY_RAY_ADDRESS``
+    is set, else this machine's worker processes. ``jobs`` is the local executor's workers
+    (default: the cores), or the CPUs of a Ray started here (no address given)."""
+    if kind is None:
+        kind = "ray" if os.environ.get(RAY_ADDRESS_ENV) else "local"
+    if kind == "local":
+        return LocalExecutor(jobs)
+    if kind == "ray":
+        if importlib.util.find_spec("ray") is None:  # said now, before anything is stored
+            raise RayUnavailableError('the Ray executor needs Ray: pip install -e ".[ray]"')
+        return RayExecutor(num_cpus=jobs)
+    raise ArenaError(f"executor {kind!r} is not one of {', '.join(EXECUTORS)}")

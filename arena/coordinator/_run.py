@@ -1,0 +1,357 @@
+"""The coordinator's loop: play a stored tournament's missing matches, record each as it completes.
+
+One trio task hands matches to a player (an executor's session, or the
+caller's own pool) as the scheduler makes them ready, at most ``slots`` at
+once, and records each outcome in the store from a worker thread, one record
+at a time, while the other matches play on. The scheduler counts a result
+only once the store has it, and is rebuilt from the store on resume, so the
+store is the one truth: a coordinator killed at any point loses at most the
+matches in flight.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import trio
+
+import sim
+from arena.cases import Case
+from arena.coordinator._stored import (
+    played_of,
+    standings_json,
+    tournament_json,
+    tournament_plan,
+    tournament_rules,
+)
+from arena.executors import Executor, JobFailed, MatchJob, Outcome
+from arena.match import Contestant
+from arena.store import Entrant, MatchRecord, Store, TournamentRecord, TournamentStatus
+from arena.tournament import Format, Pairing, Played, Scheduler, Standings
+
+__all__ = [
+    "CoordinatorStats",
+    "MatchPlayer",
+    "OnProgress",
+    "TournamentProgress",
+    "TournamentResult",
+    "run_tournament",
+    "run_tournament_sync",
+]
+
+
+class MatchPlayer(Protocol):
+    """What plays a match for the coordinator: an executor's ``Session``, or a caller's pool.
+
+    ``play`` must not raise for a match the arena could not play: that is a
+    ``JobFailed`` outcome (recorded as the match's error).
+    """
+
+    async def play(self, job: MatchJob) -> Outcome: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentProgress:
+    """Where a running tournament stands: reported once at the start and after every record."""
+
+    tournament_id: int
+    done: int
+    """Matches recorded, by this run and before it (a resumed tournament starts above 0)."""
+    total: int
+    """Matches the tournament plays in all (swiss: as far as known)."""
+    playing: int
+    """Matches being played now."""
+    played_now: int
+    """Matches this run recorded."""
+    elapsed: float
+    """Seconds since this run started playing."""
+    leader: str
+    """Who heads the standings now."""
+    last: Played | None = None
+    """The match just recorded (None in the first report)."""
+    match_id: int | None = None
+    """Its id in the store."""
+
+    @property
+    def rate(self) -> float:
+        """Matches per second recorded by this run."""
+        return self.played_now / self.elapsed if self.elapsed > 0 else 0.0
+
+
+OnProgress = Callable[[TournamentProgress], None]
+"""A progress callback: called in the coordinator's trio task, so it must return quickly."""
+
+
+@dataclass(frozen=True, slots=True)
+class CoordinatorStats:
+    """What one call of ``run_tournament`` did, and what the store cost it."""
+
+    played: int
+    """Matches this run recorded (errors included)."""
+    errors: int
+    """Of which, matches the arena could not play (recorded as errors)."""
+    wall: float
+    """Seconds from the first match handed out to the last one recorded."""
+    store_wall: float
+    """Seconds spent recording, in the recording thread (while other matches play)."""
+    store_cpu: float
+    """CPU seconds the recording thread spent on them."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentResult:
+    """The outcome of ``run_tournament``: the tournament as stored now, and its standings."""
+
+    record: TournamentRecord
+    standings: Standings
+    stats: CoordinatorStats
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON of ``arena tournament`` (``tournament_json``)."""
+        return tournament_json(self.record, self.standings)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tournament:
+    """A stored tournament loaded to be played: its scheduler and what each match needs."""
+
+    record: TournamentRecord
+    scheduler: Scheduler
+    case: Case
+    config: sim.Config
+    contestants: dict[str, Contestant]
+    entrants: dict[str, Entrant]
+
+    def job(self, pairing: Pairing) -> MatchJob:
+        a, b = self.contestants[pairing.a], self.contestants[pairing.b]
+        return MatchJob.for_case(self.case, a, b, seed=pairing.seed, config=self.config)
+
+
+def _load(store: Store, tournament_id: int) -> _Tournament:
+    """Read a tournament, its results and its modules (a failed one is made running again)."""
+    record = store.tournament(tournament_id)
+    if record.status is TournamentStatus.FAILED:
+        record = store.resume_tournament(tournament_id)
+    plan = tournament_plan(record)
+    case, config = tournament_rules(record)
+    scheduler = Scheduler(plan, map(played_of, store.tournament_matches(tournament_id)))
+    contestants, entrants = {}, {}
+    if not scheduler.finished:
+        for e in record.field:
+            contestants[e.name] = Contestant(e.name, store.read_module_bytes(e.sha256))
+            entrants[e.name] = e
+    return _Tournament(record, scheduler, case, config, contestants, entrants)
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
+
+
+@contextmanager
+def _as_one_error() -> Iterator[None]:
+    """A nursery's group of errors raised as one: Ctrl-C if it is in there, else a lone error.
+
+    Trio wraps whatever a nursery raises in a group; callers catch by type
+    (``KeyboardInterrupt``, the arena's operator errors), so one error is raised
+    as itself.
+    """
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        interrupts = [e for e in leaves if isinstance(e, KeyboardInterrupt)]
+        if interrupts or len(leaves) == 1:
+            raise (interrupts or leaves)[0] from None
+        raise
+
+
+def _record(
+    store: Store, t: _Tournament, pairing: Pairing, outcome: Outcome
+) -> tuple[MatchRecord, float, float]:
+    """Record one outcome (in a worker thread); return it with the wall and CPU time it took."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    tid = t.record.id
+    if isinstance(outcome, JobFailed):
+        match = store.record_match_error(
+            t.entrants[pairing.a],
+            t.entrants[pairing.b],
+            seed=pairing.seed,
+            error=outcome.reason,
+            tournament_id=tid,
+            pairing_key=pairing.key,
+        )
+    else:
+        match = store.record_match(outcome, tournament_id=tid, pairing_key=pairing.key)
+    return match, time.perf_counter() - wall, time.thread_time() - cpu
+
+
+async def _play(
+    store: Store, t: _Tournament, player: MatchPlayer, slots: int, on_progress: OnProgress | None
+) -> CoordinatorStats:
+    """Play every missing match of ``t``: at most ``slots`` at once, each recorded once."""
+    sched = t.scheduler
+    # Round-robin and gauntlet know every match from the start: one pass over ready()
+    # hands them all out. A bracket's or a swiss's results decide what comes next, so
+    # ready() is asked again after each record.
+    dynamic = sched.plan.format in (Format.BRACKET, Format.SWISS)
+    handed: set[str] = set()  # keys handed out and not yet recorded
+    playing = 0
+    pending: Iterator[Pairing] | None = None
+    exhausted = False
+    played = errors = 0
+    store_wall = store_cpu = 0.0
+    outcomes_send, outcomes_recv = trio.open_memory_channel[tuple[Pairing, Outcome]](math.inf)
+    start = time.perf_counter()
+
+    def report(last: Played | None = None, match_id: int | None = None) -> None:
+        if on_progress is not None:
+            on_progress(
+                TournamentProgress(
+                    t.record.id,
+                    done=sched.recorded,
+                    total=sched.total,
+                    playing=playing,
+                    played_now=played,
+                    elapsed=time.perf_counter() - start,
+                    leader=sched.leader,
+                    last=last,
+                    match_id=match_id,
+                )
+            )
+
+    with _as_one_error():
+        async with trio.open_nursery() as nursery:
+
+            def fill() -> None:
+                """Hand out ready matches until every slot is busy (workers never wait on us)."""
+                nonlocal playing, pending, exhausted
+                while playing < slots and not exhausted:
+                    if pending is None:
+                        pending = sched.ready()
+                    pairing = next(pending, None)
+                    if pairing is None:
+                        pending, exhausted = None, True
+                    elif pairing.key not in handed:
+                        handed.add(pairing.key)
+                        playing += 1
+                        nursery.start_soon(play_one, pairing)
+
+            async def play_one(pairing: Pairing) -> None:
+                nonlocal playing
+                outcome = await player.play(t.job(pairing))
+                playing -= 1
+                outcomes_send.send_nowait((pairing, outcome))
+                fill()
+
+            fill()
+            report()
+            while handed:
+                pairing, outcome = await outcomes_recv.receive()
+                # The store writes the replay file (fsynced) and the row in a thread, so the
+                # workers play on meanwhile; a record under way completes even on cancel.
+                match, wall, cpu = await trio.to_thread.run_sync(
+                    _record, store, t, pairing, outcome, abandon_on_cancel=False
+                )
+                store_wall += wall
+                store_cpu += cpu
+                # What the store holds is what counts (a pairing recorded first by another
+                # coordinator keeps that record).
+                result = played_of(match)
+                sched.record(result)
+                handed.discard(pairing.key)
+                played += 1
+                errors += result.error is not None
+                if dynamic:
+                    pending, exhausted = None, False
+                fill()
+                report(result, match.id)
+    if not sched.finished:
+        raise RuntimeError(f"tournament {t.record.id}: nothing left to play, yet not finished")
+    return CoordinatorStats(played, errors, time.perf_counter() - start, store_wall, store_cpu)
+
+
+def _finish(store: Store, t: _Tournament, standings: Standings) -> TournamentRecord:
+    record = store.tournament(t.record.id)
+    if record.status is TournamentStatus.RUNNING:
+        record = store.finish_tournament(t.record.id, standings_json(standings))
+    return record
+
+
+async def run_tournament(
+    store: Store,
+    tournament_id: int,
+    executor: Executor | MatchPlayer,
+    *,
+    slots: int | None = None,
+    on_progress: OnProgress | None = None,
+) -> TournamentResult:
+    """Play a stored tournament's missing matches and finish it; return it with its standings.
+
+    Call it in a trio task. ``executor`` is an ``arena.executors.Executor``
+    (a session is opened for the call, and ``slots`` defaults to the
+    session's) or any ``MatchPlayer`` that is already running, such as a server's
+    worker pool (then ``slots``, the matches played at once, is required).
+
+    Every outcome is recorded in ``store`` as it completes (a ``JobFailed`` as
+    the match's error, counted as nothing), then the tournament is marked
+    finished with its standings. A tournament with matches recorded already
+    (stopped by Ctrl-C, a kill, a crash) plays only what is missing and ends
+    with the same standings as an uninterrupted run; a finished one is
+    returned as it is; a failed one runs again. ``on_progress`` is called in
+    this task at the start and after every record (keep it quick).
+
+    Cancelled (Ctrl-C), the matches in flight are stopped and the tournament
+    stays running in the store, to be resumed. Any other error marks it
+    failed, with the error, before it propagates (resuming it runs it again).
+    """
+    if not isinstance(executor, Executor) and (slots is None or slots < 1):
+        raise ValueError("a MatchPlayer needs slots: how many matches it plays at once")
+    t = await trio.to_thread.run_sync(_load, store, tournament_id)
+    stats = CoordinatorStats(0, 0, 0.0, 0.0, 0.0)
+    if not t.scheduler.finished:
+        try:
+            if isinstance(executor, Executor):
+                async with executor.open_session() as session:
+                    stats = await _play(store, t, session, slots or session.slots, on_progress)
+            else:
+                assert slots is not None
+                stats = await _play(store, t, executor, slots, on_progress)
+        except Exception as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            try:
+                await trio.to_thread.run_sync(store.fail_tournament, tournament_id, reason)
+            except Exception as also:  # the store itself may be what failed
+                exc.add_note(f"marking tournament {tournament_id} failed did not work: {also}")
+            raise
+    standings = t.scheduler.standings()
+    record = await trio.to_thread.run_sync(_finish, store, t, standings)
+    return TournamentResult(record, standings, stats)
+
+
+def run_tournament_sync(
+    store: Store,
+    tournament_id: int,
+    executor: Executor | MatchPlayer,
+    *,
+    slots: int | None = None,
+    on_progress: OnProgress | None = None,
+) -> TournamentResult:
+    """``run_tournament`` in a trio loop of its own (for callers that are not trio tasks).
+
+    Ctrl-C raises ``KeyboardInterrupt`` here, the tournament still running in the store.
+    """
+    return trio.run(
+        functools.partial(
+            run_tournament, store, tournament_id, executor, slots=slots, on_progress=on_progress
+        )
+    )

@@ -1,0 +1,155 @@
+"""A tournament as the store keeps it: creating one, and reading back its plan, rules and results.
+
+The store keeps a tournament's format, field, seeds and an ``options`` object
+that it does not interpret; this module fixes what ``options`` holds, so that
+a coordinator resuming a tournament (in another process, days later) plays
+its missing matches under the very rules of the first ones:
+
+``{"rounds": int|null, "shuffle": int|null, "case": {"slug", "version"},
+"rules": {constant: value}}``, where ``rules`` holds only the constants that
+differ from the case's (``arena match --max-ticks``, a test's short matches).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import sim
+from arena.cases import Case, default_case, find_case
+from arena.store import Entrant, MatchRecord, Store, TournamentRecord
+from arena.tournament import (
+    Pairing,
+    Played,
+    ScheduleMismatchError,
+    Scheduler,
+    Standings,
+    TournamentPlan,
+)
+
+__all__ = [
+    "create_tournament",
+    "pairing_of",
+    "played_of",
+    "standings_json",
+    "tournament_json",
+    "tournament_plan",
+    "tournament_rules",
+    "tournament_standings",
+]
+
+
+def create_tournament(
+    store: Store,
+    format: str,
+    field: Sequence[Entrant],
+    *,
+    seeds: Sequence[int] = (0,),
+    rounds: int | None = None,
+    shuffle: int | None = None,
+    case: Case | None = None,
+    config: sim.Config | None = None,
+) -> TournamentRecord:
+    """Record a new tournament (status running) over stored controllers; nothing is played yet.
+
+    ``field`` is the entrants in seeded order (their controllers stored
+    already, e.g. by ``add_contestant``); their names are the tournament's
+    names. Matches are played under ``case`` (default: the Foray case) with
+    ``config`` in place of its rules if given. A plan that cannot be held
+    raises ``TournamentSetupError`` naming the value; nothing is stored then.
+    """
+    plan = TournamentPlan(
+        format,  # type: ignore[arg-type]  # TournamentPlan checks and converts it
+        tuple(e.name for e in field),
+        tuple(seeds),
+        rounds=rounds,
+        shuffle=shuffle,
+    )
+    case = case or default_case()
+    ref = case.ref  # a case outside the catalog has none: refused here, not on resume
+    base = case.rules.to_dict()
+    rules = {} if config is None else {k: v for k, v in config.to_dict().items() if base[k] != v}
+    options = {
+        "rounds": plan.rounds,
+        "shuffle": plan.shuffle,
+        "case": {"slug": ref.slug, "version": ref.version},
+        "rules": rules,
+    }
+    return store.create_tournament(str(plan.format), field, seeds=plan.seeds, options=options)
+
+
+def tournament_plan(record: TournamentRecord) -> TournamentPlan:
+    """The plan of a stored tournament (``TournamentSetupError`` if the record cannot give one)."""
+    return TournamentPlan(
+        record.format,  # type: ignore[arg-type]  # checked and converted by the plan
+        tuple(e.name for e in record.field),
+        record.seeds,
+        rounds=record.options.get("rounds"),
+        shuffle=record.options.get("shuffle"),
+    )
+
+
+def tournament_rules(record: TournamentRecord) -> tuple[Case, sim.Config]:
+    """The case a stored tournament is played under, and its rules (the case's, overridden)."""
+    ref = record.options.get("case")
+    case = default_case() if ref is None else find_case(ref["slug"], int(ref["version"]))
+    return case, case.rules.replace(**record.options.get("rules", {}))
+
+
+def pairing_of(match: MatchRecord) -> Pairing:
+    """The pairing a stored tournament match was played for, from its key."""
+    try:
+        round_, slot, seed, a, b = json.loads(match.pairing_key or "")
+        return Pairing(int(round_), int(slot), str(a), str(b), int(seed))
+    except (ValueError, TypeError):
+        raise ScheduleMismatchError(
+            f"stored match {match.id}: {match.pairing_key!r} is not a pairing key"
+        ) from None
+
+
+def played_of(match: MatchRecord) -> Played:
+    """What the tournament counts of a stored match: its result, or the error it ended in."""
+    pairing = pairing_of(match)
+    if match.result is None:
+        return Played.failed(pairing, match.error or f"match {match.id} was never played")
+    return Played.from_result(pairing, match.result)
+
+
+def tournament_standings(
+    store: Store, tournament_id: int, matches: Iterable[MatchRecord] | None = None
+) -> tuple[TournamentRecord, Standings]:
+    """A stored tournament and its standings from the matches recorded so far (live or final).
+
+    ``matches`` are the tournament's stored matches if the caller has them.
+    Raises ``NotInStoreError`` for an unknown id, ``ScheduleMismatchError``
+    for stored results the plan does not hold.
+    """
+    record = store.tournament(tournament_id)
+    if matches is None:
+        matches = store.tournament_matches(tournament_id)
+    scheduler = Scheduler(tournament_plan(record), map(played_of, matches))
+    return record, scheduler.standings()
+
+
+def standings_json(standings: Standings) -> dict[str, Any]:
+    """What the store keeps as a finished tournament's standings: ``Standings.to_json()``
+    and the per-pair win matrix (``"matrix"``)."""
+    return {**standings.to_json(), "matrix": standings.matrix.to_json()}
+
+
+def tournament_json(record: TournamentRecord, standings: Standings) -> dict[str, Any]:
+    """The JSON of ``arena tournament`` and ``arena standings``.
+
+    The design's keys ``{"id", "format", "matches", "standings": [rows]}``
+    (each row with ``rank, name, wins, losses, draws, forfeits, fuel_total,
+    rating``) and ``status``, ``seeds``, ``case``, ``total``, ``complete``,
+    ``matrix`` (the per-pair win matrix) and, for a gauntlet, ``gauntlet``.
+    """
+    return {
+        "id": record.id,
+        **standings_json(standings),
+        "status": str(record.status),
+        "seeds": list(record.seeds),
+        "case": record.options.get("case"),
+    }

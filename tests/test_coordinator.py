@@ -1,0 +1,490 @@
+"""The coordinator: tournaments played on executors, each match recorded once, resumed alike.
+
+Matches are real (baselines and modules built from C, short games). Most
+tests play them in this process through a ``MatchPlayer`` of the test's own
+(the coordinator takes any player), a few on worker processes, one on a
+local Ray started in a subprocess, and two kill a real ``arena tournament``
+process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+import arena
+import sim
+from arena.cases import default_case
+from arena.cli import main
+from arena.coordinator import (
+    TournamentProgress,
+    add_contestant,
+    create_tournament,
+    pairing_of,
+    run_tournament,
+    run_tournament_sync,
+    tournament_plan,
+    tournament_standings,
+)
+from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, play
+from arena.store import Entrant, Origin, Store, TournamentStatus
+from arena.tournament import Format, Pairing, Played, Scheduler, Standings, TournamentPlan
+from tests._support import EXTRA, Builder, cli, kill_workers_while
+
+Capture = pytest.CaptureFixture[str]
+
+BASELINE_FIELD = ("random", "border-soldier", "greedy-raider", "fuel-probe")
+SHORT = default_case().rules.replace(max_ticks=40)
+
+
+class InProcess:
+    """A ``MatchPlayer`` that plays each match in this process, finishing in a shuffled order."""
+
+    def __init__(self, seed: int = 0, fail: set[tuple[str, str, int]] | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.fail = fail or set()
+        self.played: list[MatchJob] = []
+
+    async def play(self, job: MatchJob) -> Outcome:
+        await trio.sleep(self.rng.random() / 100)  # outcomes arrive out of order
+        self.played.append(job)
+        if (job.a.name, job.b.name, job.seed) in self.fail:
+            return JobFailed(job, "the worker died 2 time(s) playing this match: killed")
+        return play(job)
+
+
+@pytest.fixture
+def store(data_dir: Path) -> Iterator[Store]:
+    with Store.open(data_dir) as opened:
+        yield opened
+
+
+def _field(store: Store, names: tuple[str, ...] = BASELINE_FIELD) -> list[Entrant]:
+    return [add_contestant(store, name)[1] for name in names]
+
+
+def _sequential(plan: TournamentPlan, config: sim.Config) -> Standings:
+    """The standings of the same tournament played one match at a time, round by round."""
+    case = default_case()
+    scheduler = Scheduler(plan)
+    blobs = {name: arena.load_contestant(name) for name in plan.field}
+    while (pairings := scheduler.next_round()) is not None:
+        for p in pairings:
+            job = MatchJob.for_case(case, blobs[p.a], blobs[p.b], seed=p.seed, config=config)
+            scheduler.record(Played.from_result(p, play(job)))
+    return scheduler.standings()
+
+
+# --------------------------------------------------------------------------- in this process
+
+
+@pytest.mark.parametrize("fmt", [f.value for f in Format])
+def test_every_format_ends_as_if_played_one_match_at_a_time(store: Store, fmt: str) -> None:
+    record = create_tournament(store, fmt, _field(store), seeds=(0, 1), config=SHORT)
+    reports: list[TournamentProgress] = []
+    run = run_tournament_sync(store, record.id, InProcess(), slots=3, on_progress=reports.append)
+    plan = tournament_plan(record)
+    assert run.record.status is TournamentStatus.FINISHED
+    assert run.standings == _sequential(plan, SHORT)
+    assert run.record.standings["standings"] == run.standings.to_json()["standings"]
+    matches = store.tournament_matches(record.id)
+    assert len(matches) == len({m.pairing_key for m in matches}) == run.standings.total
+    assert run.stats.played == len(matches) and run.stats.errors == 0
+    # Progress: a first report, then one per record, counting up to the total.
+    assert [r.done for r in reports] == list(range(len(matches) + 1))
+    assert reports[-1].total == run.standings.total and reports[-1].playing == 0
+    assert all(0 <= r.playing <= 3 for r in reports)
+
+
+def test_workers_are_kept_busy_across_round_boundaries(store: Store) -> None:
+    """A round-robin round of four holds two matches; four slots play two rounds at once."""
+    record = create_tournament(store, "round-robin", _field(store), seeds=(0,), config=SHORT)
+    reports: list[TournamentProgress] = []
+    run_tournament_sync(store, record.id, InProcess(), slots=4, on_progress=reports.append)
+    assert reports[0].playing == 4 and reports[0].done == 0
+    assert max(r.playing for r in reports) == 4
+
+
+def test_a_match_that_could_not_be_played_is_recorded_as_an_error_and_counts_for_nothing(
+    store: Store,
+) -> None:
+    record = create_tournament(store, "round-robin", _field(store), seeds=(0,), config=SHORT)
+    failing = {("greedy-raider", "random", 0)}
+    run = run_tournament_sync(store, record.id, InProcess(fail=failing), slots=2)
+    assert run.stats.errors == 1 and run.record.status is TournamentStatus.FINISHED
+    (error,) = [m for m in store.tournament_matches(record.id) if m.result is None]
+    assert "the worker died 2 time(s)" in (error.error or "")
+    assert (pairing_of(error).a, pairing_of(error).b) == ("greedy-raider", "random")
+    rows = {r.name: r for r in run.standings.rows}
+    assert rows["greedy-raider"].errors == rows["random"].errors == 1
+    assert sum(r.matches for r in run.standings.rows) == 2 * (run.standings.total - 1)
+    # Resuming a finished tournament plays nothing, and the error stays what it was.
+    again = run_tournament_sync(store, record.id, InProcess(), slots=2)
+    assert again.stats.played == 0 and again.standings == run.standings
+
+
+@pytest.mark.parametrize(("fmt", "stop_after"), [("round-robin", 5), ("swiss", 3), ("bracket", 6)])
+def test_a_cancelled_tournament_stays_running_and_resumes_to_the_same_standings(
+    store: Store, fmt: str, stop_after: int
+) -> None:
+    field = _field(store)
+    record = create_tournament(store, fmt, field, seeds=(0, 1), config=SHORT)
+
+    async def stopped() -> None:
+        with trio.CancelScope() as scope:
+
+            def stop(p: TournamentProgress) -> None:
+                if p.done >= stop_after:
+                    scope.cancel()
+
+            await run_tournament(store, record.id, InProcess(1), slots=3, on_progress=stop)
+
+    trio.run(stopped)
+    assert store.tournament(record.id).status is TournamentStatus.RUNNING
+    recorded = len(store.tournament_matches(record.id))
+    assert stop_after <= recorded < tournament_plan(record).matches
+    player = InProcess(2)
+    resumed = run_tournament_sync(store, record.id, player, slots=2)
+    assert resumed.stats.played == len(player.played) == resumed.standings.matches - recorded
+    fresh = create_tournament(store, fmt, field, seeds=(0, 1), config=SHORT)
+    whole = run_tournament_sync(store, fresh.id, InProcess(3), slots=4)
+    assert resumed.standings == whole.standings
+    assert resumed.to_json()["standings"] == whole.to_json()["standings"]
+
+
+def test_the_tournament_is_played_under_its_stored_case_and_rules(store: Store) -> None:
+    record = create_tournament(store, "gauntlet", _field(store), seeds=(3,), config=SHORT)
+    assert record.options == {
+        "rounds": None,
+        "shuffle": None,
+        "case": {"slug": "foray", "version": default_case().version},
+        "rules": {"max_ticks": 40},
+    }
+    player = InProcess()
+    run_tournament_sync(store, record.id, player, slots=1)
+    assert {job.config for job in player.played} == {SHORT}
+    assert {job.case for job in player.played} == {default_case().ref}
+    assert {job.seed for job in player.played} == {3}
+
+
+def test_a_plan_that_cannot_be_held_stores_nothing(store: Store) -> None:
+    field = _field(store, ("random", "greedy-raider"))
+    with pytest.raises(arena.TournamentSetupError, match="format 'league' is not one of"):
+        create_tournament(store, "league", field)
+    with pytest.raises(arena.TournamentSetupError, match="rounds is for swiss"):
+        create_tournament(store, "bracket", field, rounds=2)
+    assert store.tournaments() == []
+
+
+def test_a_player_needs_slots_and_a_failed_tournament_runs_again(store: Store) -> None:
+    record = create_tournament(store, "round-robin", _field(store, ("random", "greedy-raider")))
+    with pytest.raises(ValueError, match="needs slots"):
+        run_tournament_sync(store, record.id, InProcess())
+    assert store.tournament(record.id).status is TournamentStatus.RUNNING
+    store.fail_tournament(record.id, "the disk was full")
+    run = run_tournament_sync(store, record.id, InProcess(), slots=1)
+    assert run.record.status is TournamentStatus.FINISHED and run.record.error is None
+
+
+# --------------------------------------------------------------------------- worker processes
+
+LONG = sim.Config(max_ticks=400, start_energy=100_000)
+
+
+def _busy_field(store: Store, busy: bytes, idle: bytes) -> list[Entrant]:
+    return [
+        arena.store_contestant(store, arena.Contestant(name, blob))
+        for name, blob in (("busy", busy), ("idle", idle))
+    ]
+
+
+def _kill_while_playing(store: Store, tournament_id: int, kills: int) -> list[int]:
+    killed: list[int] = []
+
+    async def main() -> None:
+        done = trio.Event()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, killed, kills)
+            await run_tournament(store, tournament_id, LocalExecutor(1))
+            done.set()
+
+    trio.run(main)
+    return killed
+
+
+def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
+    store: Store, busy: bytes, idle: bytes
+) -> None:
+    field = _busy_field(store, busy, idle)
+    record = create_tournament(store, "round-robin", field, seeds=(0,), config=LONG)
+    assert len(_kill_while_playing(store, record.id, 1)) == 1
+    _, standings = tournament_standings(store, record.id)
+    matches = store.tournament_matches(record.id)
+    assert len(matches) == len({m.pairing_key for m in matches}) == 2
+    assert all(m.result is not None for m in matches) and standings.complete
+    assert sum(r.matches for r in standings.rows) == 4 and not any(r.errors for r in standings.rows)
+    # The match played again is the match: the same replay bytes as in this process.
+    case = default_case()
+    contestants = {"busy": arena.Contestant("busy", busy), "idle": arena.Contestant("idle", idle)}
+    for m in matches:
+        p = pairing_of(m)
+        job = MatchJob.for_case(case, contestants[p.a], contestants[p.b], seed=p.seed, config=LONG)
+        assert m.result is not None and m.result.replay_sha256 == play(job).replay_sha256
+
+
+def test_a_match_whose_workers_keep_dying_is_an_error_the_tournament_survives(
+    store: Store, busy: bytes, idle: bytes
+) -> None:
+    field = _busy_field(store, busy, idle)
+    record = create_tournament(store, "gauntlet", field, seeds=(0,), config=LONG)
+    assert len(_kill_while_playing(store, record.id, 2)) == 2
+    record, standings = tournament_standings(store, record.id)
+    assert record.status is TournamentStatus.FINISHED and standings.complete
+    errors = [m for m in store.tournament_matches(record.id) if m.result is None]
+    assert len(errors) == 1 and "died 2 time(s)" in (errors[0].error or "")
+    assert [r.errors for r in standings.rows] == [1, 1]
+
+
+# --------------------------------------------------------------------------- the command line
+
+ENTRANTS = ("random", "greedy-raider", "border-soldier")
+
+
+def _played_from_match_json(pairing: Pairing, data: dict[str, Any]) -> Played:
+    sides = data["sides"]
+    kinds = tuple(
+        None if s["forfeit"] is None else sim.ForfeitKind(s["forfeit"]["kind"]) for s in sides
+    )
+    return Played(
+        pairing,
+        winner=data["winner"],
+        reason=sim.Reason(data["reason"]),
+        banked=(sides[0]["banked"], sides[1]["banked"]),
+        fuel_total=(sides[0]["fuel_total"], sides[1]["fuel_total"]),
+        ticks=data["ticks"],
+        forfeits=(kinds[0], kinds[1]),
+    )
+
+
+def test_standings_agree_with_the_same_matches_played_one_by_one_with_arena_match(
+    capsys: Capture, data_dir: Path, build_c: Builder, tmp_path: Path
+) -> None:
+    busy = tmp_path / "busy.wasm"
+    busy.write_bytes(build_c(EXTRA / "busy.c"))
+    entrants = (*ENTRANTS[:2], str(busy))
+    args = ("--format", "round-robin", "--seeds", "2", "--max-ticks", "40", "--jobs", "2")
+    out = cli(capsys, "tournament", *args, "--json", *entrants)
+    assert out.code == 0, out.err
+    report = out.json()
+    assert {"id", "format", "matches", "standings"} <= report.keys()
+    assert (report["format"], report["matches"], report["status"]) == (
+        "round-robin",
+        12,
+        "finished",
+    )
+    for row in report["standings"]:
+        assert {"rank", "name", "wins", "losses", "draws", "forfeits", "fuel_total"} <= row.keys()
+        assert row["rating"].keys() == {"mu", "sigma", "ordinal"}
+    with Store.open(data_dir) as store:
+        record = store.tournament(report["id"])
+        stored = {pairing_of(m): m for m in store.tournament_matches(record.id)}
+        origins = {c.name: (c.origin, c.hidden) for c in store.controllers(include_hidden=True)}
+    assert origins == {
+        "random": (Origin.BASELINE, False),
+        "greedy-raider": (Origin.BASELINE, False),
+        "busy": (Origin.FILE, False),
+    }
+    paths = {"random": "random", "greedy-raider": "greedy-raider", "busy": str(busy)}
+    played = []
+    for pairing, match in stored.items():
+        one = cli(
+            capsys, "match", paths[pairing.a], paths[pairing.b], "--seed", str(pairing.seed),
+            "--max-ticks", "40", "--json",
+        )  # fmt: skip
+        assert one.code == 0, one.err
+        data = one.json()
+        assert match.result is not None and data["replay_sha256"] == match.result.replay_sha256
+        assert data["replay"] == str(data_dir / "replays" / f"{data['replay_sha256']}.replay")
+        played.append(_played_from_match_json(pairing, data))
+    plan = TournamentPlan(Format.ROUND_ROBIN, ("random", "greedy-raider", "busy"), (0, 1))
+    standings = Scheduler(plan, played).standings().to_json()
+    assert report["standings"] == standings["standings"]
+    # arena standings prints the same; arena tournaments lists it.
+    again = cli(capsys, "standings", str(report["id"]), "--json")
+    assert again.code == 0 and again.json() == report
+    listing = cli(capsys, "tournaments", "--json").json()["tournaments"]
+    assert [(t["id"], t["status"], t["matches"], t["planned"]) for t in listing] == [
+        (report["id"], "finished", 12, 12)
+    ]
+    assert listing[0]["leader"] == report["standings"][0]["name"]
+
+
+def test_arena_match_records_its_match(capsys: Capture, data_dir: Path, tmp_path: Path) -> None:
+    replay = tmp_path / "m.replay"
+    args = ("fuel-probe", "random", "--max-ticks", "30", "--replay", str(replay), "--json")
+    out = cli(capsys, "match", *args)
+    assert out.code == 0, out.err
+    data = out.json()
+    assert data["replay"] == str(replay) and replay.is_file()
+    with Store.open(data_dir) as store:
+        match = store.match(data["id"])
+        assert match.to_json(str(replay)) == data
+        assert store.read_replay_bytes(data["replay_sha256"]) == replay.read_bytes()
+        assert store.controller("fuel-probe").hidden  # a hidden baseline stays hidden
+        assert store.controller("random").origin is Origin.BASELINE
+
+
+def test_the_commands_print_tables(capsys: Capture) -> None:
+    args = ("--format", "gauntlet", "--max-ticks", "30", "--jobs", "1", *ENTRANTS)
+    out = cli(capsys, "tournament", *args)
+    assert out.code == 0, out.err
+    assert "tournament 1: gauntlet, 3 entrants" in out.out and "finished, 4/4 matches" in out.out
+    assert "gauntlet: random against each opponent" in out.out
+    listed = cli(capsys, "tournaments")
+    assert listed.code == 0 and "gauntlet" in listed.out and "4/4" in listed.out
+    shown = cli(capsys, "standings", "1")
+    assert shown.code == 0 and "row vs column" in shown.out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--resume", "1", "random"), "--resume plays tournament 1 as it was created: drop"),
+        (("--resume", "7"), "no tournament 7 in the store"),
+        (("random", "greedy-raider"), "give --format"),
+        (("--format", "league", "random", "greedy-raider"), "format 'league' is not one of"),
+        (("--format", "round-robin", "random"), "two entrants or more"),
+        (("--format", "round-robin", "random", "random"), "'random' is in the field twice"),
+        (("--format", "gauntlet", "no-such-bot", "random"), "neither a .wasm file nor a baseline"),
+    ],
+)
+def test_operator_errors_exit_2(capsys: Capture, args: tuple[str, ...], message: str) -> None:
+    out = cli(capsys, "tournament", *args)
+    assert out.code == 2 and message in out.err, out.err
+
+
+def _tournament_process(data_dir: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "FORAY_DATA_DIR": str(data_dir)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its workers in its process group, like a terminal's job
+    )
+
+
+def _wait_for_matches(data_dir: Path, proc: subprocess.Popen[str], at_least: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (data_dir / "arena.sqlite3").exists():
+            with Store.open(data_dir) as store:
+                if store.tournaments() and store.tournaments()[0].matches >= at_least:
+                    return
+        time.sleep(0.02)
+    raise AssertionError(f"no {at_least} matches recorded: {proc.communicate()[1][-2000:]}")
+
+
+KILLED_ARGS = ("--format", "round-robin", "--seeds", "2", "--max-ticks", "120", "--jobs", "1")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The JSON of the tournament the kill tests stop, played without a stop."""
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(io.StringIO()) as out:
+        mp.setenv("FORAY_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+        assert main(["tournament", *KILLED_ARGS, "--json", *BASELINE_FIELD]) == 0
+    data: dict[str, Any] = json.loads(out.getvalue())
+    return data
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+def test_a_stopped_arena_tournament_resumes_to_the_same_standings(
+    capsys: Capture, data_dir: Path, uninterrupted: dict[str, Any], sig: signal.Signals
+) -> None:
+    proc = _tournament_process(data_dir, *KILLED_ARGS, "--json", *BASELINE_FIELD)
+    _wait_for_matches(data_dir, proc, 2)
+    os.killpg(proc.pid, sig)  # the whole job, workers too, as a terminal's Ctrl-C does
+    out, err = proc.communicate(timeout=60)
+    with Store.open(data_dir) as store:
+        (record,) = store.tournaments()
+    assert record.status is TournamentStatus.RUNNING
+    assert 2 <= record.matches < 24
+    if sig is signal.SIGINT:
+        assert proc.returncode == 130 and out == ""
+        assert f"play what is missing with: arena tournament --resume {record.id}" in err
+    else:
+        assert proc.returncode == -signal.SIGKILL
+    resumed = cli(capsys, "tournament", "--resume", str(record.id), "--json")
+    assert resumed.code == 0, resumed.err
+    data = resumed.json()
+    assert data["matches"] == 24 and data["standings"] == uninterrupted["standings"]
+    with Store.open(data_dir) as store:
+        matches = store.tournament_matches(record.id)
+    assert len(matches) == len({m.pairing_key for m in matches}) == 24
+
+
+# --------------------------------------------------------------------------- Ray
+
+RAY_ARGS = ("--format", "round-robin", "--max-ticks", "40", "--json", *ENTRANTS)
+
+
+def test_ray_gives_the_standings_of_the_local_executor(capsys: Capture, tmp_path: Path) -> None:
+    """A local Ray, started by the ``arena tournament`` process the test starts.
+
+    No process plays wasm after ``ray.init`` (Ray's crash handlers would take
+    wasmtime's): the Ray driver is the coordinator in its own process, which
+    plays nothing itself.
+    """
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "ray-data")}
+    env.pop("FORAY_RAY_ADDRESS", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "--executor", "ray", *RAY_ARGS],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    on_ray = json.loads(proc.stdout)  # only the JSON on stdout
+    local = cli(capsys, "tournament", "--executor", "local", "--jobs", "2", *RAY_ARGS)
+    assert local.code == 0, local.err
+    assert on_ray["standings"] == local.json()["standings"] and on_ray["matches"] == 6
+    with Store.open(tmp_path / "ray-data") as ray_store:
+        ray_replays = {
+            m.result.replay_sha256 for m in ray_store.tournament_matches(1) if m.result is not None
+        }
+    with Store.open() as store:
+        local_replays = {
+            m.result.replay_sha256 for m in store.tournament_matches(1) if m.result is not None
+        }
+    assert ray_replays == local_replays and len(ray_replays) == 6
+
+
+# --------------------------------------------------------------------------- the benchmark
+
+
+def test_the_tournament_bench_runs(capsys: Capture) -> None:
+    """A smoke test: short matches, one seed, no Ray (figures are printed, never asserted)."""
+    from arena.bench import tournament_figures
+
+    tournament_figures(1, seeds=(1, 1), ray=False, loop_seconds=0.02, max_ticks=10)
+    out = capsys.readouterr().out
+    assert "12 matches" in out and "coordinator and store, 1 local worker" in out
+    assert "of the loop's scaling" in out and "time not spent inside matches" in out
+    assert "store per match (1 worker)" in out and "Ray" in out and "left out" in out
