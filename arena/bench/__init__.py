@@ -8,6 +8,7 @@ from arena.bench._match import host_overhead_us, match_figures
 from arena.bench._parts import PART_NAMES
 from arena.bench._parts import measure as measure_parts
 from arena.bench._run import machine, run_benchmarks
+from arena.bench._scale import drive_on_ray, numbered_field, numbered_module, scale_figures
 from arena.bench._sim import observe_us, sim_figures, sim_ticks_per_second
 from arena.bench._store import store_figures
 from arena.bench._strength import (
@@ -27,16 +28,20 @@ __all__ = [
     "FuelTally",
     "Tally",
     "default_field",
+    "drive_on_ray",
     "entrants",
     "host_overhead_us",
     "machine",
     "machine_scaling",
     "match_figures",
     "measure_parts",
+    "numbered_field",
+    "numbered_module",
     "observe_us",
     "play_all",
     "render_markdown",
     "run_benchmarks",
+    "scale_figures",
     "sim_figures",
     "sim_ticks_per_second",
     "store_figures",

@@ -25,7 +25,7 @@ from arena.executors._local import (
     open_worker_pool,
     play,
 )
-from arena.executors._ray import RAY_ADDRESS_ENV, RayExecutor, RayUnavailableError
+from arena.executors._ray import RAY_ADDRESS_ENV, RayExecutor, RayStats, RayUnavailableError
 
 __all__ = [
     "RAY_ADDRESS_ENV",
@@ -36,6 +36,7 @@ __all__ = [
     "OnOutcome",
     "Outcome",
     "RayExecutor",
+    "RayStats",
     "RayUnavailableError",
     "Session",
     "WorkerDied",

@@ -1,9 +1,11 @@
 """The Ray executor: the same match function as Ray tasks, on a Ray cluster.
 
-Each distinct module goes into Ray's object store once (by sha256), and every
-task carries only references to the two it plays, so a field of large modules
-costs one upload per module, not one per match. A task whose worker dies is
-retried by Ray; one that still fails is reported as ``JobFailed``.
+Each distinct module goes into Ray's object store once per session (by sha256),
+and every task carries only references to the two it plays, so a field of large
+modules costs one upload per module, not one per match. ``RayExecutor.stats``
+counts what went to the cluster (puts, tasks, the bytes each carried), which is
+how the tests and ``arena bench scale`` show it (docs/scaling.md). A task whose
+worker dies is retried by Ray; one that still fails is reported as ``JobFailed``.
 
 Ray is an optional extra (``pip install -e ".[ray]"``); nothing imports it until
 a ``RayExecutor`` runs.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import pickle
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -25,7 +28,7 @@ from arena._errors import ArenaError
 from arena.executors._local import Executor, JobFailed, MatchJob, Outcome, Session, play
 from arena.match import Contestant, MatchResult
 
-__all__ = ["RAY_ADDRESS_ENV", "RayExecutor", "RayUnavailableError"]
+__all__ = ["RAY_ADDRESS_ENV", "RayExecutor", "RayStats", "RayUnavailableError"]
 
 RAY_ADDRESS_ENV = "FORAY_RAY_ADDRESS"
 """Names the Ray cluster to run on (``ray://host:10001`` or ``host:6379``)."""
@@ -33,6 +36,21 @@ RAY_ADDRESS_ENV = "FORAY_RAY_ADDRESS"
 
 class RayUnavailableError(ArenaError):
     """The Ray executor was asked for, but Ray is not installed or the cluster is unreachable."""
+
+
+@dataclasses.dataclass(slots=True)
+class RayStats:
+    """What a ``RayExecutor`` sent to its cluster, over all its sessions so far."""
+
+    puts: int = 0
+    """Objects put in Ray's object store: one per distinct module (sha256) per session."""
+    put_bytes: int = 0
+    """Module bytes those puts carried."""
+    tasks: int = 0
+    """Match tasks submitted."""
+    task_bytes: int = 0
+    """Bytes the tasks carried by value: their arguments other than object references, as
+    pickled (the job without module bytes; a few hundred bytes a task)."""
 
 
 def _play_by_reference(job: MatchJob, blob_a: bytes, blob_b: bytes) -> MatchResult:
@@ -56,6 +74,8 @@ class RayExecutor(Executor):
         self.address = address or os.environ.get(RAY_ADDRESS_ENV) or None
         self.retries = retries
         self.num_cpus = num_cpus
+        self.stats = RayStats()
+        """Counts of what went to the cluster (updated as the sessions submit)."""
 
     def _ray(self) -> Any:
         try:
@@ -87,15 +107,16 @@ class RayExecutor(Executor):
         """
         ray = await trio.to_thread.run_sync(self._ray)
         cpus = await trio.to_thread.run_sync(lambda: ray.cluster_resources().get("CPU", 1))
-        yield _RaySession(ray, self.retries, slots=2 * max(1, int(cpus)))
+        yield _RaySession(ray, self.retries, slots=2 * max(1, int(cpus)), stats=self.stats)
 
 
 class _RaySession(Session):
     """Each job a Ray task; each distinct module put in the object store once (by sha256)."""
 
-    def __init__(self, ray: Any, retries: int, slots: int) -> None:
+    def __init__(self, ray: Any, retries: int, slots: int, stats: RayStats) -> None:
         self.slots = slots
         self._ray = ray
+        self._stats = stats
         self._task = ray.remote(max_retries=retries)(_play_by_reference)
         self._modules: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -106,13 +127,23 @@ class _RaySession(Session):
             sha = contestant.sha256
             if sha not in self._modules:
                 self._modules[sha] = self._ray.put(contestant.blob)
+                self._stats.puts += 1
+                self._stats.put_bytes += len(contestant.blob)
             return self._modules[sha]
 
     def _submit(self, job: MatchJob) -> Any:
         bare = dataclasses.replace(
             job, a=Contestant(job.a.name, b""), b=Contestant(job.b.name, b"")
         )
-        return self._task.remote(bare, self._reference(job.a), self._reference(job.b))
+        args = (bare, self._reference(job.a), self._reference(job.b))
+        # What the task carries by value, counted from the very arguments it is given.
+        inline = sum(
+            len(pickle.dumps(arg)) for arg in args if not isinstance(arg, self._ray.ObjectRef)
+        )
+        with self._lock:
+            self._stats.tasks += 1
+            self._stats.task_bytes += inline
+        return self._task.remote(*args)
 
     async def play(self, job: MatchJob) -> Outcome:
         async with self._limiter:

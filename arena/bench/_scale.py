@@ -1,0 +1,296 @@
+"""``arena bench scale``: a 64-controller swiss on a local Ray, and what a bigger field would cost.
+
+The field is the four baselines, each copied 16 times with a numbered custom
+section appended (``numbered_module``): 64 distinct modules (64 sha256s, 64
+compilations, 64 object-store puts) that play like their baseline, since a
+custom section is never executed. The swiss is stored in a fresh store and
+played by a Ray driver in a child process (no process may play wasm after
+``ray.init``, and ``arena bench all`` plays wasm in this one): first one
+1-tick match of each module against itself (Ray's workers start, every module
+compiles into the shared disk cache), then the swiss, timed. The same child
+reports the coordinator's memory and what the executor sent to Ray. Then,
+in this process, the coordinator's own cost per match is measured on
+results made up without playing (the scheduler's time and memory per match
+recorded), the figures docs/scaling.md extrapolates from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import sim
+from arena.baselines import BASELINES, load_baseline
+from arena.bench._tournament import _module_cache
+from arena.coordinator import (
+    create_tournament,
+    run_tournament_sync,
+    store_contestant,
+    tournament_rules,
+)
+from arena.executors import MatchJob, RayExecutor, RayStats, default_jobs
+from arena.match import Contestant
+from arena.store import STORE_FILE, Store
+from arena.tournament import Format, Played, Scheduler, TournamentPlan
+
+__all__ = [
+    "SCALE_ENTRANTS",
+    "SCALE_ROUNDS",
+    "drive_on_ray",
+    "numbered_field",
+    "numbered_module",
+    "scale_figures",
+]
+
+SCALE_ENTRANTS = 64
+"""The field of ``arena bench scale``."""
+SCALE_ROUNDS = 6
+"""Its swiss rounds: log2(64), the project's default for 64 (``ceil(log2 n)``), as 10 is
+for 1,000: enough rounds for one entrant to win every one."""
+
+_SECTION = b"foray-arena-variant"
+
+
+def _leb128(n: int) -> bytes:
+    """``n`` (>= 0) as an unsigned LEB128 number (how wasm writes sizes)."""
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def numbered_module(blob: bytes, index: int, *, pad: int = 0) -> bytes:
+    """``blob`` with a custom section ``foray-arena-variant`` appended, holding ``index`` (and
+    ``pad`` zero bytes): a module of its own sha256 that behaves exactly as ``blob`` does (a
+    custom section is never executed)."""
+    payload = _leb128(len(_SECTION)) + _SECTION + index.to_bytes(4, "little") + bytes(pad)
+    return blob + b"\x00" + _leb128(len(payload)) + payload
+
+
+def numbered_field(count: int, *, pad: int = 0) -> list[Contestant]:
+    """``count`` distinct controllers: the four baselines in turn, each copy numbered
+    (``random-00``, ``border-soldier-00``, ..., ``random-01``, ...). A numbered copy of the
+    hidden baseline is not hidden: it is not that baseline's module."""
+    names = list(BASELINES)
+    blobs = {name: load_baseline(name) for name in names}
+    field = []
+    for i in range(count):
+        name = names[i % len(names)]
+        copy = i // len(names)
+        field.append(Contestant(f"{name}-{copy:02d}", numbered_module(blobs[name], i, pad=pad)))
+    return field
+
+
+def _rss_bytes() -> int:
+    """This process's resident memory now (Linux), else its peak so far."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return _peak_rss_bytes()
+
+
+def _peak_rss_bytes() -> int:
+    """This process's peak resident memory (Linux gives KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def drive_on_ray(root: Path, tournament_id: int, cpus: int) -> dict[str, Any]:
+    """In the Ray driver's process: warm Ray up on the tournament's modules, then play the
+    stored tournament on it; what it cost. Plays no wasm in this process."""
+    executor = RayExecutor(num_cpus=cpus)
+    rss_start = _rss_bytes()
+    with Store.open(root) as store:
+        record = store.tournament(tournament_id)
+        case, _ = tournament_rules(record)
+        one_tick = case.rules.replace(max_ticks=1)
+        warm = []
+        for e in record.field:
+            c = Contestant(e.name, store.read_module_bytes(e.sha256))
+            warm.append(MatchJob.for_case(case, c, c, config=one_tick))
+        start = time.perf_counter()
+        list(executor.map(warm))
+        warm_wall = time.perf_counter() - start
+        before = dataclasses.replace(executor.stats)
+        rss_before = _rss_bytes()
+        start = time.perf_counter()
+        run = run_tournament_sync(store, tournament_id, executor)
+        wall = time.perf_counter() - start
+        after = executor.stats
+    sent = RayStats(*(getattr(after, f) - getattr(before, f) for f in _STAT_FIELDS))
+    return {
+        "matches": run.stats.played,
+        "errors": run.stats.errors,
+        "wall": wall,
+        "coordinator_wall": run.stats.wall,
+        "store_wall": run.stats.store_wall,
+        "store_cpu": run.stats.store_cpu,
+        "warm_wall": warm_wall,
+        "puts": sent.puts,
+        "put_bytes": sent.put_bytes,
+        "tasks": sent.tasks,
+        "task_bytes": sent.task_bytes,
+        "rss_start": rss_start,
+        "rss_before": rss_before,
+        "rss_peak": _peak_rss_bytes(),
+        "winner": run.standings.rows[0].name if run.standings.rows else "",
+    }
+
+
+_STAT_FIELDS = [f.name for f in dataclasses.fields(RayStats)]
+
+_CHILD = """
+import json, sys
+from pathlib import Path
+from arena.bench import drive_on_ray
+print(json.dumps(drive_on_ray(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))))
+"""
+
+
+def _scheduler_costs(entrants: int = 100) -> tuple[int, float, float]:
+    """The coordinator's bookkeeping per match, without playing: a round-robin of
+    ``entrants`` (both sides) fed made-up results. (matches, seconds and bytes per match)."""
+    names = tuple(f"c{i:04d}" for i in range(entrants))
+    plan = TournamentPlan(Format.ROUND_ROBIN, names, seeds=(0,))
+    pairings = list(Scheduler(plan).ready())
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        sched = Scheduler(plan)
+        start = time.process_time()
+        for p in sched.ready():
+            winner = (p.round + p.slot) % 2
+            sched.record(Played(p, winner, sim.Reason.SCORE, (10, 5), (90_000, 80_000), 400))
+        sched.standings()
+        cpu = time.process_time() - start
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    n = len(pairings)
+    return n, cpu / n, held / n
+
+
+def _mib(n: float) -> str:
+    return f"{n / 2**20:.1f} MiB"
+
+
+def scale_figures(
+    repeat: int, *, seeds: int | None = None, cpus: int | None = None
+) -> dict[str, float]:
+    """Print and return the figures. ``repeat`` 1 (``--quick``): one seed; else two (each
+    meeting of the swiss is played on every seed with both sides). ``cpus``: the local
+    Ray's CPUs (default: the cores)."""
+    n_seeds = seeds if seeds is not None else (1 if repeat == 1 else 2)
+    cpus = cpus or default_jobs()
+    figures: dict[str, float] = {"entrants": SCALE_ENTRANTS, "rounds": SCALE_ROUNDS}
+    print(
+        f"scale: a swiss of {SCALE_ENTRANTS} distinct controllers (the 4 baselines x 16, "
+        f"numbered), {SCALE_ROUNDS} rounds, {n_seeds} seed(s), both sides, full matches under "
+        f"the default case, on a local Ray of {cpus} CPUs driven from a child process:"
+    )
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        print('  Ray: not installed (pip install -e ".[ray]"); the swiss is left out')
+        ray_ok = False
+    else:
+        ray_ok = True
+    if ray_ok:
+        with _module_cache(), tempfile.TemporaryDirectory(prefix="arena-bench-scale-") as tmp:
+            root = Path(tmp)
+            with Store.open(root) as store:
+                entrants = [store_contestant(store, c) for c in numbered_field(SCALE_ENTRANTS)]
+                record = create_tournament(
+                    store, "swiss", entrants, seeds=range(n_seeds), rounds=SCALE_ROUNDS
+                )
+                module_bytes = sum(len(store.read_module_bytes(e.sha256)) for e in entrants)
+            proc = subprocess.run(
+                [sys.executable, "-c", _CHILD, str(root), str(record.id), str(cpus)],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=3600,
+            )
+            if proc.returncode != 0:
+                last = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+                print(f"  Ray: failed: {last[0][:200]}")
+                ray_ok = False
+            else:
+                got: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+                with Store.open(root) as store:
+                    played = store.tournament_matches(record.id)
+                    replay_bytes = sum(
+                        store.replay_path(m.result.replay_sha256).stat().st_size
+                        for m in played
+                        if m.result is not None
+                    )
+                    db_bytes = sum(
+                        p.stat().st_size for p in root.iterdir() if p.name.startswith(STORE_FILE)
+                    )
+        if ray_ok:
+            matches = got["matches"]
+            rate = matches / got["wall"]
+            figures |= {
+                "matches": matches,
+                "errors": got["errors"],
+                "wall_s": got["wall"],
+                "matches_per_s": rate,
+                "matches_per_s_per_core": rate / cpus,
+                "warmup_s": got["warm_wall"],
+                "object_store_puts": got["puts"],
+                "object_store_put_bytes": got["put_bytes"],
+                "tasks": got["tasks"],
+                "task_bytes_per_task": got["task_bytes"] / max(1, got["tasks"]),
+                "module_bytes_mean": module_bytes / SCALE_ENTRANTS,
+                "coordinator_rss_start_bytes": got["rss_start"],
+                "coordinator_rss_before_bytes": got["rss_before"],
+                "coordinator_rss_peak_bytes": got["rss_peak"],
+                "store_cpu_ms_per_match": got["store_cpu"] / max(1, matches) * 1e3,
+                "store_wall_ms_per_match": got["store_wall"] / max(1, matches) * 1e3,
+                "replay_bytes_per_match": replay_bytes / max(1, matches),
+                "db_bytes": db_bytes,
+            }
+            print(
+                f"  Ray up and every module compiled (64 one-tick matches, untimed): "
+                f"{got['warm_wall']:.1f} s"
+            )
+            print(
+                f"  {matches} matches ({got['errors']} errors) in {got['wall']:.1f} s: "
+                f"{rate:.1f} matches/s, {rate / cpus:.1f} matches/s per core; "
+                f"winner {got['winner']}"
+            )
+            print(
+                f"  Ray object store: {got['puts']} puts ({_mib(got['put_bytes'])}, one per "
+                f"module, mean module {module_bytes / SCALE_ENTRANTS:,.0f} bytes) for "
+                f"{got['tasks']} tasks, each carrying "
+                f"{got['task_bytes'] / max(1, got['tasks']):,.0f} bytes by value and 2 references"
+            )
+            print(
+                f"  coordinator (the Ray driver) resident memory: {_mib(got['rss_start'])} "
+                f"at start, {_mib(got['rss_before'])} with Ray up, peak "
+                f"{_mib(got['rss_peak'])}"
+            )
+            print(
+                f"  store: {figures['store_cpu_ms_per_match']:.2f} ms CPU, "
+                f"{figures['store_wall_ms_per_match']:.2f} ms wall per match in the recording "
+                f"thread; {replay_bytes / max(1, matches):,.0f} replay bytes per match, "
+                f"database {_mib(db_bytes)}"
+            )
+    n, cpu, held = _scheduler_costs()
+    figures |= {"scheduler_us_per_match": cpu * 1e6, "scheduler_bytes_per_match": held}
+    print(
+        f"  coordinator bookkeeping without playing (a round-robin of 100, {n} made-up "
+        f"results): {cpu * 1e6:.0f} us of CPU and {held:,.0f} bytes held per match recorded"
+    )
+    return figures
