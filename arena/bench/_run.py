@@ -54,6 +54,10 @@ def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | No
         store_figures(repeat)
     if which in ("all", "tournament"):
         tournament_figures(repeat)
+    if which == "scale":  # minutes on a local Ray: only when asked for (docs/scaling.md)
+        from arena.bench._scale import scale_figures
+
+        scale_figures(repeat)
     for name, entry in extensions(BENCHMARKS).items():
         if which in ("all", name):
             entry.load()(repeat)

@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "match",
         "store",
         "tournament",
+        "scale",
         "parts",
         "process",
         *extensions(BENCHMARKS),
