@@ -17,6 +17,7 @@ recorded), the figures docs/scaling.md extrapolates from.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import resource
@@ -40,7 +41,7 @@ from arena.coordinator import (
 from arena.executors import MatchJob, RayExecutor, RayStats, default_jobs
 from arena.match import Contestant
 from arena.store import STORE_FILE, Store
-from arena.tournament import Format, Played, Scheduler, TournamentPlan
+from arena.tournament import Format, Pairing, Played, Scheduler, TournamentPlan
 
 __all__ = [
     "SCALE_ENTRANTS",
@@ -56,6 +57,9 @@ SCALE_ENTRANTS = 64
 SCALE_ROUNDS = 6
 """Its swiss rounds: log2(64), the project's default for 64 (``ceil(log2 n)``), as 10 is
 for 1,000: enough rounds for one entrant to win every one."""
+
+BIG_FIELD = 1_000
+"""The field docs/scaling.md plans for; the coordinator's costs are measured at this size."""
 
 _SECTION = b"foray-arena-variant"
 
@@ -124,9 +128,9 @@ def drive_on_ray(root: Path, tournament_id: int, cpus: int) -> dict[str, Any]:
         warm_wall = time.perf_counter() - start
         before = dataclasses.replace(executor.stats)
         rss_before = _rss_bytes()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         run = run_tournament_sync(store, tournament_id, executor)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         after = executor.stats
     sent = RayStats(*(getattr(after, f) - getattr(before, f) for f in _STAT_FIELDS))
     return {
@@ -134,6 +138,7 @@ def drive_on_ray(root: Path, tournament_id: int, cpus: int) -> dict[str, Any]:
         "errors": run.stats.errors,
         "wall": wall,
         "coordinator_wall": run.stats.wall,
+        "coordinator_cpu": cpu,
         "store_wall": run.stats.store_wall,
         "store_cpu": run.stats.store_cpu,
         "warm_wall": warm_wall,
@@ -158,27 +163,56 @@ print(json.dumps(drive_on_ray(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[
 """
 
 
-def _scheduler_costs(entrants: int = 100) -> tuple[int, float, float]:
-    """The coordinator's bookkeeping per match, without playing: a round-robin of
-    ``entrants`` (both sides) fed made-up results. (matches, seconds and bytes per match)."""
+def _made_up(pairing: Pairing) -> Played:
+    """A result for ``pairing`` without playing it (side A wins on even slots)."""
+    winner = (pairing.round + pairing.slot) % 2
+    return Played(pairing, winner, sim.Reason.SCORE, (10, 5), (90_000, 80_000), 400)
+
+
+def _scheduler_costs(entrants: int, sample: int) -> dict[str, float]:
+    """The coordinator's bookkeeping for a round-robin of ``entrants``, without playing:
+    ``sample`` made-up results recorded. CPU per result (untraced), then memory (traced):
+    the scheduler of the whole field, and what each result recorded adds."""
     names = tuple(f"c{i:04d}" for i in range(entrants))
     plan = TournamentPlan(Format.ROUND_ROBIN, names, seeds=(0,))
-    pairings = list(Scheduler(plan).ready())
+    sched = Scheduler(plan)
+    todo = list(itertools.islice(sched.ready(), sample))
+    start = time.process_time()
+    for p in todo:
+        sched.record(_made_up(p))
+    cpu = (time.process_time() - start) / len(todo)
+    del sched
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
         sched = Scheduler(plan)
-        start = time.process_time()
-        for p in sched.ready():
-            winner = (p.round + p.slot) % 2
-            sched.record(Played(p, winner, sim.Reason.SCORE, (10, 5), (90_000, 80_000), 400))
-        sched.standings()
-        cpu = time.process_time() - start
-        held = tracemalloc.get_traced_memory()[0] - base
+        empty = tracemalloc.get_traced_memory()[0]
+        for p in todo:
+            sched.record(_made_up(p))
+        full = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    n = len(pairings)
-    return n, cpu / n, held / n
+    return {
+        "scheduler_us_per_match": cpu * 1e6,
+        "scheduler_bytes_per_entrant": (empty - base) / entrants,
+        "scheduler_bytes_per_match": (full - empty) / len(todo),
+    }
+
+
+def _swiss_pairing_seconds(entrants: int, rounds: int) -> tuple[float, float]:
+    """A swiss of ``entrants``: seconds to pair its first round, and its second (from made-up
+    results of the first: a blossom matching over every pair not yet met)."""
+    names = tuple(f"c{i:04d}" for i in range(entrants))
+    plan = TournamentPlan(Format.SWISS, names, seeds=(0,), rounds=rounds)
+    start = time.process_time()
+    sched = Scheduler(plan)
+    first = time.process_time() - start
+    *most, last = list(sched.ready())
+    for p in most:
+        sched.record(_made_up(p))
+    start = time.process_time()
+    sched.record(_made_up(last))
+    return first, time.process_time() - start
 
 
 def _mib(n: float) -> str:
@@ -229,7 +263,11 @@ def scale_figures(
             else:
                 got: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
                 with Store.open(root) as store:
+                    # A resumed coordinator reads every stored match of the tournament.
+                    tracemalloc.start()
                     played = store.tournament_matches(record.id)
+                    record_bytes = tracemalloc.get_traced_memory()[0] / max(1, len(played))
+                    tracemalloc.stop()
                     replay_bytes = sum(
                         store.replay_path(m.result.replay_sha256).stat().st_size
                         for m in played
@@ -256,10 +294,12 @@ def scale_figures(
                 "coordinator_rss_start_bytes": got["rss_start"],
                 "coordinator_rss_before_bytes": got["rss_before"],
                 "coordinator_rss_peak_bytes": got["rss_peak"],
+                "coordinator_cpu_ms_per_match": got["coordinator_cpu"] / max(1, matches) * 1e3,
                 "store_cpu_ms_per_match": got["store_cpu"] / max(1, matches) * 1e3,
                 "store_wall_ms_per_match": got["store_wall"] / max(1, matches) * 1e3,
                 "replay_bytes_per_match": replay_bytes / max(1, matches),
                 "db_bytes": db_bytes,
+                "resume_bytes_per_match": record_bytes,
             }
             print(
                 f"  Ray up and every module compiled (64 one-tick matches, untimed): "
@@ -279,18 +319,29 @@ def scale_figures(
             print(
                 f"  coordinator (the Ray driver) resident memory: {_mib(got['rss_start'])} "
                 f"at start, {_mib(got['rss_before'])} with Ray up, peak "
-                f"{_mib(got['rss_peak'])}"
+                f"{_mib(got['rss_peak'])}; its CPU (the driver's threads, the store's "
+                f"included) {figures['coordinator_cpu_ms_per_match']:.2f} ms per match"
             )
             print(
                 f"  store: {figures['store_cpu_ms_per_match']:.2f} ms CPU, "
                 f"{figures['store_wall_ms_per_match']:.2f} ms wall per match in the recording "
                 f"thread; {replay_bytes / max(1, matches):,.0f} replay bytes per match, "
-                f"database {_mib(db_bytes)}"
+                f"database {_mib(db_bytes)}; a resume reads every stored match: "
+                f"{record_bytes:,.0f} bytes of memory per match"
             )
-    n, cpu, held = _scheduler_costs()
-    figures |= {"scheduler_us_per_match": cpu * 1e6, "scheduler_bytes_per_match": held}
+    costs = _scheduler_costs(BIG_FIELD, 20_000 if repeat == 1 else 100_000)
+    figures |= costs
     print(
-        f"  coordinator bookkeeping without playing (a round-robin of 100, {n} made-up "
-        f"results): {cpu * 1e6:.0f} us of CPU and {held:,.0f} bytes held per match recorded"
+        f"  the coordinator's scheduler for a round-robin of {BIG_FIELD:,} (made-up results, "
+        f"nothing played): {costs['scheduler_us_per_match']:.0f} us of CPU per result "
+        f"recorded; {costs['scheduler_bytes_per_entrant']:,.0f} bytes per entrant (the win "
+        f"matrix among them), {costs['scheduler_bytes_per_match']:.1f} bytes per result"
     )
+    if repeat > 1:
+        first, second = _swiss_pairing_seconds(BIG_FIELD, 10)
+        figures |= {"swiss_1000_pair_first_s": first, "swiss_1000_pair_second_s": second}
+        print(
+            f"  pairing a swiss of {BIG_FIELD:,}: the first round {first:.2f} s of CPU, the "
+            f"second (from the first's results) {second:.2f} s, with no match in flight"
+        )
     return figures
