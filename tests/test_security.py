@@ -30,7 +30,15 @@ from starlette.testclient import TestClient
 
 import arena
 import web
-from tests._support import AUTH, SITE_TOKEN, compile_bomb, small_case
+from tests._support import (
+    AUTH,
+    SITE_TOKEN,
+    Builder,
+    Tab,
+    compile_bomb,
+    proof_run,
+    small_case,
+)
 
 FUEL_PROBE = "fuel-probe"
 DOC = web.openapi_document()
@@ -442,3 +450,105 @@ def test_an_upload_over_the_compile_time_bound_is_refused(tmp_path: Path, idle: 
 
 XSS_IMG = "<img src=x onerror=window.__xss=1>"
 XSS_SCRIPT = '"><script>window.__xss=2</script><b x="'
+
+
+@dataclass
+class Marked:
+    """A site whose controllers are named like markup, with a record of each kind."""
+
+    url: str
+    run: int
+    match: int
+    tournament: int
+
+
+@pytest.fixture(scope="module")
+def marked(
+    tmp_path_factory: pytest.TempPathFactory, build_c: Builder, idle: bytes
+) -> Iterator[Marked]:
+    root = tmp_path_factory.mktemp("marked")
+    case = small_case()
+    module = root.parent / "template.wasm"
+    module.write_bytes(build_c(Path("baselines") / "template.c"))
+    with arena.Store.open(root) as store:
+        run = proof_run(store, module, XSS_IMG, case)
+    with (
+        web.Site.open(root, limits=web.SiteLimits(workers=1), case=case) as site,
+        web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        client = TestClient(web.site_app(site, SITE_TOKEN))
+        r = client.post("/api/controllers", params={"name": XSS_SCRIPT}, content=idle, headers=AUTH)
+        assert r.status_code in (200, 201), r.text
+        match = site.queue_match(XSS_IMG, XSS_SCRIPT, 1)["id"]
+        field = [XSS_IMG, XSS_SCRIPT, "random"]
+        tournament = site.start_tournament("round-robin", field, seeds=[0])["id"]
+        deadline = time.monotonic() + 60
+        while (
+            site.match_json(match)["status"] == "pending"
+            or site.tournament_json(tournament)["status"] == "running"
+        ):
+            assert time.monotonic() < deadline, "the matches did not finish"
+            time.sleep(0.05)
+        yield Marked(server.url, run.id, match, tournament)
+
+
+def _shown_as_text(tab: Tab, url: str, names: list[str]) -> None:
+    """Nothing injected ran or was built, and each name is on the page as its characters."""
+    seen = tab.js(
+        """() => ({
+            xss: window.__xss === undefined ? null : window.__xss,
+            images: document.querySelectorAll("img").length,
+            bold: document.querySelectorAll("b[x]").length,
+            scripts: [...document.scripts].map((s) => s.src || "inline"),
+            text: document.body.innerText + "\\n" +
+                [...document.querySelectorAll("option")].map((o) => o.textContent).join("\\n"),
+        })"""
+    )
+    assert seen["xss"] is None
+    assert seen["images"] == 0 and seen["bold"] == 0
+    assert all(src.startswith(url + "static/") for src in seen["scripts"]), seen["scripts"]
+    for name in names:
+        assert name in seen["text"], (name, url)
+
+
+@pytest.mark.parametrize(
+    ("page", "names", "viewer"),
+    [
+        ("", [XSS_IMG, XSS_SCRIPT], False),
+        ("matches/{match}", [XSS_IMG, XSS_SCRIPT], True),
+        ("runs/{run}", [XSS_IMG], True),
+        ("tournaments/{tournament}", [XSS_IMG, XSS_SCRIPT], False),
+    ],
+)
+def test_names_are_text_on_every_page(
+    tab: Tab, marked: Marked, page: str, names: list[str], viewer: bool
+) -> None:
+    url = marked.url + page.format(match=marked.match, run=marked.run, tournament=marked.tournament)
+    tab.open_site(url)
+    _shown_as_text(tab, marked.url, names)
+    if viewer:
+        tab.viewer_ready()  # the viewer writes the sides' names and the outcome too
+        _shown_as_text(tab, marked.url, names)
+
+
+def test_names_are_text_in_the_console(tab: Tab, marked: Marked) -> None:
+    page = tab.page
+    tab.open_site(marked.url + "console")
+    page.locator(".site-token").fill(SITE_TOKEN)
+    page.get_by_role("button", name="use").click()
+    page.wait_for_function(
+        "() => document.querySelector('.site-pick-a').textContent.includes('hidden')"
+    )
+    # The controllers' table, both pickers and the tournament's field.
+    _shown_as_text(tab, marked.url, [XSS_IMG, XSS_SCRIPT])
+    assert page.locator(".site-controllers").get_by_text(XSS_SCRIPT, exact=True).count() == 1
+    assert page.locator(".site-field label", has_text=XSS_IMG).count() == 1
+    # A quick match between them, watched live and then in the viewer.
+    page.locator(".site-pick-a").select_option(label=XSS_IMG)
+    page.locator(".site-pick-b").select_option(label=XSS_SCRIPT)
+    page.get_by_role("button", name="play").click()
+    page.wait_for_function(
+        "() => document.querySelector('.site-match-status')?.dataset.status === 'finished'"
+    )
+    tab.viewer_ready()
+    _shown_as_text(tab, marked.url, [XSS_IMG, XSS_SCRIPT])
