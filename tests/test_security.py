@@ -344,7 +344,12 @@ def _fresh(idle: bytes) -> bytes:
 
 
 def _compilers() -> dict[int, tuple[int, list[str]]]:
-    """The compile workers running now: pid -> (parent pid, argv)."""
+    """The compile workers this test session started, running now: pid -> (parent pid, argv).
+
+    Other sessions on the machine compile too: a process of this one inherits its
+    module cache directory (``$FORAY_CACHE_DIR``, one per session, conftest.py).
+    """
+    ours = f"FORAY_CACHE_DIR={os.environ['FORAY_CACHE_DIR']}".encode()
     found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -353,6 +358,8 @@ def _compilers() -> dict[int, tuple[int, list[str]]]:
             cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
             argv = cmdline.rstrip("\0").split("\0")
             if not any(a.endswith("_compile_worker.py") for a in argv):
+                continue
+            if ours not in (entry / "environ").read_bytes().split(b"\0"):
                 continue
             stat = (entry / "stat").read_text()
         except OSError:
