@@ -1,25 +1,34 @@
 """Property-based fuzzing of the parsers that take untrusted input (issue 14, hostile input).
 
 Each must give a result or its own clear error for any input, within bounded
-time: the map parser (text and files), the contract's reply decoder and the
-action rules, and the case manifest loader (tests/test_cases.py fuzzes that one
-with mutated manifests; random bytes here too). The replay reader has its own
-(tests/test_replays.py).
+time: the map parser (text and files), the contract's codec both ways (the
+reply decoder and the action rules; the OBS message reader), and the push
+bundle (any bytes, real bundles mutated byte by byte and field by field, and
+huge declared lengths, which must cost no memory). The case manifest loader is
+fuzzed in tests/test_cases.py (mutated manifests), the replay reader in
+tests/test_replays.py (random bytes, huge lengths, deep nesting).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arena
 import sim
-from arena.match import decode_actions
+import web
+from arena.match import ObservationError, decode_actions, decode_obs, encode_obs
+from tests._support import GOLDEN_REPLAY
 
 ROW_CHARS = ".#AB123456789"
 SECONDS = 5.0
@@ -109,3 +118,219 @@ def test_packed_records_decode_back(records: list[tuple[int, int, int]]) -> None
 def test_reply_sizes_at_the_edges(size: int) -> None:
     records = decode_actions(bytes(size - size % 12))
     assert len(records) == size // 12
+
+
+# --------------------------------------------------------------------------- OBS messages
+
+OBS_HEADER = 64
+
+
+def _obs_or_refused(message: bytes) -> None:
+    try:
+        obs, fuel = decode_obs(message)
+    except ObservationError as exc:
+        assert str(exc).startswith("OBS message: ")
+        return
+    # What is read is what the host writes: packed again, the same bytes
+    # (the reserved words 10..15, which no reader looks at, written as zeros).
+    expected = message[:40] + bytes(24) + message[OBS_HEADER:]
+    assert encode_obs(obs, fuel) == expected
+
+
+@settings(max_examples=300, deadline=2000)
+@given(st.binary(max_size=400))
+def test_any_bytes_are_an_obs_message_or_an_observation_error(data: bytes) -> None:
+    _obs_or_refused(data)
+
+
+@st.composite
+def obs_like(draw: st.DrawFn) -> bytes:
+    """A header with counts (often consistent, sometimes huge or negative) and a body."""
+    i32 = st.integers(-(2**31), 2**31 - 1)
+    counts = [draw(st.one_of(st.integers(0, 4), i32)) for _ in range(3)]
+    head = [draw(i32) for _ in range(6)] + counts + [draw(i32)] + [draw(st.integers(0, 1))] * 6
+    body_words = 6 * max(0, counts[0]) + 6 * max(0, counts[1]) + 3 * max(0, counts[2])
+    body_words = min(body_words, 200) + draw(st.sampled_from([0, 0, 0, -1, 1, 3]))
+    body = struct.pack(f"<{max(0, body_words)}i", *([7] * max(0, body_words)))
+    return struct.pack("<16i", *head) + body
+
+
+@settings(max_examples=300, deadline=2000)
+@given(obs_like())
+def test_obs_shaped_bytes_are_an_obs_message_or_an_observation_error(data: bytes) -> None:
+    _obs_or_refused(data)
+
+
+def test_obs_counts_in_the_billions_cost_nothing() -> None:
+    head = struct.pack("<16i", 1, 0, 0, 0, 0, 0, 2**31 - 1, 2**31 - 1, 2**31 - 1, *[0] * 7)
+    assert _peak_bytes(lambda: _refused_obs(head + bytes(24))) < 64 * 1024
+
+
+def _refused_obs(message: bytes) -> None:
+    with pytest.raises(ObservationError, match="make"):
+        decode_obs(message)
+
+
+# --------------------------------------------------------------------------- push bundles
+
+
+def _peak_bytes(work: Callable[[], None]) -> int:
+    """The most memory Python's allocators held at once while ``work`` ran, in bytes."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        work()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+SAMPLE = web.Bundle(
+    case_slug="foray",
+    case_version=1,
+    manifest_sha256="ab" * 32,
+    controller="my-bot",
+    module=b"\0asm\x01\0\0\0" + bytes(64),
+    outcome="win",
+    reason=None,
+    build_log="zig cc ... ok\n",
+    matches=tuple(
+        web.PushedMatch(
+            opponent=name,
+            role=role,
+            result={"winner": 0, "reason": "score", "seed": seed, "ticks": 42},
+            replay=GOLDEN_REPLAY.read_bytes()[:2000],
+        )
+        for name, role, seed in [("greedy-raider", "canonical", 1), ("random", "evidence", 2)]
+    ),
+)
+"""A bundle of the real shape (decoding never reads a replay or compiles a module)."""
+
+
+def _bundle_or_refused(data: bytes) -> None:
+    started = time.monotonic()
+    try:
+        bundle = web.decode_bundle(data)
+    except web.BundleError as exc:
+        assert str(exc).startswith("bundle: ")
+    else:
+        assert web.decode_bundle(bundle.encode()) == bundle  # what is read is whole
+    _bounded(started)
+
+
+def test_the_sample_bundle_is_one() -> None:
+    assert web.decode_bundle(SAMPLE.encode()) == SAMPLE
+
+
+@settings(max_examples=300, deadline=2000)
+@given(st.binary(max_size=1024))
+def test_any_bytes_are_a_bundle_or_a_bundle_error(data: bytes) -> None:
+    _bundle_or_refused(data)
+
+
+@st.composite
+def byte_mutations(draw: st.DrawFn) -> bytes:
+    """The sample's bytes with a few bytes flipped, cut, inserted or deleted."""
+    data = bytearray(SAMPLE.encode())
+    for _ in range(draw(st.integers(1, 6))):
+        at = draw(st.integers(0, len(data) - 1))
+        kind = draw(st.sampled_from(["flip", "insert", "delete", "cut"]))
+        if kind == "flip":
+            data[at] ^= draw(st.integers(1, 255))
+        elif kind == "insert":
+            data[at:at] = draw(st.binary(min_size=1, max_size=8))
+        elif kind == "delete":
+            del data[at : at + draw(st.integers(1, 8))]
+        else:
+            del data[at:]
+        if not data:
+            break
+    return bytes(data)
+
+
+@settings(max_examples=300, deadline=2000)
+@given(byte_mutations())
+def test_real_bundles_mutated_byte_by_byte_are_bundles_or_errors(data: bytes) -> None:
+    _bundle_or_refused(data)
+
+
+WIRE_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20)
+    | st.binary(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=10,
+)
+
+
+@st.composite
+def field_mutations(draw: st.DrawFn) -> bytes:
+    """The sample's wire map with one field replaced, dropped or added (any msgpack value)."""
+    wire = msgpack.unpackb(SAMPLE.encode(), raw=False)
+    # Walk down to a map or array, then change one of its entries.
+    node: Any = wire
+    while True:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            break
+        key = draw(st.sampled_from(keys))
+        child = node[key]
+        if isinstance(child, dict | list) and child and draw(st.booleans()):
+            node = child
+            continue
+        action = draw(st.sampled_from(["replace", "drop", "add"]))
+        if action == "replace":
+            node[key] = draw(WIRE_VALUES)
+        elif action == "drop":
+            node.pop(key)
+        elif isinstance(node, dict):
+            node[draw(st.text(max_size=8))] = draw(WIRE_VALUES)
+        else:
+            node.append(draw(WIRE_VALUES))
+        break
+    packed: bytes = msgpack.packb(wire, use_bin_type=True)
+    return packed
+
+
+@settings(max_examples=300, deadline=2000)
+@given(field_mutations())
+def test_real_bundles_mutated_field_by_field_are_bundles_or_errors(data: bytes) -> None:
+    _bundle_or_refused(data)
+
+
+# A header that declares 4 GiB (or 4 Gi items) where the sample has a small value.
+HUGE = {
+    "a string": b"\xdb\xff\xff\xff\xff",
+    "binary data": b"\xc6\xff\xff\xff\xff",
+    "an array": b"\xdd\xff\xff\xff\xff",
+    "a map": b"\xdf\xff\xff\xff\xff",
+    "an extension": b"\xc9\xff\xff\xff\xff\x01",
+}
+
+
+@pytest.mark.parametrize("declared", list(HUGE.values()), ids=list(HUGE))
+@pytest.mark.parametrize("where", ["build_log", "module", "matches", "case"])
+def test_huge_declared_lengths_are_refused_without_memory(declared: bytes, where: str) -> None:
+    marker = "MARKER-" + where
+    changed = {
+        "build_log": dataclasses.replace(SAMPLE, build_log=marker),
+        "module": dataclasses.replace(SAMPLE, controller=marker),
+        "matches": dataclasses.replace(SAMPLE, outcome=marker),
+        "case": dataclasses.replace(SAMPLE, case_slug=marker),
+    }[where]
+    data = changed.encode()
+    packed = msgpack.packb(marker)
+    assert data.count(packed) == 1
+    data = data.replace(packed, declared + b"x" * 64)
+
+    def decode() -> None:
+        with pytest.raises(web.BundleError, match=r"^bundle: "):
+            web.decode_bundle(data)
+
+    assert _peak_bytes(decode) < 1024 * 1024 + 2 * len(data)

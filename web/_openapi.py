@@ -152,6 +152,14 @@ _RUN_CONTROLLER: Final = {
     "properties": {"name": {"type": "string"}, "sha256": _NULLABLE_STR},
 }
 _RUN_OUTCOME: Final = {"enum": ["win", "loss", "draw", "could-not-compete"]}
+_NAME: Final = {
+    "description": "a name or a sha256: 1 to 256 characters, no control characters",
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 256,
+    "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]+$",
+}
+_BINARY: Final = {"type": "string", "format": "binary"}
 
 _SCHEMAS: Final[dict[str, Any]] = {
     "Error": {
@@ -204,8 +212,8 @@ _SCHEMAS: Final[dict[str, Any]] = {
         "required": ["a", "b"],
         "additionalProperties": False,
         "properties": {
-            "a": {"type": "string", "minLength": 1, "maxLength": 256},
-            "b": {"type": "string", "minLength": 1, "maxLength": 256},
+            "a": _NAME,
+            "b": _NAME,
             "seed": {"type": "integer", "minimum": 0, "maximum": 4294967295},
         },
     },
@@ -319,7 +327,8 @@ _SCHEMAS: Final[dict[str, Any]] = {
                 "type": "array",
                 "minItems": 2,
                 "maxItems": 64,
-                "items": {"type": "string", "minLength": 1, "maxLength": 256},
+                "uniqueItems": True,
+                "items": _NAME,
             },
             "seeds": {
                 "type": "array",
@@ -329,6 +338,67 @@ _SCHEMAS: Final[dict[str, Any]] = {
             },
             "rounds": {"type": "integer", "minimum": 1, "maximum": 64},
             "shuffle": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+        },
+    },
+    "Bundle": {
+        "description": (
+            "A proof run as `arena push` sends it (docs/web.md, Push): one msgpack map;"
+            " `controller.module` and each match's `replay` are msgpack bin. A bundle of the"
+            " right shape is still refused (400) unless its case is the server's and every"
+            " match, played again, gives the very same replay bytes."
+        ),
+        "type": "object",
+        "required": [
+            "format",
+            "version",
+            "case",
+            "controller",
+            "outcome",
+            "reason",
+            "build_log",
+            "matches",
+        ],
+        "additionalProperties": False,
+        "properties": {
+            "format": {"const": "foray-run-bundle"},
+            "version": {"const": 1},
+            "case": {
+                "type": "object",
+                "required": ["slug", "version", "manifest_sha256"],
+                "additionalProperties": False,
+                "properties": {
+                    "slug": {"type": "string", "minLength": 1, "maxLength": 256},
+                    "version": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+                    "manifest_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                },
+            },
+            "controller": {
+                "type": "object",
+                "required": ["name", "module"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 256},
+                    "module": _BINARY,
+                },
+            },
+            "outcome": {"enum": ["win", "loss", "draw"]},
+            "reason": _NULLABLE_STR,
+            "build_log": {"type": "string", "maxLength": 65536},
+            "matches": {
+                "type": "array",
+                "maxItems": 1024,
+                "items": {
+                    "type": "object",
+                    "required": ["opponent", "role", "result", "replay"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "opponent": {"type": "string", "minLength": 1, "maxLength": 256},
+                        "role": {"type": "string", "minLength": 1, "maxLength": 256},
+                        "result": {"type": "object", "maxProperties": 64},
+                        "replay": _BINARY,
+                    },
+                },
+            },
         },
     },
     "Status": {
@@ -385,14 +455,14 @@ _PATHS: Final[dict[str, Any]] = {
                     "name": "name",
                     "in": "query",
                     "required": True,
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 256},
+                    "schema": _NAME,
                 }
             ],
             requestBody={
                 "required": True,
                 "content": {
-                    "application/wasm": {"schema": {"type": "string", "format": "binary"}},
-                    "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                    "application/wasm": {"schema": _BINARY},
+                    "application/octet-stream": {"schema": _BINARY},
                 },
             },
             security=_TOKEN,
@@ -476,9 +546,7 @@ _PATHS: Final[dict[str, Any]] = {
             },
             requestBody={
                 "required": True,
-                "content": {
-                    "application/x-msgpack": {"schema": {"type": "string", "format": "binary"}}
-                },
+                "content": {"application/x-msgpack": {"schema": _ref("Bundle")}},
             },
             security=_TOKEN,
         ),

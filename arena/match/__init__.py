@@ -6,6 +6,7 @@ process or in workers.
 
 from arena.match._contract import (
     ABI_VERSION,
+    ObservationError,
     decode_actions,
     decode_obs,
     encode_init,
@@ -24,6 +25,7 @@ __all__ = [
     "Contestant",
     "FuelStats",
     "MatchResult",
+    "ObservationError",
     "Rematch",
     "SideResult",
     "decode_actions",

@@ -10,6 +10,7 @@ from sim import Config, FlatObservation, Game, Observation, OreRecord, Record, U
 
 __all__ = [
     "ABI_VERSION",
+    "ObservationError",
     "decode_actions",
     "decode_obs",
     "encode_init",
@@ -140,14 +141,35 @@ def _i32(value: int) -> int:
     return value if value >= -(1 << 31) else -(1 << 31)
 
 
+class ObservationError(ValueError):
+    """Bytes that are not an OBS message: the message names the part that is wrong."""
+
+
 def decode_obs(message: bytes) -> tuple[Observation, int]:
     """Read an OBS message as a controller does: the observation and its ``last_fuel`` word.
 
     The inverse of :func:`encode_obs`, for tools that show what a controller
-    received (``arena replay show``) and for tests.
+    received (``arena replay show``) and for tests. Any other bytes raise
+    ``ObservationError``: the counts are checked against the message's length
+    before a record is read, so a count in the billions costs nothing.
     """
+    size = len(message)
+    if size < _OBS_WORDS * 4:
+        raise ObservationError(
+            f"OBS message: {size} bytes, shorter than its {_OBS_WORDS * 4}-byte header"
+        )
     head = struct.unpack_from(f"<{_OBS_WORDS}i", message)
     n_own, n_enemy, n_ore = head[6], head[7], head[8]
+    if min(n_own, n_enemy, n_ore) < 0:
+        raise ObservationError(
+            f"OBS message: negative count (words 6..8: {n_own}, {n_enemy}, {n_ore})"
+        )
+    expected = _OBS_WORDS * 4 + 24 * (n_own + n_enemy) + 12 * n_ore
+    if size != expected:
+        raise ObservationError(
+            f"OBS message: {size} bytes, but its counts ({n_own} own units, {n_enemy} enemies,"
+            f" {n_ore} ore cells) make {expected}"
+        )
     offset = _OBS_WORDS * 4
     units = [
         UnitRecord(*struct.unpack_from("<6i", message, offset + 24 * i))
