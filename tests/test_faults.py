@@ -506,40 +506,56 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
 ) -> None:
     root = tmp_path / "data"
     module = controller(pages=6)
+    quick = {"a": "random", "b": "fuel-probe"}
     with Server(root) as server:
         url = server.serving()
-        status, match = post_json(url + "api/matches", {"a": "random", "b": "fuel-probe"})
+        status, match = post_json(url + "api/matches", quick)
         assert status == 202
         played = finished(url, match["id"])
         with urllib.request.urlopen(url + played["replay"].lstrip("/"), timeout=WAIT) as r:
             replay = r.read()
         before = audit(root)
+        # Two matches accepted, the second waiting behind the first: the disk
+        # fills before they finish.
+        accepted = [post_json(url + "api/matches", {**quick, "seed": s})[1]["id"] for s in (1, 2)]
 
         resource.prlimit(server.proc.pid, resource.RLIMIT_FSIZE, (1, resource.RLIM_INFINITY))
         status, answer = call(f"{url}api/controllers?name=no-room", module)
         assert status == 503, answer
         assert f"cannot write the module file {root / 'modules'}" in answer["error"]
-        status, answer = post_json(url + "api/matches", {"a": "random", "b": "fuel-probe"})
+        status, answer = post_json(url + "api/matches", quick)
         assert status == 503 and str(root / STORE_FILE) in answer["error"], answer
+        wait_until(
+            "the waiting match to be played and found no room",
+            lambda: f"match {accepted[1]}: not recorded, it stays pending" in server.stderr,
+        )
         # Reads go on.
-        assert call(url + "api/status")[0] == 200
-        assert [m["id"] for m in call(url + "api/matches")[1]] == [match["id"]]
+        assert call(url + "api/status")[1]["queue"]["accepted"] == 0
+        assert call(f"{url}api/matches/{accepted[1]}")[1]["status"] == "pending"
         with urllib.request.urlopen(url + played["replay"].lstrip("/"), timeout=WAIT) as r:
             assert r.read() == replay
-        assert audit(root) == before  # nothing half-written
+        full = audit(root)  # nothing half-written
+        assert full.controllers == before.controllers and full.runs == before.runs
+        assert full.matches[-1] == before.matches[-1] and full.temporary == []
 
         resource.prlimit(server.proc.pid, resource.RLIMIT_FSIZE, (-1, -1))
         status, record = call(f"{url}api/controllers?name=no-room", module)
         assert status == 201, record
-        status, again = post_json(url + "api/matches", {"a": "random", "b": "fuel-probe"})
-        assert status == 202 and finished(url, again["id"])["status"] == "finished"
+        assert server.stop() == 0
+    assert "Traceback" not in server.stderr
+
+    # The matches that found no room are played when the server starts again.
+    with Server(root) as server:
+        url = server.serving()
+        assert [finished(url, i)["status"] for i in accepted] == ["finished"] * 2
         assert server.stop() == 0
     assert "Traceback" not in server.stderr
     held = audit(root)
     assert [c for c in held.controllers if c[1] == "no-room"] == [
         (record["sha256"], "no-room", "upload")
     ]
-    assert [m[0] for m in held.matches] == [again["id"], match["id"]]
+    assert [m[0] for m in held.matches] == [*reversed(accepted), match["id"]]
+    assert {m[1] for m in held.matches} == {"finished"}
 
 
 # =========================================================================== leftovers

@@ -388,8 +388,11 @@ class Site:
                 self.store.fail_match(match_id, f"the arena could not play this match: {outcome}")
             else:
                 self.store.finish_match(match_id, outcome)
+        except arena.StoreError as exc:
+            # A store full, read-only or busy: the row stays pending, and the
+            # next start of the server plays it again. No traceback: not a bug.
+            _log.error("match %d: not recorded, it stays pending: %s", match_id, exc)
         except Exception:
-            # The row stays pending: the next start of the server plays it again.
             _log.exception("match %d: its outcome could not be recorded", match_id)
         finally:
             with self._lock:
