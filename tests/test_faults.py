@@ -371,11 +371,13 @@ def test_the_server_killed_mid_push_and_while_checking_it_keeps_nothing_and_the_
     with Server(root) as server:
         url = server.serving()
         push = arena_push(local, run_id, url)
+
+        def checking() -> bool:
+            assert push.poll() is None, "the push ended before the server could be killed"
+            return bool(call(url + "api/status")[1]["running"] > 0)
+
         try:
-            wait_until(
-                "the push's matches to be played again",
-                lambda: push.poll() is None and call(url + "api/status")[1]["running"] > 0,
-            )
+            wait_until("the push's matches to be played again", checking)
             server.kill()
             out, err = push.communicate(timeout=WAIT)
         finally:
