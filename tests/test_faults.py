@@ -3,7 +3,8 @@
 ``arena serve`` runs as a process of its own over a data directory and is
 killed (SIGKILL) while it receives an upload, while it receives a push and
 while it plays a push's matches again; started again on the same directory,
-it lists nothing partial and the same request succeeds, recorded once. It
+it lists nothing partial, the same request succeeds, recorded once, and a
+quick match it had accepted is played. It
 meets a data directory that is read-only or full when it starts (exit 2, one
 line, no traceback) and one that fills while it serves (writes answer 503
 naming the file, reads go on, writes work again once there is room). Two CLI
@@ -288,11 +289,16 @@ def test_the_server_killed_mid_upload_keeps_nothing_and_the_upload_then_succeeds
     module = controller(pages=3)
     sha = hashlib.sha256(module).hexdigest()
     with Server(root) as server:
-        server.serving()
+        url = server.serving()
+        # A quick match accepted, not finished when the server dies: played at the next start.
+        status, match = post_json(url + "api/matches", {"a": "random", "b": "greedy-raider"})
+        assert status == 202
         before = audit(root)
         with half_sent(server, "/api/controllers?name=cut-off", module):
             server.kill()
-    assert audit(root) == before  # nothing of it, not even a temporary file
+    after = audit(root)  # nothing of the upload, not even a temporary file
+    assert (after.controllers, after.temporary) == (before.controllers, [])
+    assert [m[0] for m in after.matches] == [match["id"]]
 
     # The whole body sent, killed before the answer: in its admission check or
     # its write, wherever the kill lands, the controller is there whole or not at all.
@@ -319,6 +325,8 @@ def test_the_server_killed_mid_upload_keeps_nothing_and_the_upload_then_succeeds
         assert status in (200, 201) and again["name"] == "sent"
         listed = [c["sha256"] for c in call(f"{url}api/controllers")[1]]
         assert listed.count(sha) == 1 and listed.count(again["sha256"]) == 1
+        assert finished(url, match["id"])["status"] == "finished"
+        assert [m["id"] for m in call(url + "api/matches")[1]] == [match["id"]]
         assert server.stop() == 0
     assert "Traceback" not in server.stderr
 
