@@ -84,7 +84,8 @@ def push(
 
     ``PushRefused`` with the server's reason for a run it will not list;
     ``ArenaError`` for what the operator must fix (no token, no such run, no
-    server there, a wrong token).
+    server there, a wrong token, a connection lost before the answer: pushing
+    again is safe, the server records a run once).
     """
     token = os.environ.get(TOKEN_ENV)
     if not token:
