@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import concurrent.futures
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -122,3 +124,21 @@ def tab(browser: Browser) -> Iterator[Tab]:
     context.close()
     unexpected = [e for e in opened.errors if not any(x in e for x in opened.expected_errors)]
     assert not unexpected, f"errors on the page: {unexpected}"
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A directory an unprivileged child can reach (pytest's tmp_path is private to root).
+
+    tempfile's own directory (/tmp or $TMPDIR) is world-traversable; the new
+    directory is opened to others so that a chmod inside it is what decides.
+    """
+    top = Path(tempfile.mkdtemp(prefix="foray-shared-"))
+    top.chmod(0o755)
+    try:
+        yield top
+    finally:
+        for path in (top, *top.rglob("*")):
+            if path.is_dir():
+                path.chmod(0o755)
+        shutil.rmtree(top)

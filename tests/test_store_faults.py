@@ -10,12 +10,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import resource
-import shutil
 import signal
 import sqlite3
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -64,24 +62,6 @@ def _in_child(fn: Callable[[], Any], *, unprivileged: bool = False) -> Any:
     assert child.exitcode == 0, f"the child died (exit {child.exitcode})"
     kind, value = out.get()
     return value if kind == "ok" else f"raised {value}"
-
-
-@pytest.fixture
-def shared_dir() -> Iterator[Path]:
-    """A directory an unprivileged child can reach (pytest's tmp_path is private to root).
-
-    tempfile's own directory (/tmp or $TMPDIR) is world-traversable; the new
-    directory is opened to others so that a chmod inside it is what decides.
-    """
-    top = Path(tempfile.mkdtemp(prefix="foray-store-"))
-    top.chmod(0o755)
-    try:
-        yield top
-    finally:
-        for path in (top, *top.rglob("*")):
-            if path.is_dir():
-                path.chmod(0o755)
-        shutil.rmtree(top)
 
 
 def _seed_store(root: Path) -> tuple[Entrant, Entrant, int]:

@@ -8,6 +8,7 @@ again and lists the run only if the replays come out the same.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -22,6 +23,14 @@ from web._bundle import Bundle, PushedMatch
 from web._serve import TOKEN_ENV
 
 __all__ = ["PushRefused", "bundle_of", "push"]
+
+_LOST: Final = (
+    ConnectionResetError,
+    ConnectionAbortedError,
+    BrokenPipeError,
+    http.client.HTTPException,
+)
+"""What a connection that was lost after it was made raises (not a server never reached)."""
 
 TIMEOUT: Final = 900.0
 """Seconds to wait for the server: it plays every match of the run again first."""
@@ -75,7 +84,8 @@ def push(
 
     ``PushRefused`` with the server's reason for a run it will not list;
     ``ArenaError`` for what the operator must fix (no token, no such run, no
-    server there, a wrong token).
+    server there, a wrong token, a connection lost before the answer: pushing
+    again is safe, the server records a run once).
     """
     token = os.environ.get(TOKEN_ENV)
     if not token:
@@ -98,8 +108,14 @@ def push(
         if exc.code == 400:
             raise PushRefused(message) from None
         raise arena.ArenaError(f"{url}: {exc.code}: {message}") from None
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
+        if isinstance(reason, _LOST):
+            # Sent, or half sent, and no answer: the server stopped or was cut off.
+            raise arena.ArenaError(
+                f"{url}: the connection was lost before the server answered ({reason}): push"
+                " again; a run the server recorded already is found, never recorded twice"
+            ) from None
         raise arena.ArenaError(f"{url}: cannot reach the server: {reason}") from None
 
 

@@ -115,7 +115,13 @@ def serve_site(
             # uvicorn stops cleanly on Ctrl-C, then raises it again for us.
             with contextlib.suppress(KeyboardInterrupt):
                 uvicorn.Server(config).run(sockets=[sock])
-            print("stopping: matches not finished stay queued for the next start", flush=True)
+            print(_STOPPING, flush=True)
+    except KeyboardInterrupt:
+        # Ctrl-C before uvicorn took the signal over (while starting): the same clean stop.
+        print(_STOPPING, flush=True)
     finally:
         sock.close()
     return 0
+
+
+_STOPPING: Final = "stopping: matches not finished stay queued for the next start"

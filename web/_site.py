@@ -197,7 +197,8 @@ class Site:
     ) -> Iterator[Site]:
         """The site over the data directory ``root`` (default: ``arena.data_dir()``), running.
 
-        Stores the case's committed opponents (hidden ones hidden), starts the
+        Deletes the temporary files killed writes left (``Store.sweep``),
+        stores the case's committed opponents (hidden ones hidden), starts the
         coordinator and its workers, and queues again the matches a previous
         server left pending. Leaving the block stops the workers; matches not
         finished by then stay pending, to be played at the next start.
@@ -206,6 +207,8 @@ class Site:
         case = case or arena.default_case()
         store = arena.Store.open(root)
         try:
+            for path in store.sweep():
+                _log.info("deleted %s: a temporary file of a write that never finished", path)
             for opponent in case.opponents:
                 store.add_controller(
                     opponent.read_module(),
@@ -385,8 +388,11 @@ class Site:
                 self.store.fail_match(match_id, f"the arena could not play this match: {outcome}")
             else:
                 self.store.finish_match(match_id, outcome)
+        except arena.StoreError as exc:
+            # A store full, read-only or busy: the row stays pending, and the
+            # next start of the server plays it again. No traceback: not a bug.
+            _log.error("match %d: not recorded, it stays pending: %s", match_id, exc)
         except Exception:
-            # The row stays pending: the next start of the server plays it again.
             _log.exception("match %d: its outcome could not be recorded", match_id)
         finally:
             with self._lock:

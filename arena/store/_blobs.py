@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -57,6 +58,39 @@ class Blobs:
         except OSError as exc:
             raise StoreError(f"cannot write the {self.what} file {path}: {_reason(exc)}") from exc
         return sha256
+
+    def sweep(self, older_than: float) -> list[Path]:
+        """Delete the temporary files of writes that never finished, if older than ``older_than`` s.
+
+        ``atomic_write`` writes ``.<sha256><suffix>.<12 hex>`` beside the file
+        and renames it into place; a process killed in between leaves it
+        behind. Readers never see one (files are found by name, never by
+        listing), so they are only wasted room. A younger one may be another
+        process's write in flight: it is left alone. Returns the files deleted.
+        """
+        pattern = re.compile(rf"\.[0-9a-f]{{64}}{re.escape(self.suffix)}\.[0-9a-f]{{12}}")
+        limit = time.time() - older_than
+        swept = []
+        try:
+            entries = list(os.scandir(self.directory))
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StoreError(f"cannot list {self.directory}: {_reason(exc)}") from exc
+        for entry in entries:
+            try:
+                if (
+                    pattern.fullmatch(entry.name)
+                    and entry.is_file(follow_symlinks=False)
+                    and entry.stat(follow_symlinks=False).st_mtime < limit
+                ):
+                    os.unlink(entry.path)
+                    swept.append(Path(entry.path))
+            except FileNotFoundError:
+                continue  # another process swept it or renamed it into place
+            except OSError as exc:
+                raise StoreError(f"cannot delete {entry.path}: {_reason(exc)}") from exc
+        return swept
 
     def read(self, sha256: str) -> bytes:
         """The file's bytes, checked against its name; FileNotFoundError if there is none."""

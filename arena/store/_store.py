@@ -68,6 +68,7 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_PAGE",
     "MAX_TEXT_CHARS",
+    "STALE_TEMPORARY_SECONDS",
     "STORE_FILE",
     "Store",
     "migrate",
@@ -85,6 +86,8 @@ MAX_PAGE: Final = 500
 """Most rows one listing returns."""
 MAX_MODULE_FILE_BYTES: Final = 64 * 1024 * 1024
 """A bound for reading a module file back (admission allows far less)."""
+STALE_TEMPORARY_SECONDS: Final = 3600.0
+"""Age past which a temporary file is a write that never finished (``Store.sweep``)."""
 
 
 def migrate(
@@ -164,6 +167,16 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def sweep(self, older_than: float = STALE_TEMPORARY_SECONDS) -> list[Path]:
+        """Delete temporary files that writes killed mid-way left in ``replays/`` and ``modules/``.
+
+        Only those older than ``older_than`` seconds (a younger one may be a
+        write in flight in another process). They are never read, so this only
+        frees room; ``arena serve`` does it when it starts. Returns the files
+        deleted.
+        """
+        return self._replays.sweep(older_than) + self._modules.sweep(older_than)
 
     # ================================================================= controllers
 
