@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import arena
+import arena.bench
 import replays
 import web
 
+CONTEXT_KEYS = ("machine", "date", "load_average", "size", "seconds")
+"""The summary's keys that say where and when, after its figures."""
 QUEUE = 3
 BURST = 10
 """Quick matches sent first, back to back from 8 clients: more than the queue holds."""
@@ -50,31 +52,16 @@ def get(url: str, token: str | None = None) -> bytes:
         return body
 
 
-def get_json(url: str) -> Any:
-    return json.loads(get(url))
-
-
 def every_match(url: str) -> list[dict[str, Any]]:
     """The whole listing of matches, page by page."""
     found: list[dict[str, Any]] = []
     before = ""
     while True:
-        page = get_json(f"{url}api/matches?limit=7{before}")
+        page = web.get_json(f"{url}api/matches?limit=7{before}")
         found += page
         if len(page) < 7:
             return found
         before = f"&before={page[-1]['id']}"
-
-
-def wait_settled(url: str, ids: list[int], timeout: float = 60.0) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + timeout
-    settled = []
-    for match_id in ids:
-        while (match := get_json(f"{url}api/matches/{match_id}"))["status"] == "pending":
-            assert time.monotonic() < deadline, f"match {match_id} still pending"
-            time.sleep(0.1)
-        settled.append(match)
-    return settled
 
 
 def accepted_ids(run: web.LoadRun) -> list[int]:
@@ -98,7 +85,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
     with web.ServerProcess(tmp_path, jobs=1, queue=QUEUE) as server:
         runs = [web.drive(server.url, first, clients=8, token=server.token)]
         # The queue drains before the second part, so its matches are accepted.
-        wait_settled(server.url, accepted_ids(runs[0]))
+        web.wait_settled(server.url, accepted_ids(runs[0]))
         runs.append(web.drive(server.url, then, clients=8, token=server.token))
         run = web.LoadRun([a for r in runs for a in r.answers], sum(r.seconds for r in runs))
         assert len(run.answers) == len(first) + len(then)
@@ -117,7 +104,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
 
         accepted = accepted_ids(run)
         assert len(accepted) >= 2 * QUEUE and len(set(accepted)) == len(accepted)
-        settled = wait_settled(server.url, accepted)
+        settled = web.wait_settled(server.url, accepted)
         assert [m["status"] for m in settled] == ["finished"] * len(accepted)
         # The modules uploaded under load played too.
         assert any([s["name"] for s in m["sides"]] == ["busy", "idle"] for m in settled)
@@ -125,7 +112,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
         # Listed exactly once each; nothing recorded that was not accepted.
         listed = [m["id"] for m in every_match(server.url)]
         assert sorted(listed) == sorted([seeded.id, *accepted])
-        status = get_json(server.url + "api/status")
+        status = web.get_json(server.url + "api/status")
         assert status["queue"] == {"capacity": QUEUE, "accepted": 0}
 
         # Each accepted match's replay streams, is the one recorded, verifies, and plays
@@ -144,7 +131,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
             assert arena.replay_matches(replay, *blobs).ok, match["id"]
 
         # Every upload answered 200/201 is stored, under its sha256.
-        stored = {c["sha256"] for c in get_json(server.url + "api/controllers")}
+        stored = {c["sha256"] for c in web.get_json(server.url + "api/controllers")}
         for a in run.of(web.RequestKind.UPLOAD):
             if a.status in (200, 201):
                 assert a.json()["sha256"] in stored
@@ -155,3 +142,30 @@ def test_arena_serve_under_mixed_load_loses_nothing(
     assert code == 0, server.stderr
     assert "stopping" in server.stdout
     assert "Traceback" not in server.stderr, server.stderr
+
+
+def test_arena_bench_json_prints_one_object_with_every_figure() -> None:
+    """The one-run summary's shape, not its speed: every documented key, a positive number."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena", "bench", "--quick", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads(proc.stdout)  # the whole of stdout: one JSON document
+    assert isinstance(summary, dict)
+    assert list(summary) == [*arena.bench.SUMMARY_KEYS, *CONTEXT_KEYS]
+    tournament = summary.pop("tournament_matches_per_s")
+    assert set(tournament) == {"1", "N", "workers"}
+    assert tournament["workers"] >= 1 and tournament["1"] > 0 and tournament["N"] > 0
+    for key in arena.bench.SUMMARY_KEYS:
+        if key != "tournament_matches_per_s":
+            assert isinstance(summary[key], float) and summary[key] > 0, key
+    assert summary["machine"] == arena.bench.machine() and summary["size"] == "quick"
+    # The progress went to stderr, and the summary's own lines too.
+    assert "machine:" in proc.stderr and "server, replay stream" in proc.stderr

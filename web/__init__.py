@@ -17,11 +17,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from web._bench import bench_figures
 from web._cli import register_commands
 
 if TYPE_CHECKING:
     from web._api import site_app
+    from web._bench import bench_figures, summary_figures
     from web._browser import CHROMIUM_ARGS, chromium_path, launch_chromium
     from web._bundle import Bundle, BundleError, PushedMatch, decode_bundle
     from web._load import (
@@ -36,9 +36,11 @@ if TYPE_CHECKING:
         ServerProcess,
         Timing,
         drive,
+        get_json,
         mixed_requests,
         module_variant,
         seed_store,
+        wait_settled,
     )
     from web._openapi import openapi_document
     from web._pages import CSP, STATIC_DIR, viewer_page
@@ -78,6 +80,7 @@ __all__ = [
     "chromium_path",
     "decode_bundle",
     "drive",
+    "get_json",
     "launch_chromium",
     "mixed_requests",
     "module_variant",
@@ -90,12 +93,15 @@ __all__ = [
     "server_token",
     "site_app",
     "static_files",
+    "summary_figures",
     "view_app",
     "viewer_page",
+    "wait_settled",
 ]
 
 _LAZY = {
     "site_app": "web._api",
+    **dict.fromkeys(("bench_figures", "summary_figures"), "web._bench"),
     **dict.fromkeys(("Bundle", "BundleError", "PushedMatch", "decode_bundle"), "web._bundle"),
     "openapi_document": "web._openapi",
     **dict.fromkeys(
@@ -111,9 +117,12 @@ _LAZY = {
             "ServerProcess",
             "Timing",
             "drive",
+            "get_json",
             "mixed_requests",
             "module_variant",
             "seed_store",
+            "get_json",
+            "wait_settled",
         ),
         "web._load",
     ),

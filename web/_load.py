@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import urllib.request
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,9 +53,11 @@ __all__ = [
     "ServerProcess",
     "Timing",
     "drive",
+    "get_json",
     "mixed_requests",
     "module_variant",
     "seed_store",
+    "wait_settled",
 ]
 
 LOAD_TOKEN: Final = "load-test-token"
@@ -307,6 +310,28 @@ def mixed_requests(
     mixed = reads + writes
     random.Random(seed).shuffle(mixed)
     return [Request.quick_match(a, b, s) for a, b, s in matches[:burst]] + mixed
+
+
+def get_json(url: str, timeout: float = 30.0) -> Any:
+    """GET ``url`` (on its own connection) and read its JSON."""
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return json.load(response)
+
+
+def wait_settled(url: str, ids: Sequence[int], timeout: float = 60.0) -> list[dict[str, Any]]:
+    """Poll the matches ``ids`` of the server at ``url`` until none is pending; their JSON.
+
+    Raises ``TimeoutError`` if one is still pending after ``timeout`` seconds in all.
+    """
+    deadline = time.monotonic() + timeout
+    settled = []
+    for match_id in ids:
+        while (match := get_json(f"{url}api/matches/{match_id}"))["status"] == "pending":
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"match {match_id} still pending after {timeout:.0f} s")
+            time.sleep(0.05)
+        settled.append(match)
+    return settled
 
 
 def module_variant(module: bytes, index: int) -> bytes:
