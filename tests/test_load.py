@@ -21,10 +21,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import arena
 import arena.bench
 import replays
 import web
+from tests._support import cli
 
 CONTEXT_KEYS = ("machine", "date", "load_average", "size", "seconds")
 """The summary's keys that say where and when, after its figures."""
@@ -169,3 +172,12 @@ def test_arena_bench_json_prints_one_object_with_every_figure() -> None:
     assert summary["machine"] == arena.bench.machine() and summary["size"] == "quick"
     # The progress went to stderr, and the summary's own lines too.
     assert "machine:" in proc.stderr and "server, replay stream" in proc.stderr
+
+
+def test_arena_bench_json_goes_with_the_summary_only(capsys: pytest.CaptureFixture[str]) -> None:
+    ran = cli(capsys, "bench", "sim", "--json")
+    assert ran.code == 2 and ran.out == ""
+    assert (
+        ran.err.strip()
+        == "error: --json goes with the one-run summary (arena bench without a figure)"
+    )
