@@ -4,7 +4,10 @@
 yet ``arena view`` is web's command and ``arena bench web`` web's figure. So
 ``web`` declares entry points in pyproject.toml and ``arena`` loads them by group:
 ``foray_arena.commands`` (``register(subparsers)``, like the CLI's own modules),
-``foray_arena.bench`` (``figures(repeat)``, printing like ``arena bench``) and
+``foray_arena.bench`` (``figures(repeat)``, printing like ``arena bench``),
+``foray_arena.summary`` (``figures(size) -> {key: number}``: its part of the
+one-run summary of ``arena bench``, printing as it measures; ``size`` is
+``full`` or ``quick``, the keys among ``arena.bench.SUMMARY_KEYS``) and
 ``foray_arena.site`` (``serve_site(host, port) -> exit code``: ``arena demo``
 ends by serving the site).
 """
@@ -14,10 +17,11 @@ from __future__ import annotations
 from importlib.metadata import EntryPoint, entry_points
 from typing import Final
 
-__all__ = ["BENCHMARKS", "COMMANDS", "SITE", "extensions"]
+__all__ = ["BENCHMARKS", "COMMANDS", "SITE", "SUMMARIES", "extensions"]
 
 COMMANDS: Final = "foray_arena.commands"
 BENCHMARKS: Final = "foray_arena.bench"
+SUMMARIES: Final = "foray_arena.summary"
 SITE: Final = "foray_arena.site"
 
 

@@ -130,6 +130,7 @@ def test_arena_finds_the_commands_of_web_without_importing_it() -> None:
     for group, target in (
         ("foray_arena.commands", "web:register_commands"),
         ("foray_arena.bench", "web:bench_figures"),
+        ("foray_arena.summary", "web:summary_figures"),
         ("foray_arena.site", "web:serve_site"),
     ):
         assert [ep.value for ep in entry_points(group=group)] == [target]

@@ -17,13 +17,31 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from web._bench import bench_figures
 from web._cli import register_commands
 
 if TYPE_CHECKING:
     from web._api import site_app
+    from web._bench import bench_figures, summary_figures
     from web._browser import CHROMIUM_ARGS, chromium_path, launch_chromium
     from web._bundle import Bundle, BundleError, PushedMatch, decode_bundle
+    from web._load import (
+        LISTINGS,
+        LOAD_TOKEN,
+        Answer,
+        LoadRun,
+        Memory,
+        Request,
+        RequestKind,
+        SeededMatch,
+        ServerProcess,
+        Timing,
+        drive,
+        get_json,
+        mixed_requests,
+        module_variant,
+        seed_store,
+        wait_settled,
+    )
     from web._openapi import openapi_document
     from web._pages import CSP, STATIC_DIR, viewer_page
     from web._push import PushRefused, bundle_of, push
@@ -36,38 +54,78 @@ if TYPE_CHECKING:
 __all__ = [
     "CHROMIUM_ARGS",
     "CSP",
+    "LISTINGS",
+    "LOAD_TOKEN",
     "STATIC_DIR",
     "TOKEN_ENV",
     "TOKEN_FILE",
+    "Answer",
     "ApiError",
     "BackgroundServer",
     "Bundle",
     "BundleError",
+    "LoadRun",
+    "Memory",
     "PushRefused",
     "PushedMatch",
+    "Request",
+    "RequestKind",
+    "SeededMatch",
+    "ServerProcess",
     "Site",
     "SiteLimits",
+    "Timing",
     "bench_figures",
     "bundle_of",
     "chromium_path",
     "decode_bundle",
+    "drive",
+    "get_json",
     "launch_chromium",
+    "mixed_requests",
+    "module_variant",
     "openapi_document",
     "push",
     "register_commands",
     "replay_response",
+    "seed_store",
     "serve_site",
     "server_token",
     "site_app",
     "static_files",
+    "summary_figures",
     "view_app",
     "viewer_page",
+    "wait_settled",
 ]
 
 _LAZY = {
     "site_app": "web._api",
+    **dict.fromkeys(("bench_figures", "summary_figures"), "web._bench"),
     **dict.fromkeys(("Bundle", "BundleError", "PushedMatch", "decode_bundle"), "web._bundle"),
     "openapi_document": "web._openapi",
+    **dict.fromkeys(
+        (
+            "LISTINGS",
+            "LOAD_TOKEN",
+            "Answer",
+            "LoadRun",
+            "Memory",
+            "Request",
+            "RequestKind",
+            "SeededMatch",
+            "ServerProcess",
+            "Timing",
+            "drive",
+            "get_json",
+            "mixed_requests",
+            "module_variant",
+            "seed_store",
+            "get_json",
+            "wait_settled",
+        ),
+        "web._load",
+    ),
     **dict.fromkeys(("PushRefused", "bundle_of", "push"), "web._push"),
     **dict.fromkeys(("TOKEN_ENV", "TOKEN_FILE", "serve_site", "server_token"), "web._serve"),
     **dict.fromkeys(("ApiError", "Site", "SiteLimits"), "web._site"),

@@ -1,18 +1,40 @@
-"""``arena bench web``: the viewer's speed in headless Chromium on loopback (printed, not asserted).
+"""``arena bench web`` (printed, never asserted): the viewer in headless Chromium on loopback, and
+the site under load.
 
-For a stored 400-tick replay (random against border-soldier, seed 1): time from
-navigation to the first frame drawn, time to jump to any tick (seek and draw),
-and the replay stream's throughput, from the server alone and fetched and
-decoded in the browser. Needs the dev extra (Playwright) and Chromium.
+The viewer, for a stored 400-tick replay (random against border-soldier, seed
+1): time from navigation to the first frame drawn, time to jump to any tick
+(seek and draw), and the replay stream's throughput, from the server alone and
+fetched and decoded in the browser (needs the dev extra's Playwright and
+Chromium). The site: a real ``arena serve`` in a process of its own, driven
+from this one with the load test's load (``web._load``): the replay stream and
+the listings alone (requests/s, p50/p99), then the mixed load (streams,
+listings, uploads, quick matches past the queue) while its memory is sampled.
+``summary_figures`` is the site's part of ``arena bench``'s one-run summary.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["bench_figures"]
+from web._load import (
+    LISTINGS,
+    LoadRun,
+    Memory,
+    Request,
+    RequestKind,
+    ServerProcess,
+    Timing,
+    drive,
+    mixed_requests,
+    module_variant,
+    seed_store,
+    wait_settled,
+)
+
+__all__ = ["bench_figures", "summary_figures"]
 
 # Ticks to jump to: a fixed pseudo-random walk over the whole replay, never to a
 # neighbour of the tick before (that would be a step, not a jump).
@@ -129,116 +151,191 @@ def _viewer_figures(repeat: int) -> None:
 # --------------------------------------------------------------------------- the site
 
 _CLIENTS = 8
-"""Concurrent clients of the site's figure, each on a keep-alive connection."""
+"""Concurrent clients of the site's figures, each on a keep-alive connection."""
 
 
-def _site_figures(repeat: int) -> None:
-    """``arena serve`` in a process of its own, its replay stream and a listing under load.
+@dataclass(frozen=True, slots=True)
+class _Mixed:
+    """The mixed load's figures: timings by kind, answers, and the server's memory."""
 
-    One stored 400-tick replay; ``_CLIENTS`` threads of this process each keep
-    one connection and send requests back to back: requests/s over all, and
-    each request's latency (p50, p99).
+    run: LoadRun
+    accepted: int
+    refused: int
+    peak: Memory
+    """The most resident while the load ran (server and workers each at its own peak)."""
+    after: Memory
+    """At the end (VmHWM: the server's peak over its whole life)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Site:
+    """What the site's figures measured."""
+
+    replay_bytes: int
+    stream: Timing
+    listing: Timing
+    memory: Memory
+    mixed: _Mixed | None
+
+
+def _site_load(streams: int, *, mixed: bool) -> _Site:
+    """``arena serve`` in a process of its own, over a store holding one 400-tick replay.
+
+    ``_CLIENTS`` threads of this process each keep one connection and send
+    requests back to back: ``streams`` replay streams, then half as many
+    listings (matches, runs, controllers in turn); then, if ``mixed``, the load
+    test's mixed load (web._load): streams, listings, uploads of new modules
+    and quick matches, the first a burst past the queue, while the server's
+    memory is sampled.
     """
-    import os
-    import signal
-    import subprocess
-    import sys
     import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-site-") as tmp:
+        root = Path(tmp)
+        seeded = seed_store(root)
+        with ServerProcess(root, jobs=1, queue=_QUEUE) as server:
+            # A first request of each kind outside the timing (imports, the first connection).
+            drive(server.url, [Request.stream(seeded.id), Request.listing(LISTINGS[0])])
+            stream = drive(server.url, [Request.stream(seeded.id)] * streams, clients=_CLIENTS)
+            _check(stream, seeded.replay_bytes)
+            lists = [Request.listing(LISTINGS[i % len(LISTINGS)]) for i in range(streams // 2)]
+            listing = drive(server.url, lists, clients=_CLIENTS)
+            _check(listing, None)
+            memory = server.memory()
+            load = _mixed_load(server, seeded.id, streams) if mixed else None
+            code = server.stop()
+            if code != 0 or "Traceback" in server.stderr:
+                raise RuntimeError(f"arena serve stopped badly ({code}): {server.stderr[-500:]}")
+    return _Site(
+        seeded.replay_bytes,
+        stream.timing(RequestKind.STREAM),
+        listing.timing(*LISTINGS),
+        memory,
+        load,
+    )
+
+
+_QUEUE = 16
+"""The bench server's match queue: the mixed load's burst is twice as many."""
+
+
+def _mixed_load(server: ServerProcess, match_id: int, streams: int) -> _Mixed:
+    """The mixed load on a running server, its memory sampled every 20 ms meanwhile."""
     import threading
 
     import arena
 
-    a, b = "random", "border-soldier"
-    result = arena.play(
-        arena.MatchJob(
-            arena.Contestant(a, arena.load_baseline(a)),
-            arena.Contestant(b, arena.load_baseline(b)),
-            seed=1,
-        )
+    blobs = [arena.load_baseline(name) for name in ("random", "greedy-raider")]
+    uploads = [(f"bench-{i}", module_variant(blobs[i % 2], i)) for i in range(8)]
+    pairs = [("random", "greedy-raider"), ("border-soldier", "random")]
+    matches = [(*pairs[i % 2], i) for i in range(2 * _QUEUE + 8)]
+    requests = mixed_requests(
+        [match_id],
+        stream_count=streams,
+        listings=streams // 2,
+        uploads=uploads,
+        matches=matches,
+        burst=2 * _QUEUE,
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        with arena.Store.open(Path(tmp)) as store:
-            for side in result.sides:
-                store.add_controller(
-                    arena.load_baseline(side.name), name=side.name, origin=arena.Origin.BASELINE
-                )
-            match = store.record_match(result)
-        env = {**os.environ, "FORAY_DATA_DIR": tmp, "ARENA_TOKEN": "bench"}
-        server = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", "--port", "0", "--jobs", "1"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env=env,
-        )
-        try:
-            assert server.stdout is not None
-            line = server.stdout.readline()
-            if " at http://" not in line:
-                print(f"site: skipped (arena serve did not start: {line.strip()!r})")
-                return
-            url = line.split(" at ")[1].split()[0]
-            # Keep reading what it prints (its access log): a full pipe would stop it.
-            threading.Thread(target=server.stdout.read, daemon=True).start()
-            n = 400 * repeat
-            replay = _load(url, f"/api/matches/{match.id}/replay", n, len(result.replay))
-            listing = _load(url, "/api/matches?limit=50", n // 2, None)
-        finally:
-            server.send_signal(signal.SIGINT)
-            server.wait(timeout=30)
+    peaks = [server.memory()]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peaks.append(server.memory())
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        run = drive(server.url, requests, clients=_CLIENTS, token=server.token)
+        accepted = [a.json()["id"] for a in run.of(RequestKind.QUICK_MATCH) if a.status == 202]
+        # The load goes on until the matches accepted are played.
+        wait_settled(server.url, accepted, timeout=300)
+    finally:
+        done.set()
+        sampler.join()
+    bad = [a for a in run.answers if a.status >= 500]
+    if bad:
+        raise RuntimeError(f"{bad[0].request.path}: {bad[0].status} {bad[0].body[:200]!r}")
+    after = server.memory()
+    peak = Memory(
+        max(m.rss_kib for m in peaks),
+        after.hwm_kib,
+        max(m.workers_rss_kib for m in peaks),
+    )
+    refused = sum(1 for a in run.answers if a.status == 429)
+    return _Mixed(run, len(accepted), refused, peak, after)
+
+
+def _check(run: LoadRun, size: int | None) -> None:
+    bad = [a for a in run.answers if a.status != 200 or (size is not None and a.size != size)]
+    if bad:
+        raise RuntimeError(f"{bad[0].request.path}: {bad[0].status}, {bad[0].size} bytes")
+
+
+def _timing_line(label: str, t: Timing) -> str:
+    return (
+        f"  {label:<36} {t.per_s:7.0f} requests/s, p50 {t.p50_ms:6.1f} ms, "
+        f"p99 {t.p99_ms:6.1f} ms ({t.requests} requests)"
+    )
+
+
+def _mib(kib: int) -> str:
+    return f"{kib / 1024:.1f} MiB"
+
+
+def _site_figures(repeat: int) -> None:
+    """Print the site's figures: the stream and listings alone, then the mixed load."""
+    site = _site_load(400 * repeat, mixed=True)
     print(
-        f"site (arena serve in its own process, 1 worker; {_CLIENTS} clients of this process,"
-        " keep-alive, 127.0.0.1):"
+        f"site (arena serve in its own process, 1 worker, queue {_QUEUE}; {_CLIENTS} clients"
+        " of this process, keep-alive, 127.0.0.1):"
     )
-    size = len(result.replay)
-    for label, (rate, latencies) in (
-        (f"replay stream ({size:,} bytes)", replay),
-        ("listing GET /api/matches", listing),
+    print(_timing_line(f"replay stream ({site.replay_bytes:,} bytes)", site.stream))
+    print(_timing_line("listings (matches, runs, controllers)", site.listing))
+    print(f"  server memory after them: VmRSS {_mib(site.memory.rss_kib)}")
+    mixed = site.mixed
+    assert mixed is not None
+    run = mixed.run
+    print(
+        f"  mixed load: {len(run.answers)} requests in {run.seconds:.1f} s "
+        f"({len(run.answers) / run.seconds:.0f} requests/s in all); {mixed.accepted} quick "
+        f"matches accepted, {mixed.refused} refused with 429 (Retry-After), all accepted played;"
+        " latency by kind:"
+    )
+    for label, kinds in (
+        ("replay stream", (RequestKind.STREAM,)),
+        ("listings", LISTINGS),
+        ("uploads (admitted in a worker)", (RequestKind.UPLOAD,)),
+        ("quick-match submissions", (RequestKind.QUICK_MATCH,)),
     ):
-        ms = sorted(latencies)
-        p50 = ms[len(ms) // 2]
-        p99 = ms[min(len(ms) - 1, round(0.99 * len(ms)))]
-        print(
-            f"  {label:<32} {rate:7.0f} requests/s, p50 {p50:5.1f} ms, p99 {p99:5.1f} ms "
-            f"({len(ms)} requests)"
-        )
+        t = run.timing(*kinds)
+        print(f"    {label:<34} p50 {t.p50_ms:7.1f} ms, p99 {t.p99_ms:7.1f} ms ({t.requests})")
+    print(
+        f"  server memory under the mixed load: VmRSS {_mib(mixed.peak.rss_kib)} at most "
+        f"(sampled every 20 ms), VmHWM {_mib(mixed.after.hwm_kib)} (its high-water mark since "
+        f"it started); its worker processes together {_mib(mixed.peak.workers_rss_kib)} at most"
+    )
 
 
-def _load(url: str, path: str, count: int, size: int | None) -> tuple[float, list[float]]:
-    """``count`` GETs of ``path`` from ``_CLIENTS`` threads: (requests/s, latencies in ms)."""
-    import http.client
-    import threading
-    import urllib.parse
+def summary_figures(size: str) -> dict[str, float]:
+    """The site's part of ``arena bench``'s one-run summary (the ``foray_arena.summary`` entry
+    point): the replay stream and the listings alone, as ``arena bench web`` measures them.
 
-    host = urllib.parse.urlsplit(url)
-    latencies: list[float] = []
-    lock = threading.Lock()
-    failures: list[str] = []
-
-    def client(share: int) -> None:
-        conn = http.client.HTTPConnection(host.hostname or "127.0.0.1", host.port, timeout=30)
-        mine = []
-        try:
-            for _ in range(share):
-                t0 = time.perf_counter()
-                conn.request("GET", path)
-                response = conn.getresponse()
-                body = response.read()
-                mine.append((time.perf_counter() - t0) * 1000)
-                if response.status != 200 or (size is not None and len(body) != size):
-                    failures.append(f"{response.status}, {len(body)} bytes")
-        finally:
-            conn.close()
-            with lock:
-                latencies.extend(mine)
-
-    threads = [threading.Thread(target=client, args=(count // _CLIENTS,)) for _ in range(_CLIENTS)]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    if failures:
-        raise RuntimeError(f"{path}: {len(failures)} bad answers, the first {failures[0]}")
-    return len(latencies) / elapsed, latencies
+    ``size`` is ``full`` or ``quick``; prints its lines and returns the
+    figures by their summary keys (docs/benchmarks.md).
+    """
+    streams = 400 if size == "quick" else 1200
+    site = _site_load(streams, mixed=False)
+    print(f"site: arena serve, 1 worker, {_CLIENTS} clients on keep-alive connections:")
+    print(_timing_line(f"replay stream ({site.replay_bytes:,} bytes)", site.stream))
+    print(_timing_line("listings (matches, runs, controllers)", site.listing))
+    print(f"  server memory after them: VmRSS {_mib(site.memory.rss_kib)}")
+    return {
+        "server_stream_requests_per_s": site.stream.per_s,
+        "server_stream_p50_ms": site.stream.p50_ms,
+        "server_stream_p99_ms": site.stream.p99_ms,
+        "server_list_requests_per_s": site.listing.per_s,
+        "server_list_p99_ms": site.listing.p99_ms,
+        "server_rss_mib": site.memory.rss_kib / 1024,
+    }

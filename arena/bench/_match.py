@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import sim
 from arena.baselines import build_extra
@@ -11,7 +12,19 @@ from arena.bench._scenes import crowded_game
 from arena.match import Contestant, encode_obs, run_match
 from arena.sandbox import Fault
 
-__all__ = ["host_overhead_us", "match_figures"]
+__all__ = ["MatchFigures", "host_overhead_us", "match_figures"]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchFigures:
+    """What ``match_figures`` measured, by the labels it prints."""
+
+    ticks_per_s: dict[str, float]
+    """Whole matches: ticks per second, by match (``idle``, ``busy``, ``busy-48``)."""
+    replay_bytes_per_tick: dict[str, float]
+    """The same matches' replay bytes per tick."""
+    host_overhead_us: dict[str, float]
+    """Host time per controller call, by call (``idle``, ``busy``)."""
 
 
 def _match(a: bytes, b: bytes, config: sim.Config, repeat: int) -> tuple[float, float]:
@@ -48,26 +61,40 @@ def host_overhead_us(blob: bytes, game: sim.Game, calls: int = 20_000) -> tuple[
     return (time.perf_counter() - t0) / calls * 1e6, len(message), reply[0]
 
 
-def match_figures(repeat: int) -> None:
-    """Print end-to-end figures for idle and busy matches, and the host overhead."""
+def match_figures(repeat: int, ticks: int = 400, calls: int = 20_000) -> MatchFigures:
+    """Print end-to-end figures for idle and busy matches, and the host overhead; return them.
+
+    ``ticks`` shortens the matches and ``calls`` the host's timing (a test's run).
+    """
     idle, busy, echo = build_extra("idle"), build_extra("busy"), build_extra("echo")
-    print("whole matches (400 ticks, 32x32, replay included, best of runs):")
+    print(f"whole matches ({ticks} ticks, 32x32, replay included, best of runs):")
     cases = [
-        ("idle vs idle", idle, idle, sim.Config()),
-        ("busy vs busy (default rules)", busy, busy, sim.Config()),
-        ("busy vs busy (48 units a side)", busy, busy, sim.Config(start_energy=100_000)),
+        ("idle", "idle vs idle", idle, idle, sim.Config(max_ticks=ticks)),
+        ("busy", "busy vs busy (default rules)", busy, busy, sim.Config(max_ticks=ticks)),
+        (
+            "busy-48",
+            "busy vs busy (48 units a side)",
+            busy,
+            busy,
+            sim.Config(start_energy=100_000, max_ticks=ticks),
+        ),
     ]
-    for label, a, b, cfg in cases:
+    figures = MatchFigures({}, {}, {})
+    for key, label, a, b, cfg in cases:
         tps, size = _match(a, b, cfg, repeat)
+        figures.ticks_per_s[key], figures.replay_bytes_per_tick[key] = tps, size
         print(f"  {label:<32} {tps:>7,.0f} ticks/s  {size:>6,.0f} replay bytes/tick")
     print("host overhead per controller call (time outside wasm; the modules do no work):")
-    for label, blob, game in (
+    for key, label, blob, game in (
         (
+            "idle",
             "idle: tick-0 message, no records back",
             idle,
             sim.Game(sim.generate_map(1), sim.Config()),
         ),
-        ("busy: 48 units a side, 49 records back", echo, crowded_game(48)),
+        ("busy", "busy: 48 units a side, 49 records back", echo, crowded_game(48)),
     ):
-        us, size, records = host_overhead_us(blob, game)
+        us, size, records = host_overhead_us(blob, game, calls)
+        figures.host_overhead_us[key] = us
         print(f"  {label:<40} {us:>5.1f} us  ({size:,}-byte message, {records} records)")
+    return figures

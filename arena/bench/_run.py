@@ -1,14 +1,51 @@
-"""``arena bench``: which figures to print, and the machine they come from."""
+"""``arena bench``: which figures to print, the machine they come from, and the one-run summary."""
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import enum
+import json
 import os
 import platform
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, Final
 
+from arena._errors import ArenaError
 from arena.sandbox import WASMTIME_VERSION
 
-__all__ = ["machine", "run_benchmarks"]
+__all__ = ["SUMMARY_KEYS", "Size", "machine", "run_benchmarks", "summary"]
+
+
+class Size(enum.StrEnum):
+    """How much work a benchmark run does."""
+
+    FULL = "full"
+    """The figures to keep: best of three runs, full-length runs."""
+    QUICK = "quick"
+    """``--quick``: one run of each, shorter tournaments and fewer requests."""
+
+
+SUMMARY_KEYS: Final = (
+    "sim_ticks_per_s",
+    "match_ticks_per_s",
+    "host_overhead_us",
+    "replay_bytes_per_tick",
+    "tournament_matches_per_s",
+    "server_stream_requests_per_s",
+    "server_stream_p50_ms",
+    "server_stream_p99_ms",
+    "server_list_requests_per_s",
+    "server_list_p99_ms",
+    "server_rss_mib",
+)
+"""The figures of the one-run summary (``arena bench --json``), documented in
+docs/benchmarks.md. ``tournament_matches_per_s`` is an object (``"1"``, ``"N"``,
+``"workers"``); the others are numbers. The ``server_*`` ones come from ``web``
+(the ``foray_arena.summary`` entry point)."""
 
 
 def _cpu_model() -> str:
@@ -30,13 +67,38 @@ def machine() -> str:
     )
 
 
-def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | None = None) -> None:
-    """Print the figures for ``which``: all, sim, match, store, tournament, parts, process, or
-    a figure another package adds.
+def run_benchmarks(
+    which: str | None = None,
+    *,
+    quick: bool = False,
+    before: Path | None = None,
+    as_json: bool = False,
+    size: Size | None = None,
+) -> None:
+    """Print the one-run summary (``which`` None), or the detailed figures for ``which``: all,
+    sim, match, store, tournament, parts, process, or a figure another package adds.
 
     ``before`` is an earlier checkout of the project: ``parts`` and ``process``
     then measure it too, in turns with this tree, and print both side by side.
+    ``as_json`` (the summary only) prints the summary as one JSON object on
+    stdout, everything else on stderr. ``size`` overrides ``quick``.
     """
+    size = size or (Size.QUICK if quick else Size.FULL)
+    if which is None:
+        if not as_json:
+            summary(size)
+            return
+        with _stdout_to_stderr():
+            result = summary(size)
+        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        sys.stdout.flush()
+        return
+    if as_json:
+        raise ArenaError("--json goes with the one-run summary (arena bench without a figure)")
+    _detailed(which, size, before)
+
+
+def _detailed(which: str, size: Size, before: Path | None) -> None:
     from arena._extensions import BENCHMARKS, extensions
     from arena.bench._compare import Tree, parts_figures, process_figures, this_tree
     from arena.bench._match import match_figures
@@ -44,7 +106,7 @@ def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | No
     from arena.bench._store import store_figures
     from arena.bench._tournament import tournament_figures
 
-    repeat = 1 if quick else 3
+    repeat = 3 if size is Size.FULL else 1
     print(f"machine: {machine()}")
     if which in ("all", "sim"):
         sim_figures(repeat)
@@ -65,6 +127,117 @@ def run_benchmarks(which: str = "all", *, quick: bool = False, before: Path | No
     if before is not None:
         trees = [Tree("before", before.resolve()), Tree("after", trees[0].root)]
     if which in ("all", "parts"):
-        parts_figures(trees, rounds=repeat, repeat=3 if quick else 5)
+        parts_figures(trees, rounds=repeat, repeat=5 if size is Size.FULL else 3)
     if which in ("all", "process"):
-        process_figures(trees, rounds=3 if quick else 7)
+        process_figures(trees, rounds=7 if size is Size.FULL else 3)
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send what is printed to stderr meanwhile, this process's and its children's (fd 1)."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no file descriptor 1: Python's stream alone
+        saved = -1
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if saved >= 0:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _load_average() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+def summary(size: Size = Size.FULL) -> dict[str, Any]:
+    """Measure and print the one-run summary; return it as ``arena bench --json`` prints it.
+
+    Each figure comes from the detailed figure's own function (which prints
+    its lines as it measures): the simulator (48 units a side), whole matches
+    (busy against busy under the default rules: ticks/s and replay bytes per
+    tick; the host's time per call of an idle module), the tournament through
+    the coordinator on 1 and N workers, and the site's figures from the
+    packages that add some (``web``: the replay stream and listings of a real
+    ``arena serve``).
+    """
+    from arena._extensions import SUMMARIES, extensions
+    from arena.bench._match import match_figures
+    from arena.bench._sim import sim_figures
+    from arena.bench._tournament import tournament_figures
+
+    repeat = 3 if size is Size.FULL else 1
+    start = time.perf_counter()
+    load_before = _load_average()
+    print(f"machine: {machine()}")
+    print(f"the one-run summary ({size.value}); load average {load_before}")
+    sims = sim_figures(repeat)
+    matches = match_figures(repeat)
+    tournament = tournament_figures(repeat, detail=False)
+    result: dict[str, Any] = {
+        "sim_ticks_per_s": sims[48],
+        "match_ticks_per_s": matches.ticks_per_s["busy"],
+        "host_overhead_us": matches.host_overhead_us["idle"],
+        "replay_bytes_per_tick": matches.replay_bytes_per_tick["busy"],
+        "tournament_matches_per_s": {
+            "1": tournament.one_per_s,
+            "N": tournament.many_per_s,
+            "workers": tournament.workers,
+        },
+    }
+    for name, entry in extensions(SUMMARIES).items():
+        figures = entry.load()(size.value)
+        unknown = sorted(set(figures) - set(SUMMARY_KEYS))
+        if unknown:
+            raise RuntimeError(f"the summary figures of {name} name unknown keys: {unknown}")
+        result.update(figures)
+    result = {key: result[key] for key in SUMMARY_KEYS if key in result}
+    missing = [key for key in SUMMARY_KEYS if key not in result]
+    result["machine"] = machine()
+    result["date"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    result["load_average"] = _load_average()
+    result["size"] = size.value
+    result["seconds"] = round(time.perf_counter() - start, 1)
+    _print_summary(result, missing)
+    return result
+
+
+def _print_summary(result: dict[str, Any], missing: list[str]) -> None:
+    t = result["tournament_matches_per_s"]
+    rows = [
+        ("simulator, 48 units a side", f"{result['sim_ticks_per_s']:,.0f} ticks/s"),
+        ("whole match, busy vs busy", f"{result['match_ticks_per_s']:,.0f} ticks/s"),
+        ("host overhead per controller call", f"{result['host_overhead_us']:.1f} us"),
+        ("replay, busy vs busy", f"{result['replay_bytes_per_tick']:.0f} bytes/tick"),
+        ("tournament, 1 worker", f"{t['1']:.1f} matches/s"),
+        (f"tournament, {t['workers']} workers", f"{t['N']:.1f} matches/s"),
+    ]
+    if "server_stream_requests_per_s" in result:
+        rows += [
+            (
+                "server, replay stream",
+                f"{result['server_stream_requests_per_s']:,.0f} requests/s, "
+                f"p99 {result['server_stream_p99_ms']:.1f} ms",
+            ),
+            (
+                "server, listings",
+                f"{result['server_list_requests_per_s']:,.0f} requests/s, "
+                f"p99 {result['server_list_p99_ms']:.1f} ms",
+            ),
+        ]
+    print(
+        f"summary ({result['date']}, {result['seconds']:.0f} s, load average "
+        f"{result['load_average']}):"
+    )
+    for label, value in rows:
+        print(f"  {label:<36} {value}")
+    if missing:
+        print(f"  not measured: {', '.join(missing)} (the web package's figures: not installed)")

@@ -32,10 +32,15 @@ def observe_us() -> float:
     return (time.perf_counter() - t0) / n * 1e6
 
 
-def sim_figures(repeat: int) -> None:
-    """Print the simulator's figures, best of ``repeat`` runs."""
-    print("simulator alone (400-tick match, 32x32, scripted actions, best of runs):")
+def sim_figures(repeat: int, ticks: int = 400) -> dict[int, float]:
+    """Print the simulator's figures, best of ``repeat`` runs; return ticks/s by units per side.
+
+    ``ticks`` shortens the match (a test's run).
+    """
+    print(f"simulator alone ({ticks}-tick match, 32x32, scripted actions, best of runs):")
+    rates = {}
     for n in (48, 24, 3):
-        tps = max(sim_ticks_per_second(n) for _ in range(repeat))
-        print(f"  {n:>2} units per side: {tps:>9,.0f} ticks/s")
+        rates[n] = max(sim_ticks_per_second(n, ticks) for _ in range(repeat))
+        print(f"  {n:>2} units per side: {rates[n]:>9,.0f} ticks/s")
     print(f"  observe() with 48 units per side: {observe_us():.1f} us per side")
+    return rates

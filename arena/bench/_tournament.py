@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ from arena.executors import Executor, LocalExecutor, MatchJob, Outcome, default_
 from arena.match import MatchResult, load_contestant
 from arena.store import Store, TournamentRecord
 
-__all__ = ["machine_scaling", "tournament_figures"]
+__all__ = ["TournamentFigures", "machine_scaling", "tournament_figures"]
 
 _CACHE_ENV = "FORAY_CACHE_DIR"
 
@@ -230,6 +231,20 @@ def _on_ray(seeds: int, cpus: int) -> dict[str, Any] | str:
     return result
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentFigures:
+    """The tournament's speed through the coordinator and the store, 1 and N local workers."""
+
+    matches: int
+    """Matches in the round-robin."""
+    workers: int
+    """N: the local workers of the second figure (the cores)."""
+    one_per_s: float
+    """Matches per second on 1 worker (best of the passes)."""
+    many_per_s: float
+    """Matches per second on ``workers`` workers."""
+
+
 def _row(label: str, wall: float, matches: int, note: str = "") -> None:
     print(f"  {label:<44} {wall:>6.1f} s  {matches / wall:>6.1f} matches/s  {note}".rstrip())
 
@@ -241,27 +256,43 @@ def tournament_figures(
     ray: bool = True,
     loop_seconds: float = 1.0,
     max_ticks: int | None = None,
-) -> None:
-    """Print the figures. ``repeat`` 1 (``--quick``): ``seeds[0]`` seeds, one pass; else
-    ``seeds[1]`` seeds, the best of two passes (each pass plays the matches in this process,
-    then on 1 and N workers, so slow spells of a shared machine hit all three alike).
+    detail: bool = True,
+) -> TournamentFigures:
+    """Print the figures and return the matches/s. ``repeat`` 1 (``--quick``): ``seeds[0]``
+    seeds, one pass; else ``seeds[1]`` seeds, the best of two passes (each pass plays the
+    matches in this process, then on 1 and N workers, so slow spells of a shared machine hit
+    all three alike).
 
-    ``ray`` False leaves Ray out, ``loop_seconds`` is the length of the CPU loop
-    that measures the machine and ``max_ticks`` shortens the matches: for a smoke test.
+    ``detail`` False measures only the coordinator on 1 and N workers (the
+    one-run summary's figure): not the matches in this process, the machine's
+    own scaling, Ray nor the time inside a worker. ``ray`` False leaves Ray out,
+    ``loop_seconds`` is the length of the CPU loop that measures the machine and
+    ``max_ticks`` shortens the matches: for a smoke test.
     """
     n_seeds = seeds[0] if repeat == 1 else seeds[1]
     passes = 1 if repeat == 1 else 2
     workers = default_jobs()
     matches = len(_jobs(n_seeds, max_ticks)[0])
     with _module_cache() as cache:
-        before = machine_scaling(workers, loop_seconds)
+        before = machine_scaling(workers, loop_seconds) if detail else math.nan
         inside = one = many = math.inf
         for _ in range(passes):
-            inside = min(inside, _in_process(n_seeds, max_ticks))
+            if detail:
+                inside = min(inside, _in_process(n_seeds, max_ticks))
             wall, run_one = _tournament(LocalExecutor(1), n_seeds, max_ticks)
             one = min(one, wall)
             wall, run_many = _tournament(LocalExecutor(workers), n_seeds, max_ticks)
             many = min(many, wall)
+        figures = TournamentFigures(matches, workers, matches / one, matches / many)
+        if not detail:
+            print(
+                f"tournament: a round-robin of the {len(BASELINES)} baselines on {n_seeds} "
+                f"seeds, {matches} matches, through the coordinator and a fresh store; best "
+                f"of {passes} pass(es):"
+            )
+            _row("1 local worker", one, matches)
+            _row(f"{workers} local workers", many, matches)
+            return figures
         start, spans = _inside_a_worker(n_seeds, max_ticks)
         work = _match_scaling(workers, max(1, n_seeds // 2), max_ticks)
         on_ray = _on_ray(n_seeds, workers) if ray else "left out"
@@ -309,3 +340,4 @@ def tournament_figures(
             f"{s.store_wall / s.played * 1e3:.2f} ms of wall time in the recording thread "
             "while matches play (goal: < 1 ms added)"
         )
+    return figures

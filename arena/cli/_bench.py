@@ -1,4 +1,4 @@
-"""``arena bench``."""
+"""``arena bench``: the one-run summary, or one detailed figure."""
 
 from __future__ import annotations
 
@@ -11,22 +11,31 @@ __all__ = ["register"]
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from arena.bench import run_benchmarks
+    from arena.bench import Size, run_benchmarks
 
     before = None
     if args.before is not None:
         before = Path(args.before)
         if not (before / "arena" / "__init__.py").is_file():
             raise ArenaError(f"{before}: not a checkout of the project (no arena/__init__.py)")
-    run_benchmarks(args.which, quick=args.quick, before=before)
+    size = Size.QUICK if args.quick else Size.FULL
+    run_benchmarks(args.which, before=before, as_json=args.json, size=size)
     return 0
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from arena._extensions import BENCHMARKS, extensions
 
-    be = sub.add_parser("bench", help="print speed figures")
-    # Figures of the packages above arena too (``web``: the viewer in a browser).
+    be = sub.add_parser(
+        "bench",
+        help="print speed figures",
+        description=(
+            "Without a figure's name: the one-run summary (simulator, whole matches, host "
+            "overhead, replay size, tournament on 1 and N workers, the server's replay "
+            "stream). With one: that figure in detail; 'all' is every detailed figure."
+        ),
+    )
+    # Figures of the packages above arena too (``web``: the viewer in a browser, the site).
     choices = [
         "all",
         "sim",
@@ -38,8 +47,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "process",
         *extensions(BENCHMARKS),
     ]
-    be.add_argument("which", nargs="?", default="all", choices=choices)
-    be.add_argument("--quick", action="store_true", help="fewer repetitions")
+    be.add_argument("which", nargs="?", default=None, choices=choices)
+    be.add_argument("--quick", action="store_true", help="fewer repetitions, shorter runs")
+    be.add_argument(
+        "--json",
+        action="store_true",
+        help="the summary as one JSON object on stdout (progress on stderr)",
+    )
     be.add_argument(
         "--before",
         metavar="DIR",
