@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         BASELINES,
         Baseline,
         load_baseline,
+        numbered_module,
     )
     from arena.cases import (
         Build,
@@ -244,6 +245,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "BASELINES",
         "Baseline",
         "load_baseline",
+        "numbered_module",
     ),
 }
 _LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -334,6 +336,7 @@ __all__ = [
     "make_executor",
     "match_outcome",
     "new_project",
+    "numbered_module",
     "open_worker_pool",
     "play",
     "played_of",

@@ -76,7 +76,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
 ) -> None:
     seeded = web.seed_store(tmp_path)
     uploads = [("idle", idle), ("busy", busy)]
-    uploads += [(f"variant-{i}", web.module_variant((idle, busy)[i % 2], i)) for i in range(4)]
+    uploads += [(f"variant-{i}", arena.numbered_module((idle, busy)[i % 2], i)) for i in range(4)]
     matches = [(*PAIRS[i % 2], i) for i in range(BURST + 4)]
     first = web.mixed_requests(
         [seeded.id], stream_count=200, listings=90, uploads=uploads, matches=matches, burst=BURST

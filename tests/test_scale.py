@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import sim
-from arena.bench import numbered_field, numbered_module
+from arena.baselines import numbered_module
+from arena.bench import numbered_field
 from arena.coordinator import (
     create_tournament,
     run_tournament_sync,

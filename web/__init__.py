@@ -38,7 +38,6 @@ if TYPE_CHECKING:
         drive,
         get_json,
         mixed_requests,
-        module_variant,
         seed_store,
         wait_settled,
     )
@@ -83,7 +82,6 @@ __all__ = [
     "get_json",
     "launch_chromium",
     "mixed_requests",
-    "module_variant",
     "openapi_document",
     "push",
     "register_commands",
@@ -119,7 +117,6 @@ _LAZY = {
             "drive",
             "get_json",
             "mixed_requests",
-            "module_variant",
             "seed_store",
             "get_json",
             "wait_settled",

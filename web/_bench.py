@@ -29,7 +29,6 @@ from web._load import (
     Timing,
     drive,
     mixed_requests,
-    module_variant,
     seed_store,
     wait_settled,
 )
@@ -226,7 +225,7 @@ def _mixed_load(server: ServerProcess, match_id: int, streams: int) -> _Mixed:
     import arena
 
     blobs = [arena.load_baseline(name) for name in ("random", "greedy-raider")]
-    uploads = [(f"bench-{i}", module_variant(blobs[i % 2], i)) for i in range(8)]
+    uploads = [(f"bench-{i}", arena.numbered_module(blobs[i % 2], i)) for i in range(8)]
     pairs = [("random", "greedy-raider"), ("border-soldier", "random")]
     matches = [(*pairs[i % 2], i) for i in range(2 * _QUEUE + 8)]
     requests = mixed_requests(

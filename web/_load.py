@@ -55,7 +55,6 @@ __all__ = [
     "drive",
     "get_json",
     "mixed_requests",
-    "module_variant",
     "seed_store",
     "wait_settled",
 ]
@@ -332,21 +331,6 @@ def wait_settled(url: str, ids: Sequence[int], timeout: float = 60.0) -> list[di
             time.sleep(0.05)
         settled.append(match)
     return settled
-
-
-def module_variant(module: bytes, index: int) -> bytes:
-    """``module`` with a custom section appended: a distinct module (another sha256) that
-    behaves the same (custom sections are not code)."""
-    name = b"foray-load"
-    payload = bytes([len(name)]) + name + index.to_bytes(8, "little")
-    size = len(payload)
-    leb = bytearray()
-    while True:
-        byte, size = size & 0x7F, size >> 7
-        leb.append(byte | (0x80 if size else 0))
-        if not size:
-            break
-    return module + b"\x00" + bytes(leb) + payload
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from arena.baselines._registry import (
     check_baselines,
     load_baseline,
 )
+from arena.baselines._variant import numbered_module
 
 __all__ = [
     "BASELINES",
@@ -33,4 +34,5 @@ __all__ = [
     "compile_c",
     "compile_zig",
     "load_baseline",
+    "numbered_module",
 ]

@@ -8,7 +8,7 @@ from arena.bench._match import MatchFigures, host_overhead_us, match_figures
 from arena.bench._parts import PART_NAMES
 from arena.bench._parts import measure as measure_parts
 from arena.bench._run import SUMMARY_KEYS, Size, machine, run_benchmarks, summary
-from arena.bench._scale import drive_on_ray, numbered_field, numbered_module, scale_figures
+from arena.bench._scale import drive_on_ray, numbered_field, scale_figures
 from arena.bench._sim import observe_us, sim_figures, sim_ticks_per_second
 from arena.bench._store import store_figures
 from arena.bench._strength import (
@@ -40,7 +40,6 @@ __all__ = [
     "match_figures",
     "measure_parts",
     "numbered_field",
-    "numbered_module",
     "observe_us",
     "play_all",
     "render_markdown",

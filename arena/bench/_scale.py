@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import sim
-from arena.baselines import BASELINES, load_baseline
+from arena.baselines import BASELINES, load_baseline, numbered_module
 from arena.bench._tournament import _module_cache
 from arena.coordinator import (
     create_tournament,
@@ -48,7 +48,6 @@ __all__ = [
     "SCALE_ROUNDS",
     "drive_on_ray",
     "numbered_field",
-    "numbered_module",
     "scale_figures",
 ]
 
@@ -60,26 +59,6 @@ for 1,000: enough rounds for one entrant to win every one."""
 
 BIG_FIELD = 1_000
 """The field docs/scaling.md plans for; the coordinator's costs are measured at this size."""
-
-_SECTION = b"foray-arena-variant"
-
-
-def _leb128(n: int) -> bytes:
-    """``n`` (>= 0) as an unsigned LEB128 number (how wasm writes sizes)."""
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def numbered_module(blob: bytes, index: int, *, pad: int = 0) -> bytes:
-    """``blob`` with a custom section ``foray-arena-variant`` appended, holding ``index`` (and
-    ``pad`` zero bytes): a module of its own sha256 that behaves exactly as ``blob`` does (a
-    custom section is never executed)."""
-    payload = _leb128(len(_SECTION)) + _SECTION + index.to_bytes(4, "little") + bytes(pad)
-    return blob + b"\x00" + _leb128(len(payload)) + payload
 
 
 def numbered_field(count: int, *, pad: int = 0) -> list[Contestant]:
