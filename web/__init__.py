@@ -118,7 +118,6 @@ _LAZY = {
             "get_json",
             "mixed_requests",
             "seed_store",
-            "get_json",
             "wait_settled",
         ),
         "web._load",
