@@ -8,11 +8,11 @@ plays a match never imports wasmtime.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arena._errors import ArenaError, UnknownControllerError
 from arena._files import atomic_write, data_dir
+from arena._lazy import lazy_names
 
 if TYPE_CHECKING:
     from arena.baselines import (
@@ -356,14 +356,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'arena' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals(), __all__)

@@ -14,8 +14,10 @@ ends by serving the site).
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = ["BENCHMARKS", "COMMANDS", "SITE", "SUMMARIES", "extensions"]
 
@@ -27,4 +29,7 @@ SITE: Final = "foray_arena.site"
 
 def extensions(group: str) -> dict[str, EntryPoint]:
     """The entry points of ``group``, by name, in name order."""
+    # importlib.metadata takes about 20 ms to import: only commands that look it up pay.
+    from importlib.metadata import entry_points
+
     return {ep.name: ep for ep in sorted(entry_points(group=group), key=lambda ep: ep.name)}

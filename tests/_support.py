@@ -106,7 +106,7 @@ def kill_workers_while(running: trio.Event, kills: list[int], limit: int) -> Non
             if len(kills) < limit:
                 os.kill(pid, signal.SIGKILL)
                 kills.append(pid)
-        time.sleep(0.2)
+        time.sleep(0.01)
 
 
 # --------------------------------------------------------------------------- policies

@@ -16,7 +16,8 @@ from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, play
 from tests._support import BOTS, Builder, kill_workers_while
 
 SHORT = sim.Config(max_ticks=20)
-LONG = sim.Config(max_ticks=400, start_energy=100_000)
+# Long enough that the killer (polling every 10 ms) finds the worker mid-match.
+LONG = sim.Config(max_ticks=2000, start_energy=100_000)
 
 
 def _jobs(idle: bytes, busy: bytes, n: int, config: sim.Config = SHORT) -> list[MatchJob]:

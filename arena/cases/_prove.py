@@ -13,16 +13,19 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena._errors import ArenaError
 from arena._vocab import Role, RunOutcome
 from arena.cases._build import Build, build_submission, gate_module
 from arena.cases._catalog import default_case
 from arena.cases._model import Case
-from arena.executors import Executor, JobFailed, LocalExecutor, MatchJob
+from arena.executors import JobFailed, MatchJob
 from arena.match import Contestant, MatchResult
 from arena.store import MAX_NAME_CHARS, MatchRecord, Origin, RunMatch, RunRecord, Store
+
+if TYPE_CHECKING:
+    from arena.executors import Executor
 
 __all__ = [
     "Proof",
@@ -253,7 +256,11 @@ def prove(
         )
         for seed in case.match.seeds:
             plan.append((opponent, MatchJob.for_case(case, submission, contestant, seed=seed)))
-    outcomes = list((executor or LocalExecutor(jobs)).map(job for _, job in plan))
+    if executor is None:
+        from arena.executors import LocalExecutor  # trio: loaded only to play
+
+        executor = LocalExecutor(jobs)
+    outcomes = list(executor.map(job for _, job in plan))
     failed = [
         (o, out) for (o, _), out in zip(plan, outcomes, strict=True) if isinstance(out, JobFailed)
     ]

@@ -11,16 +11,10 @@ command line, the demo and the web server all drive it the same way
 (docs/execution.md).
 """
 
+from typing import TYPE_CHECKING
+
+from arena._lazy import lazy_names
 from arena.coordinator._entrants import EXECUTORS, add_contestant, make_executor, store_contestant
-from arena.coordinator._run import (
-    CoordinatorStats,
-    MatchPlayer,
-    OnProgress,
-    TournamentProgress,
-    TournamentResult,
-    run_tournament,
-    run_tournament_sync,
-)
 from arena.coordinator._stored import (
     create_tournament,
     pairing_of,
@@ -30,6 +24,31 @@ from arena.coordinator._stored import (
     tournament_plan,
     tournament_rules,
     tournament_standings,
+)
+
+if TYPE_CHECKING:
+    from arena.coordinator._run import (
+        CoordinatorStats,
+        MatchPlayer,
+        OnProgress,
+        TournamentProgress,
+        TournamentResult,
+        run_tournament,
+        run_tournament_sync,
+    )
+
+# Playing loads on first use: it imports trio, which recording one match does not need.
+_LAZY = dict.fromkeys(
+    (
+        "CoordinatorStats",
+        "MatchPlayer",
+        "OnProgress",
+        "TournamentProgress",
+        "TournamentResult",
+        "run_tournament",
+        "run_tournament_sync",
+    ),
+    "arena.coordinator._run",
 )
 
 __all__ = [
@@ -53,3 +72,5 @@ __all__ = [
     "tournament_rules",
     "tournament_standings",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals(), __all__)

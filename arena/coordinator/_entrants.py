@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from typing import TYPE_CHECKING
 
 from arena._errors import ArenaError
 from arena.baselines import BASELINES, load_baseline
-from arena.executors import (
-    RAY_ADDRESS_ENV,
-    Executor,
-    LocalExecutor,
-    RayExecutor,
-    RayUnavailableError,
-)
 from arena.match import Contestant, load_contestant
 from arena.store import Entrant, Origin, Store
+
+if TYPE_CHECKING:
+    from arena.executors import Executor
 
 __all__ = ["EXECUTORS", "add_contestant", "make_executor", "store_contestant"]
 
@@ -51,6 +48,9 @@ def make_executor(kind: str | None = None, jobs: int | None = None) -> Executor:
     """The executor ``kind`` names ("local" or "ray"); by default Ray if ``$FORAY_RAY_ADDRESS``
     is set, else this machine's worker processes. ``jobs`` is the local executor's workers
     (default: the cores), or the CPUs of a Ray started here (no address given)."""
+    # The executors import trio: only a command that runs them loads it.
+    from arena.executors import RAY_ADDRESS_ENV, LocalExecutor, RayExecutor, RayUnavailableError
+
     if kind is None:
         kind = "ray" if os.environ.get(RAY_ADDRESS_ENV) else "local"
     if kind == "local":

@@ -11,21 +11,45 @@ workers up for any call (the web server's matches, admission checks and push
 re-plays).
 """
 
-from arena.executors._local import (
-    Executor,
-    JobFailed,
-    LocalExecutor,
-    MatchJob,
-    OnOutcome,
-    Outcome,
-    Session,
-    WorkerDied,
-    WorkerPool,
-    default_jobs,
-    open_worker_pool,
-    play,
-)
-from arena.executors._ray import RAY_ADDRESS_ENV, RayExecutor, RayStats, RayUnavailableError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena._lazy import lazy_names
+from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs, play
+
+if TYPE_CHECKING:
+    from arena.executors._local import (
+        Executor,
+        LocalExecutor,
+        OnOutcome,
+        Session,
+        WorkerDied,
+        WorkerPool,
+        open_worker_pool,
+    )
+    from arena.executors._ray import RAY_ADDRESS_ENV, RayExecutor, RayStats, RayUnavailableError
+
+# The executors load on first use (PEP 562): trio and trio-parallel take about
+# 75 ms to import, and a one-off match played in this process needs neither.
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "Executor",
+            "LocalExecutor",
+            "OnOutcome",
+            "Session",
+            "WorkerDied",
+            "WorkerPool",
+            "open_worker_pool",
+        ),
+        "arena.executors._local",
+    ),
+    **dict.fromkeys(
+        ("RAY_ADDRESS_ENV", "RayExecutor", "RayStats", "RayUnavailableError"),
+        "arena.executors._ray",
+    ),
+}
 
 __all__ = [
     "RAY_ADDRESS_ENV",
@@ -45,3 +69,6 @@ __all__ = [
     "open_worker_pool",
     "play",
 ]
+
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals(), __all__)

@@ -11,110 +11,25 @@ with the reason. No other match is affected, and none is reported twice.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import trio
 import trio_parallel
 
-import replays
-import sim
-from arena.match import Contestant, MatchResult, run_match
-from arena.sandbox import Limits
-
-if TYPE_CHECKING:
-    from arena.cases import Case
+from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs, play
 
 __all__ = [
     "Executor",
-    "JobFailed",
     "LocalExecutor",
-    "MatchJob",
-    "Outcome",
     "Session",
     "WorkerDied",
     "WorkerPool",
-    "default_jobs",
     "open_worker_pool",
-    "play",
 ]
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class MatchJob:
-    """Everything one match depends on; the same job always gives the same replay bytes."""
-
-    a: Contestant
-    b: Contestant
-    seed: int = 0
-    config: sim.Config | None = None
-    limits: Limits | None = None
-    game_map: sim.GameMap | None = None
-    case: replays.CaseRef | None = None
-
-    @classmethod
-    def for_case(
-        cls,
-        case: Case,
-        a: Contestant,
-        b: Contestant,
-        *,
-        seed: int = 0,
-        config: sim.Config | None = None,
-        game_map: sim.GameMap | None = None,
-    ) -> MatchJob:
-        """A match under ``case``'s rules, limits and map, recorded with the case's identity.
-
-        ``config`` and ``game_map`` replace the case's (``arena match --max-ticks``,
-        ``--map``); the replay header records the constants actually played.
-        """
-        return cls(
-            a,
-            b,
-            seed=seed,
-            config=case.rules if config is None else config,
-            limits=case.limits,
-            game_map=case.game_map if game_map is None else game_map,
-            case=case.ref,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class JobFailed:
-    """A match the arena could not play (our failure, not a controller's): it has no result."""
-
-    job: MatchJob
-    reason: str
-
-
-Outcome = MatchResult | JobFailed
-"""What running a job gives: its result, or why there is none."""
-
-
-def play(job: MatchJob) -> MatchResult:
-    """Play one job in this process. This is the whole of what a worker does."""
-    return run_match(
-        job.a,
-        job.b,
-        seed=job.seed,
-        config=job.config,
-        limits=job.limits,
-        game_map=job.game_map,
-        case=job.case,
-    )
-
-
-def default_jobs() -> int:
-    """Workers by default: the cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 OnOutcome = Callable[[int, "Outcome"], Awaitable[None] | None]

@@ -25,7 +25,8 @@ from typing import Any
 import trio
 
 from arena._errors import ArenaError
-from arena.executors._local import Executor, JobFailed, MatchJob, Outcome, Session, play
+from arena.executors._job import JobFailed, MatchJob, Outcome, play
+from arena.executors._local import Executor, Session
 from arena.match import Contestant, MatchResult
 
 __all__ = ["RAY_ADDRESS_ENV", "RayExecutor", "RayStats", "RayUnavailableError"]

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
-import networkx as nx
+# networkx takes about 100 ms to import: only the formats that pair with it load it
+# (``arena match`` records into the store without ever pairing).
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "BYE",
@@ -95,6 +99,8 @@ def bracket_graph(n: int) -> nx.DiGraph:
     """
     size = 1 << (n - 1).bit_length()
     level: list[int | MatchNode | None] = [i if i < n else None for i in seed_positions(size)]
+    import networkx as nx
+
     graph = nx.DiGraph()
     stage = 0
     while len(level) > 1:
@@ -168,6 +174,8 @@ def swiss_meetings(
     fold_unit = n * n + 1  # one unit of squared score difference outweighs every fold penalty
     worst = fold_unit * max_score * max_score + n  # the largest penalty of one meeting
     base = worst + 1  # keeps every weight positive
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_nodes_from(ranking)
     met_pairs = set(met)

@@ -1,0 +1,93 @@
+"""What a match depends on (``MatchJob``) and playing one in this process (``play``).
+
+Kept apart from the executors so that a command playing one match in its own
+process (``arena match``) imports neither trio nor trio-parallel.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import replays
+import sim
+from arena.match import Contestant, MatchResult, run_match
+from arena.sandbox import Limits
+
+if TYPE_CHECKING:
+    from arena.cases import Case
+
+__all__ = ["JobFailed", "MatchJob", "Outcome", "default_jobs", "play"]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchJob:
+    """Everything one match depends on; the same job always gives the same replay bytes."""
+
+    a: Contestant
+    b: Contestant
+    seed: int = 0
+    config: sim.Config | None = None
+    limits: Limits | None = None
+    game_map: sim.GameMap | None = None
+    case: replays.CaseRef | None = None
+
+    @classmethod
+    def for_case(
+        cls,
+        case: Case,
+        a: Contestant,
+        b: Contestant,
+        *,
+        seed: int = 0,
+        config: sim.Config | None = None,
+        game_map: sim.GameMap | None = None,
+    ) -> MatchJob:
+        """A match under ``case``'s rules, limits and map, recorded with the case's identity.
+
+        ``config`` and ``game_map`` replace the case's (``arena match --max-ticks``,
+        ``--map``); the replay header records the constants actually played.
+        """
+        return cls(
+            a,
+            b,
+            seed=seed,
+            config=case.rules if config is None else config,
+            limits=case.limits,
+            game_map=case.game_map if game_map is None else game_map,
+            case=case.ref,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class JobFailed:
+    """A match the arena could not play (our failure, not a controller's): it has no result."""
+
+    job: MatchJob
+    reason: str
+
+
+Outcome = MatchResult | JobFailed
+"""What running a job gives: its result, or why there is none."""
+
+
+def play(job: MatchJob) -> MatchResult:
+    """Play one job in this process. This is the whole of what a worker does."""
+    return run_match(
+        job.a,
+        job.b,
+        seed=job.seed,
+        config=job.config,
+        limits=job.limits,
+        game_map=job.game_map,
+        case=job.case,
+    )
+
+
+def default_jobs() -> int:
+    """Workers by default: the cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
