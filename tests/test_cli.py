@@ -6,7 +6,10 @@ smoke tests at the end start ``python -m arena`` as its own process.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -258,6 +261,24 @@ def test_a_whole_match_as_a_process(tmp_path: Path) -> None:
     out = cli_process("match", "random", "random", "--max-ticks", "3", "--replay", str(replay))
     assert out.returncode == 0, out.stderr
     assert replay.is_file() and "after 3 ticks" in out.stdout
+
+
+def test_a_one_off_match_imports_no_pairing_no_workers(tmp_path: Path) -> None:
+    """``arena match`` plays in its own process: networkx, trio and the entry points stay out."""
+    replay = str(tmp_path / "m.replay")
+    code = (
+        "import json, sys; from arena.cli import main; "
+        f"main(['match', 'random', 'random', '--max-ticks', '2', '--replay', {replay!r}]); "
+        "print(json.dumps(sorted(m for m in ('networkx', 'trio', 'trio_parallel', "
+        "'importlib.metadata') if m in sys.modules)))"
+    )
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "data")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+    assert (tmp_path / "m.replay").is_file()
 
 
 def test_an_operator_error_as_a_process() -> None:
