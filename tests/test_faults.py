@@ -591,6 +591,8 @@ def test_temporary_files_of_killed_writes_are_swept_when_the_server_starts(
     assert "Traceback" not in server.stderr
     # The stale one is gone; a young one may be a write in flight elsewhere; others are not ours.
     assert not stale.exists() and fresh.exists() and other.exists()
+    # ... and the server says so, in its log.
+    assert f"deleted {stale}: a temporary file of a write that never finished" in server.stderr
 
 
 # =========================================================================== writers at once

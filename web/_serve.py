@@ -8,14 +8,17 @@ Writes need the server's token: ``$ARENA_TOKEN`` if it is set, else the one in
 from __future__ import annotations
 
 import contextlib
+import copy
 import ipaddress
+import logging.config
 import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import uvicorn
+import uvicorn.config
 
 import arena
 from web._api import site_app
@@ -90,6 +93,9 @@ def serve_site(
     """Serve the site over the data directory ``root`` on (host, port) until Ctrl-C; exit code."""
     root = arena.data_dir() if root is None else root
     sock = bind(host, port)
+    # Configured before the site opens: opening says what it swept and queued again.
+    log_config = _log_config()
+    logging.config.dictConfig(log_config)
     try:
         with Site.open(root, limits=limits) as site:
             token, created = server_token(site.store.root)
@@ -110,7 +116,11 @@ def serve_site(
                     flush=True,
                 )
             config = uvicorn.Config(
-                app, lifespan="off", log_level="info", timeout_graceful_shutdown=5
+                app,
+                lifespan="off",
+                log_level="info",
+                log_config=log_config,
+                timeout_graceful_shutdown=5,
             )
             # uvicorn stops cleanly on Ctrl-C, then raises it again for us.
             with contextlib.suppress(KeyboardInterrupt):
@@ -122,6 +132,14 @@ def serve_site(
     finally:
         sock.close()
     return 0
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging, with the site's own logger (``web``: what it swept at start, matches
+    queued again, records that failed) on the same handler, from INFO up."""
+    config: dict[str, Any] = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config["loggers"]["web"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config
 
 
 _STOPPING: Final = "stopping: matches not finished stay queued for the next start"
