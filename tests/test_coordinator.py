@@ -103,6 +103,9 @@ def test_every_format_ends_as_if_played_one_match_at_a_time(store: Store, fmt: s
     matches = store.tournament_matches(record.id)
     assert len(matches) == len({m.pairing_key for m in matches}) == run.standings.total
     assert run.stats.played == len(matches) and run.stats.errors == 0
+    # Read page by page (as a resume reads them), the same matches in the same order.
+    for page in (1, 3, len(matches), len(matches) + 1):
+        assert list(store.iter_tournament_matches(record.id, page=page)) == matches
     # Progress: a first report, then one per record, counting up to the total.
     assert [r.done for r in reports] == list(range(len(matches) + 1))
     assert reports[-1].total == run.standings.total and reports[-1].playing == 0

@@ -429,6 +429,8 @@ def test_a_failed_tournament_resumes_and_tournaments_list_newest_first(
         store.tournament(999)
     with pytest.raises(NotInStoreError):
         store.tournament_matches(999)
+    with pytest.raises(NotInStoreError):
+        next(store.iter_tournament_matches(999))
     with pytest.raises(ArenaError, match="twice"):
         store.create_tournament("swiss", field + field[:1], seeds=[0])
     # A pairing's key names its entrants (a JSON array): long names make long keys.

@@ -140,7 +140,8 @@ def _load(store: Store, tournament_id: int) -> _Tournament:
         record = store.resume_tournament(tournament_id)
     plan = tournament_plan(record)
     case, config = tournament_rules(record)
-    scheduler = Scheduler(plan, map(played_of, store.tournament_matches(tournament_id)))
+    # Page by page: a resume holds the scheduler's counts, never every stored match at once.
+    scheduler = Scheduler(plan, map(played_of, store.iter_tournament_matches(tournament_id)))
     contestants, entrants = {}, {}
     if not scheduler.finished:
         for e in record.field:

@@ -127,7 +127,7 @@ def tournament_standings(
     """
     record = store.tournament(tournament_id)
     if matches is None:
-        matches = store.tournament_matches(tournament_id)
+        matches = store.iter_tournament_matches(tournament_id)
     scheduler = Scheduler(tournament_plan(record), map(played_of, matches))
     return record, scheduler.standings()
 

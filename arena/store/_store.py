@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -84,6 +84,8 @@ MAX_BUILD_LOG_CHARS: Final = 64 * 1024
 """Longest build log kept: its end (where a build says what went wrong), with a note."""
 MAX_PAGE: Final = 500
 """Most rows one listing returns."""
+MATCH_PAGE: Final = 5_000
+"""Matches per read when a tournament's matches are folded page by page (about 3 KB each)."""
 MAX_MODULE_FILE_BYTES: Final = 64 * 1024 * 1024
 """A bound for reading a module file back (admission allows far less)."""
 STALE_TEMPORARY_SECONDS: Final = 3600.0
@@ -678,7 +680,24 @@ class Store:
         """A tournament's recorded matches, in the order they were recorded."""
         return self._matches_of("tournament", tournament_id)
 
-    def _matches_of(self, what: str, owner_id: int) -> list[MatchRecord]:
+    def iter_tournament_matches(
+        self, tournament_id: int, *, page: int = MATCH_PAGE
+    ) -> Iterator[MatchRecord]:
+        """``tournament_matches`` read ``page`` at a time (one read each), so a caller that
+        folds them (a resume, the standings) holds one page, not a whole tournament's."""
+        after = 0
+        while True:
+            records = self._matches_of("tournament", tournament_id, after=after, limit=page)
+            yield from records
+            if len(records) < page:
+                return
+            after = records[-1].id
+
+    def _matches_of(
+        self, what: str, owner_id: int, *, after: int = 0, limit: int = -1
+    ) -> list[MatchRecord]:
+        """The matches of a tournament or run by id, those past id ``after``, at most ``limit``
+        (-1: all)."""
         table, column = {"tournament": ("tournaments", "tournament_id"), "run": ("runs", "run_id")}[
             what
         ]
@@ -686,7 +705,10 @@ class Store:
         def tx(conn: sqlite3.Connection) -> list[MatchRecord]:
             if conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (owner_id,)).fetchone() is None:
                 raise NotInStoreError(f"no {what} {owner_id} in the store {self.path}")
-            rows = conn.execute(f"{MATCHES} WHERE m.{column} = ? ORDER BY m.id", (owner_id,))
+            rows = conn.execute(
+                f"{MATCHES} WHERE m.{column} = ? AND m.id > ? ORDER BY m.id LIMIT ?",
+                (owner_id, after, limit),
+            )
             return [match_record(r) for r in rows]
 
         return self._db.read(tx, f"reading a {what}'s matches")
