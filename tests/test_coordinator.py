@@ -14,6 +14,7 @@ import io
 import json
 import os
 import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -477,6 +478,60 @@ def test_ray_gives_the_standings_of_the_local_executor(capsys: Capture, tmp_path
             m.result.replay_sha256 for m in store.tournament_matches(1) if m.result is not None
         }
     assert ray_replays == local_replays and len(ray_replays) == 6
+
+
+# A Ray cluster of its own: a driver that started it keeps it up until its stdin closes,
+# then says how many drivers (jobs) it served.
+_CLUSTER = """
+import sys, ray
+from ray._private.state import state
+ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+print(ray.get_runtime_context().gcs_address, flush=True)
+sys.stdin.read()
+print(len(state.job_table()), flush=True)
+ray.shutdown()
+"""
+
+
+def test_the_cluster_foray_ray_address_names_plays_the_tournament(
+    capsys: Capture, tmp_path: Path
+) -> None:
+    """``$FORAY_RAY_ADDRESS`` alone (no ``--executor``) sends the matches to that cluster.
+
+    The cluster runs with Ray's token authentication (the default from Ray 2.59), so the
+    arena's driver needs the cluster's token as Ray reads it: ``$RAY_AUTH_TOKEN``.
+    """
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
+    cluster = subprocess.Popen(
+        [sys.executable, "-c", _CLUSTER],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert cluster.stdout is not None
+        address = cluster.stdout.readline().strip()
+        assert address, "the cluster did not start"
+        proc = subprocess.run(
+            [sys.executable, "-m", "arena", "tournament", *RAY_ARGS],
+            env={**env, "FORAY_RAY_ADDRESS": address, "FORAY_DATA_DIR": str(tmp_path / "d")},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        jobs, _ = cluster.communicate("", timeout=120)
+    finally:
+        if cluster.poll() is None:
+            cluster.kill()
+            cluster.wait(timeout=30)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # Two drivers on that cluster: the one that started it and the arena's (no Ray of its own).
+    assert int(jobs.split()[-1]) == 2
+    local = cli(capsys, "tournament", "--executor", "local", "--jobs", "2", *RAY_ARGS)
+    assert json.loads(proc.stdout)["standings"] == local.json()["standings"]
 
 
 # --------------------------------------------------------------------------- the benchmark
