@@ -274,7 +274,7 @@ def _check(run: LoadRun, size: int | None) -> None:
 
 def _timing_line(label: str, t: Timing) -> str:
     return (
-        f"  {label:<36} {t.per_s:7.0f} requests/s, p50 {t.p50_ms:6.1f} ms, "
+        f"  {label:<36} {t.per_s:7,.0f} requests/s, p50 {t.p50_ms:6.1f} ms, "
         f"p99 {t.p99_ms:6.1f} ms ({t.requests} requests)"
     )
 
