@@ -365,6 +365,34 @@ def test_a_build_leaves_nothing_running_behind(tmp_path: Path, short_case: MakeC
     assert gone(int((bot / "sleeper.pid").read_text()))
 
 
+# A process that leaves the build's process group (a new session) and outlives the command.
+ESCAPE = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' > /dev/null 2>&1 &\n"
+
+
+def test_a_process_that_left_the_group_is_ended_with_the_build(
+    tmp_path: Path, short_case: MakeCase
+) -> None:
+    case = short_case()
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "build.sh").write_text(ESCAPE + "sleep 0.5\necho built\n")
+    build = cases.build_submission(bot, case, timeout=60)
+    assert build.status is BuildStatus.FAILED and "built" in build.log
+    assert gone(int((bot / "escaped.pid").read_text()))
+
+
+def test_a_process_that_left_the_group_is_ended_at_the_limit(
+    tmp_path: Path, short_case: MakeCase
+) -> None:
+    case = short_case()
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "build.sh").write_text(ESCAPE + "sleep 300\n")
+    build = cases.build_submission(bot, case, timeout=1)
+    assert build.status is BuildStatus.TIMED_OUT
+    assert gone(int((bot / "escaped.pid").read_text()))
+
+
 def test_the_build_time_limit_is_the_cases_or_sooner(tmp_path: Path, short_case: MakeCase) -> None:
     case = short_case(lambda doc: doc.__setitem__("max_runtime_hours", 1 / 3600))
     assert case.max_runtime_seconds == pytest.approx(1.0)

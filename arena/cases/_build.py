@@ -39,11 +39,13 @@ __all__ = [
 
 MAX_LOG_BYTES: Final = 64 * 1024
 """The most of a build's output kept: its end (where a build says what went wrong)."""
+_REAPER: Final = Path(__file__).with_name("_reaper.py")
+"""The supervisor each build command runs under (run as a script)."""
 _POLL: Final = 0.05
 """Seconds between looks at a running command (a build takes seconds to minutes)."""
 _GRACE: Final = 2.0
-"""Seconds to wait for the output's end once the group is killed (a process that left
-the group may hold the pipe open: its output is not waited for)."""
+"""Seconds to wait for the output's end once the command has ended or been told to stop
+(the reaper sweeping what it started); past them, the reaper's group is killed."""
 
 
 class BuildStatus(StrEnum):
@@ -135,15 +137,17 @@ def _kill_group(pgid: int) -> None:
 
 
 def _run(command: str, cwd: Path, env: dict[str, str], deadline: float, log: _Log) -> int | None:
-    """Run one shell command in its own process group; its exit status, or None if timed out.
+    """Run one shell command under the reaper (``_reaper.py``); its exit status, or None if
+    timed out.
 
     The output is read as it comes (a build that writes a lot never blocks on
-    a full pipe). When the command ends, or at the deadline, its whole group
-    is killed with SIGKILL: background processes it left behind end with it.
+    a full pipe). When the command ends, the reaper kills everything it
+    started, its process group and any process that left it (``setsid``);
+    at the deadline it is told to (SIGTERM), and its own group is killed
+    with SIGKILL in any case.
     """
     proc = subprocess.Popen(
-        command,
-        shell=True,
+        [sys.executable, "-I", str(_REAPER), command],
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -165,8 +169,11 @@ def _run(command: str, cwd: Path, env: dict[str, str], deadline: float, log: _Lo
                 if grace_end is None:
                     ended = _exited(proc.pid)
                     timed_out = not ended and now >= deadline
+                    if timed_out:
+                        # The reaper ends the command and all it started, then itself.
+                        with contextlib.suppress(ProcessLookupError):
+                            proc.send_signal(signal.SIGTERM)
                     if ended or timed_out:
-                        _kill_group(proc.pid)
                         grace_end = now + _GRACE
                 if grace_end is not None and (not open_pipe or now >= grace_end):
                     # The output has ended, or a process that left the group
@@ -183,10 +190,9 @@ def _run(command: str, cwd: Path, env: dict[str, str], deadline: float, log: _Lo
                     else:
                         selector.unregister(fd)
                         open_pipe = False
-    except BaseException:
-        _kill_group(proc.pid)
-        raise
     finally:
+        # The reaper is done by now, or past its grace (or we are interrupted): its group goes.
+        _kill_group(proc.pid)
         proc.stdout.close()
         proc.wait()
     return None if timed_out else proc.returncode
