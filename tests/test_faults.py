@@ -38,7 +38,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -57,106 +57,9 @@ SHA = re.compile(r"[0-9a-f]{64}")
 # =========================================================================== a real server
 
 
-class Server:
-    """``arena serve --port 0 --jobs 1`` over ``root``, in a process group of its own.
-
-    Its output is read as it comes (through pipes, as a supervisor would:
-    never files, which a test that limits file sizes would break).
-    """
-
-    def __init__(self, root: Path, **popen: Any) -> None:
-        env = {**os.environ, "FORAY_DATA_DIR": str(root), "ARENA_TOKEN": SITE_TOKEN}
-        self.root = root
-        self.out: list[str] = []
-        self.err: list[str] = []
-        self._serving = threading.Event()
-        self.proc = subprocess.Popen(
-            [*ARENA, "serve", "--port", "0", "--jobs", "1"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            start_new_session=True,
-            **popen,
-        )
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        self._readers = [
-            threading.Thread(target=self._drain, args=(self.proc.stdout, self.out), daemon=True),
-            threading.Thread(target=self._drain, args=(self.proc.stderr, self.err), daemon=True),
-        ]
-        for reader in self._readers:
-            reader.start()
-        self.url = ""
-
-    def _drain(self, stream: IO[str], lines: list[str]) -> None:
-        for line in stream:
-            lines.append(line)
-            if line.startswith("serving "):
-                self._serving.set()
-
-    def serving(self) -> str:
-        """Wait until it serves; its address (with a trailing slash)."""
-        deadline = time.monotonic() + WAIT
-        while not self._serving.wait(0.05):
-            if self.proc.poll() is not None:
-                self._join()
-                raise AssertionError(f"arena serve exited {self.proc.returncode}: {self.stderr}")
-            assert time.monotonic() < deadline, "arena serve did not start"
-        line = next(x for x in self.out if x.startswith("serving "))
-        self.url = line.split(" at ")[1].split()[0]
-        return self.url
-
-    @property
-    def port(self) -> int:
-        return int(self.url.rstrip("/").rsplit(":", 1)[1])
-
-    @property
-    def stderr(self) -> str:
-        return "".join(self.err)
-
-    def exited(self) -> int:
-        """Wait for it to exit on its own (it must, within the wait); its exit code."""
-        try:
-            code = self.proc.wait(WAIT)
-        finally:
-            self._kill_group()
-        self._join()
-        return code
-
-    def kill(self) -> None:
-        """SIGKILL the server process, as an OOM killer or a power cut would."""
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(WAIT)
-        # Its orphaned workers write nothing to the store; they go too.
-        self._kill_group()
-        self._join()
-
-    def stop(self) -> int:
-        """Ctrl-C, as an operator stops it; its exit code."""
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            return self.proc.wait(WAIT)
-        finally:
-            self._kill_group()
-            self._join()
-
-    def _kill_group(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-
-    def _join(self) -> None:
-        for reader in self._readers:
-            reader.join(WAIT)
-
-    def __enter__(self) -> Server:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.proc.poll() is None:
-            self.kill()
-        else:
-            self._kill_group()
+def _server(root: Path) -> web.ServerProcess:
+    """``arena serve --port 0 --jobs 1`` over ``root`` with the tests' token (not started)."""
+    return web.ServerProcess(root, token=SITE_TOKEN, start_timeout=WAIT)
 
 
 def call(
@@ -197,7 +100,7 @@ def finished(url: str, match_id: int) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def half_sent(server: Server, path: str, body: bytes) -> Iterator[None]:
+def half_sent(server: web.ServerProcess, path: str, body: bytes) -> Iterator[None]:
     """A POST of ``body`` with its headers and only half its bytes sent, held open.
 
     Once the server has answered another request since, it has read what was
@@ -288,7 +191,7 @@ def test_the_server_killed_mid_upload_keeps_nothing_and_the_upload_then_succeeds
     root = tmp_path / "data"
     module = controller(pages=3)
     sha = hashlib.sha256(module).hexdigest()
-    with Server(root) as server:
+    with _server(root) as server:
         url = server.serving()
         # A quick match accepted, not finished when the server dies: played at the next start.
         status, match = post_json(url + "api/matches", {"a": "random", "b": "greedy-raider"})
@@ -303,7 +206,7 @@ def test_the_server_killed_mid_upload_keeps_nothing_and_the_upload_then_succeeds
     # The whole body sent, killed before the answer: in its admission check or
     # its write, wherever the kill lands, the controller is there whole or not at all.
     other = controller(pages=4)
-    with Server(root) as server:
+    with _server(root) as server:
         server.serving()
         with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
             sock.sendall(
@@ -315,7 +218,7 @@ def test_the_server_killed_mid_upload_keeps_nothing_and_the_upload_then_succeeds
     held = audit(root)
     assert [c for c in held.controllers if c[0] == sha] == []
 
-    with Server(root) as server:
+    with _server(root) as server:
         url = server.serving()
         assert audit(root).temporary == []  # swept or never there
         status, record = call(f"{url}api/controllers?name=cut-off", module)
@@ -368,7 +271,7 @@ def test_the_server_killed_mid_push_and_while_checking_it_keeps_nothing_and_the_
     root = tmp_path / "data"
 
     # Killed while the bundle arrives.
-    with Server(root) as server:
+    with _server(root) as server:
         server.serving()
         before = audit(root)
         with half_sent(server, "/api/runs", bundle.encode()):
@@ -376,7 +279,7 @@ def test_the_server_killed_mid_push_and_while_checking_it_keeps_nothing_and_the_
     assert audit(root) == before
 
     # Killed while it plays the run's matches again: `arena push` says so in one line.
-    with Server(root) as server:
+    with _server(root) as server:
         url = server.serving()
         push = arena_push(local, run_id, url)
 
@@ -400,7 +303,7 @@ def test_the_server_killed_mid_push_and_while_checking_it_keeps_nothing_and_the_
     assert not (root / "modules" / f"{sha}.wasm").exists()
 
     # Started again: the same push is checked and recorded, once.
-    with Server(root) as server:
+    with _server(root) as server:
         url = server.serving()
         push = arena_push(local, run_id, url)
         out, err = push.communicate(timeout=WAIT)
@@ -501,12 +404,13 @@ def test_arena_serve_on_a_full_data_directory_exits_2_with_one_line(
     root = tmp_path / "data"
     if not fresh:
         arena.Store.open(root).close()
-    with Server(root, preexec_fn=_full(1)) as server:
-        code = server.exited()
-    assert code == 2, server.stderr
-    assert len(server.err) == 1 and server.err[0].startswith("error: "), server.err
-    assert str(root) in server.err[0]
-    assert "full" in server.err[0] or "File too large" in server.err[0]
+    full = web.ServerProcess(root, token=SITE_TOKEN, preexec_fn=_full(1)).start()
+    code = full.exited(WAIT)
+    err = full.stderr.splitlines()
+    assert code == 2, full.stderr
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    assert str(root) in err[0]
+    assert "full" in err[0] or "File too large" in err[0]
     if not fresh:
         assert audit(root).controllers == []  # nothing half-stored
 
@@ -517,7 +421,7 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
     root = tmp_path / "data"
     module = controller(pages=6)
     quick = {"a": "random", "b": "fuel-probe"}
-    with Server(root) as server:
+    with _server(root) as server:
         url = server.serving()
         status, match = post_json(url + "api/matches", quick)
         assert status == 202
@@ -529,7 +433,7 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
         # fills before they finish.
         accepted = [post_json(url + "api/matches", {**quick, "seed": s})[1]["id"] for s in (1, 2)]
 
-        resource.prlimit(server.proc.pid, resource.RLIMIT_FSIZE, (1, resource.RLIM_INFINITY))
+        resource.prlimit(server.pid, resource.RLIMIT_FSIZE, (1, resource.RLIM_INFINITY))
         status, answer = call(f"{url}api/controllers?name=no-room", module)
         assert status == 503, answer
         assert f"cannot write the module file {root / 'modules'}" in answer["error"]
@@ -548,14 +452,14 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
         assert full.controllers == before.controllers and full.runs == before.runs
         assert full.matches[-1] == before.matches[-1] and full.temporary == []
 
-        resource.prlimit(server.proc.pid, resource.RLIMIT_FSIZE, (-1, -1))
+        resource.prlimit(server.pid, resource.RLIMIT_FSIZE, (-1, -1))
         status, record = call(f"{url}api/controllers?name=no-room", module)
         assert status == 201, record
         assert server.stop() == 0
     assert "Traceback" not in server.stderr
 
     # The matches that found no room are played when the server starts again.
-    with Server(root) as server:
+    with _server(root) as server:
         url = server.serving()
         assert [finished(url, i)["status"] for i in accepted] == ["finished"] * 2
         assert server.stop() == 0
@@ -585,7 +489,7 @@ def test_temporary_files_of_killed_writes_are_swept_when_the_server_starts(
     long_ago = time.time() - 2 * STALE_TEMPORARY_SECONDS
     os.utime(stale, (long_ago, long_ago))
     os.utime(other, (long_ago, long_ago))
-    with Server(root) as server:
+    with _server(root) as server:
         server.serving()
         assert server.stop() == 0  # at once: Ctrl-C while it starts is a clean stop too
     assert "Traceback" not in server.stderr
@@ -618,7 +522,7 @@ def test_two_cli_processes_and_the_server_write_one_store_at_once_and_lose_nothi
             env=env,
         )
 
-    with Server(root) as server:
+    with _server(root) as server:
         url = server.serving()
         cli = [run(args) for args in commands]
         single: list[subprocess.CompletedProcess[str]] = []
@@ -657,7 +561,7 @@ def test_two_cli_processes_and_the_server_write_one_store_at_once_and_lose_nothi
 
     reports = [(p.returncode, *o) for p, o in zip(cli, outputs, strict=True)]
     reports += [(p.returncode, p.stdout, p.stderr) for p in single]
-    reports.append((0, "".join(server.out), server.stderr))
+    reports.append((0, server.stdout, server.stderr))
     for code, out, err in reports:
         assert code == 0, err
         assert "locked" not in out + err and "Traceback" not in out + err, err

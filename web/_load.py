@@ -401,11 +401,15 @@ class _Output:
 
 
 class ServerProcess:
-    """``python -m arena serve`` over the data directory ``root``, on a free port of 127.0.0.1.
+    """``python -m arena serve`` over the data directory ``root``, on a free port of 127.0.0.1,
+    in a process group of its own.
 
-    Use as a context manager: entering returns once the server prints its
-    address (``url``); leaving stops it if ``stop`` was not called (and kills
-    it if it does not stop). ``stdout`` and ``stderr`` hold what it printed.
+    As a context manager: entering starts it and returns once it prints its
+    address (``url``); leaving stops it if it still runs (SIGINT, then SIGKILL
+    if it does not stop). ``start`` alone launches it without waiting, for a
+    server expected not to serve (``exited``). ``popen`` goes to ``Popen``
+    (a ``preexec_fn`` that sets a limit, say). ``stdout`` and ``stderr`` hold
+    what it printed; its pipes are read as they come, never left full.
     """
 
     def __init__(
@@ -416,11 +420,13 @@ class ServerProcess:
         queue: int | None = None,
         token: str = LOAD_TOKEN,
         start_timeout: float = 60.0,
+        **popen: Any,
     ) -> None:
         self.root = root
         self.token = token
         self._args = ["--jobs", str(jobs)] + ([] if queue is None else ["--queue", str(queue)])
         self._start_timeout = start_timeout
+        self._popen = popen
         self._out, self._err = _Output(), _Output()
         self._readers: list[threading.Thread] = []
         self._proc: subprocess.Popen[str] | None = None
@@ -431,6 +437,11 @@ class ServerProcess:
         """The server's process id."""
         assert self._proc is not None
         return self._proc.pid
+
+    @property
+    def port(self) -> int:
+        """The port it serves on (once ``url`` is known)."""
+        return int(self.url.rstrip("/").rsplit(":", 1)[1])
 
     @property
     def stdout(self) -> str:
@@ -448,7 +459,10 @@ class ServerProcess:
         workers = sum(_status_kib(c, "VmRSS")["VmRSS"] for c in _children(self.pid))
         return Memory(own["VmRSS"], own["VmHWM"], workers)
 
-    def __enter__(self) -> ServerProcess:
+    def start(self) -> ServerProcess:
+        """Launch the server (once); returns at once."""
+        if self._proc is not None:
+            return self
         env = {**os.environ, "FORAY_DATA_DIR": str(self.root), "ARENA_TOKEN": self.token}
         command = [sys.executable, "-m", "arena", "serve", "--host", "127.0.0.1", "--port", "0"]
         self._proc = subprocess.Popen(
@@ -458,32 +472,57 @@ class ServerProcess:
             stdin=subprocess.DEVNULL,
             text=True,
             env=env,
+            start_new_session=True,
+            **self._popen,
         )
         for stream, out in ((self._proc.stdout, self._out), (self._proc.stderr, self._err)):
             reader = threading.Thread(target=_drain, args=(stream, out), daemon=True)
             reader.start()
             self._readers.append(reader)
+        return self
+
+    def serving(self) -> str:
+        """Start it if need be and wait until it prints its address: ``url`` (ends in "/").
+
+        ``RuntimeError`` if it exits first, or prints none within ``start_timeout``.
+        """
+        if self.url:
+            return self.url
+        self.start()
+        assert self._proc is not None
         deadline = time.monotonic() + self._start_timeout
+        while True:
+            try:
+                line = self._out.ready.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise RuntimeError(
+                    f"arena serve printed no address within {self._start_timeout:.0f} s"
+                ) from None
+            if line is None:
+                self._proc.wait(timeout=10)
+                raise RuntimeError(
+                    f"arena serve exited ({self._proc.returncode}) before serving: "
+                    f"{self.stderr.strip()[-500:]}"
+                )
+            if line.startswith("serving ") and " at http://" in line:
+                self.url = line.split(" at ", 1)[1].split()[0]
+                return self.url
+
+    def exited(self, timeout: float = 60.0) -> int:
+        """Wait for the server to exit on its own (it must, within ``timeout``); its exit code."""
+        assert self._proc is not None
         try:
-            while True:
-                try:
-                    line = self._out.ready.get(timeout=max(0.0, deadline - time.monotonic()))
-                except queue.Empty:
-                    raise RuntimeError(
-                        f"arena serve printed no address within {self._start_timeout:.0f} s"
-                    ) from None
-                if line is None:
-                    self._proc.wait(timeout=10)
-                    raise RuntimeError(
-                        f"arena serve exited ({self._proc.returncode}) before serving: "
-                        f"{self.stderr.strip()[-500:]}"
-                    )
-                if line.startswith("serving ") and " at http://" in line:
-                    self.url = line.split(" at ", 1)[1].split()[0]
-                    return self
-        except BaseException:
-            self._kill()
-            raise
+            return self._proc.wait(timeout=timeout)
+        finally:
+            self._end()
+
+    def kill(self) -> None:
+        """SIGKILL the server, as an OOM killer or a power cut would; its workers go too."""
+        assert self._proc is not None
+        if self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait(timeout=10)
+        self._end()
 
     def stop(self, timeout: float = 30.0) -> int:
         """SIGINT (Ctrl-C), then wait for the server to exit; its exit code.
@@ -496,19 +535,30 @@ class ServerProcess:
         try:
             code = self._proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self._kill()
+            self.kill()
             raise RuntimeError(
                 f"arena serve did not stop within {timeout:.0f} s of SIGINT"
             ) from None
-        for reader in self._readers:
-            reader.join(timeout=10)
+        self._end()
         return code
 
-    def _kill(self) -> None:
+    def _end(self) -> None:
+        """Once the server is gone: whatever is left of its group (orphaned workers) goes too,
+        and its pipes are read to their end."""
         assert self._proc is not None
-        if self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait(timeout=10)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        for reader in self._readers:
+            reader.join(timeout=10)
+
+    def __enter__(self) -> ServerProcess:
+        try:
+            self.serving()
+        except BaseException:
+            if self._proc is not None:
+                self.kill()
+            raise
+        return self
 
     def __exit__(
         self,
@@ -520,7 +570,9 @@ class ServerProcess:
             try:
                 self.stop()
             finally:
-                self._kill()
+                self.kill()
+        elif self._proc is not None:
+            self._end()
 
 
 def _drain(stream: Any, out: _Output) -> None:
