@@ -64,6 +64,77 @@ def test_a_tick_in_text_for_one_side(capsys: Capture) -> None:
     assert "units given no action (NOOP)" in out.out
 
 
+def test_a_tick_shows_the_colonies_hp_and_the_carried_ore(capsys: Capture) -> None:
+    """Golden tick 25: worker 11 of side A carries 2 ore (the sim says so, not the tool)."""
+    tick = 25
+    replay = replays.read_replay(GOLDEN.read_bytes())
+    game, _ = next((g, f) for g, f in replays.iter_games(replay) if f.tick == tick)
+    laden = [(s, u) for s, side in enumerate(game.sides) for u in side.units.values() if u.carry]
+    assert [(s, u.id, u.carry) for s, u in laden] == [(0, 11, 2)]
+    unit = laden[0][1]
+    x, y = unit.cell % game.width, unit.cell // game.width
+    out = cli(capsys, "replay", "show", str(GOLDEN), "--tick", str(tick), "--json")
+    assert out.code == 0, out.err
+    report = out.json()
+    assert report["carrying"] == [
+        {"side": "A", "unit": 11, "kind": "worker", "x": x, "y": y, "carry": 2}
+    ]
+    assert report["board"][y][x] == "w"  # the board keeps the kind; the list adds the carry
+    assert report["colonies"] == [
+        {
+            "side": "AB"[s],
+            "x": side.colony % game.width,
+            "y": side.colony // game.width,
+            "hp": 60,
+            "max_hp": 60,
+        }
+        for s, side in enumerate(game.sides)
+    ]
+    for c in report["colonies"]:
+        assert report["board"][c["y"]][c["x"]] == c["side"]
+    text = cli(capsys, "replay", "show", str(GOLDEN), "--tick", str(tick)).out
+    assert f"carrying ore (1): A worker 11 at ({x}, {y}) carry 2" in text
+    assert "colonies: A at (3, 3) hp 60/60; B at (28, 28) hp 60/60" in text
+    # Not a terminal: plain text, no escape sequences.
+    assert "\x1b[" not in text
+    quiet = cli(capsys, "replay", "show", str(GOLDEN), "--tick", "0", "--json").json()
+    assert quiet["carrying"] == []
+    text = cli(capsys, "replay", "show", str(GOLDEN), "--tick", "0").out
+    assert "carrying ore (0): none" in text
+
+
+def test_on_a_terminal_a_unit_that_carries_ore_is_drawn_reversed(
+    capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # what a tty gives rich
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    text = cli(capsys, "replay", "show", str(GOLDEN), "--tick", "25").out
+    assert "reversed: carrying ore" in text
+    row = next(line for line in text.splitlines() if line.startswith("  5 "))
+    assert row.count("\x1b[7;34mw") == 1  # worker 11 at (3, 5), blue and reversed
+    assert "\x1b[34mw" in text and "\x1b[1;34mA" in text  # the rest in their side's colour
+
+
+def test_a_tick_shows_a_damaged_colony(capsys: Capture, tmp_path: Path) -> None:
+    result = arena.run_match(
+        arena.Contestant("raider", arena.load_baseline("greedy-raider")),
+        arena.Contestant("random", arena.load_baseline("random")),
+        seed=1,
+        config=sim.Config(max_ticks=200),
+    )
+    path = tmp_path / "raid.replay"
+    path.write_bytes(result.replay)
+    games = replays.iter_games(replays.read_replay(result.replay))
+    hp = {f.tick: (g.sides[0].colony_hp, g.sides[1].colony_hp) for g, f in games}
+    tick = next(t for t, (_, b) in hp.items() if b < 60)  # the raid has begun
+    out = cli(capsys, "replay", "show", str(path), "--tick", str(tick), "--json")
+    assert out.code == 0, out.err
+    a, b = out.json()["colonies"]
+    assert (a["hp"], b["hp"]) == hp[tick] and b["max_hp"] == 60
+    text = cli(capsys, "replay", "show", str(path), "--tick", str(tick)).out
+    assert f"; B at ({b['x']}, {b['y']}) hp {b['hp']}/60\n" in text
+
+
 def test_a_forfeit_tick_says_why_nothing_was_applied(
     capsys: Capture, tmp_path: Path, build_c: Builder, busy: bytes
 ) -> None:

@@ -52,6 +52,39 @@ def _board(game: Any) -> list[str]:
     return rows
 
 
+def _colonies(game: Any) -> list[dict[str, Any]]:
+    """Both colonies at the start of a tick: where they are (absolute) and their hp."""
+    w = game.width
+    return [
+        {
+            "side": _SIDES[s],
+            "x": side.colony % w,
+            "y": side.colony // w,
+            "hp": side.colony_hp,
+            "max_hp": game.config.colony_hp,
+        }
+        for s, side in enumerate(game.sides)
+    ]
+
+
+def _carrying(game: Any) -> list[dict[str, Any]]:
+    """The units that carry ore at the start of a tick, side A's first, by id (absolute)."""
+    w = game.width
+    return [
+        {
+            "side": _SIDES[s],
+            "unit": u.id,
+            "kind": _KINDS.get(u.kind, str(u.kind)),
+            "x": u.cell % w,
+            "y": u.cell // w,
+            "carry": u.carry,
+        }
+        for s, side in enumerate(game.sides)
+        for u in side.units.values()
+        if u.carry > 0
+    ]
+
+
 def _record_text(record: Sequence[int]) -> str:
     import sim
 
@@ -120,6 +153,8 @@ def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
         "tick": tick,
         "applied": applied,
         "board": _board(game),
+        "colonies": _colonies(game),
+        "carrying": _carrying(game),
         "sides": out_sides,
     }
 
@@ -150,16 +185,42 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
         f" seed {replay.header.seed}"
         + ("" if report["applied"] else " [bold red]- not applied: a side forfeited[/]")
     )
-    console.print("board at the start of the tick (absolute; A w/s, B W/S, ore 1-9 x10, # rock):")
+    reversed_ = "; reversed: carrying ore" if console.color_system is not None else ""
+    console.print(
+        f"board at the start of the tick (absolute; A w/s, B W/S, ore 1-9 x10, # rock{reversed_}):"
+    )
     colour = {"A": "bold blue", "B": "bold red", "w": "blue", "s": "blue", "W": "red", "S": "red"}
+    # On a terminal a unit that carries ore is drawn reversed; in plain text the
+    # list under the board says which (a glyph of its own would hide the kind).
+    laden = {(c["x"], c["y"]) for c in report["carrying"]}
     for y, row in enumerate(report["board"]):
         text = "".join(
-            f"[{colour[ch]}]{ch}[/]"
+            f"[{colour[ch]}{' reverse' if (x, y) in laden else ''}]{ch}[/]"
             if ch in colour
             else ("[yellow]" + ch + "[/]" if ch.isdigit() else ch)
-            for ch in row
+            for x, ch in enumerate(row)
         )
         console.print(f"{y:>3} {text}")
+    console.print(
+        "colonies: "
+        + "; ".join(
+            f"{c['side']} at ({c['x']}, {c['y']}) hp {c['hp']}/{c['max_hp']}"
+            for c in report["colonies"]
+        )
+    )
+    carrying = report["carrying"]
+    console.print(
+        f"carrying ore ({len(carrying)}):"
+        + (
+            " "
+            + ", ".join(
+                f"{c['side']} {c['kind']} {c['unit']} at ({c['x']}, {c['y']}) carry {c['carry']}"
+                for c in carrying
+            )
+            if carrying
+            else " none"
+        )
+    )
     for side in report["sides"]:
         obs = side["observation"]
         enemy_hp = obs["enemy_colony_hp"]
