@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,17 @@ from arena.baselines import BASELINES_DIR, compile_zig
 from tests._support import BOTS, Builder, cli
 
 NOTES = BOTS / "notes.c"
+ACTS = BOTS / "acts_and_notes.c"
 SHORT = sim.Config(max_ticks=12)
 Capture = pytest.CaptureFixture[str]
 
 
-def _play(a: bytes, b: bytes, config: sim.Config = SHORT) -> arena.MatchResult:
-    return arena.run_match(arena.Contestant("a", a), arena.Contestant("b", b), config=config)
+def _play(
+    a: bytes, b: bytes, config: sim.Config = SHORT, limits: arena.Limits | None = None
+) -> arena.MatchResult:
+    return arena.run_match(
+        arena.Contestant("a", a), arena.Contestant("b", b), config=config, limits=limits
+    )
 
 
 def _notes(result: arena.MatchResult) -> list[replays.Notes | None]:
@@ -70,6 +76,63 @@ def test_a_note_call_that_faults_is_the_ticks_fault(
     assert isinstance(frames[-1], replays.ForfeitFrame)
     assert frames[-1].notes == (None, None)  # the faulted side has no note
     assert replays.verify_replay(result.replay).ok
+
+
+def test_the_actions_are_read_before_the_note_overwrites_them(
+    build_c: Builder, idle: bytes
+) -> None:
+    """The note is written over the records foray_tick left: the records taken are the tick's."""
+    result = _play(build_c(ACTS), idle, sim.Config(max_ticks=40))
+    assert result.sides[0].forfeit is None and result.ticks == 40
+    replay = replays.read_replay(result.replay)
+    lengths = set()
+    for game, frame in replays.iter_games(replay):
+        own = game.observe(0).own[:20]
+        moves = [(u.id, sim.MOVE, 1 + (frame.tick + i) % 4) for i, u in enumerate(own)]
+        expected = (*moves, (0, sim.SPAWN, sim.WORKER))
+        assert frame.actions[0] == expected, frame.tick
+        assert frame.notes is not None
+        note = frame.notes[0]
+        assert isinstance(note, str) and note.startswith(f"n={len(expected)} ")
+        assert len(note) == 12 * len(expected)  # it covered every record
+        lengths.add(len(expected))
+    assert len(lengths) > 1  # the roster grew: notes of several lengths
+
+
+def test_the_note_draws_on_the_ticks_fuel_budget(build_c: Builder, idle: bytes) -> None:
+    """A tick that takes 60% of the budget and a note that takes 60%: the tick's fuel."""
+    steps = "100000"
+    tick_only = build_c(ACTS, f"TICK_SPIN={steps}")
+    note_only = build_c(ACTS, f"NOTE_SPIN={steps}")
+    both = build_c(ACTS, f"TICK_SPIN={steps}", f"NOTE_SPIN={steps}")
+    # The budget from what each call alone costs under the default limits.
+    alone = max(max(_play(m, idle).sides[0].tick_fuel) for m in (tick_only, note_only))
+    cap = alone * 5 // 3
+    assert min(_play(both, idle).sides[0].tick_fuel) > cap  # together they need more
+    limits = arena.Limits(fuel_per_tick=cap)
+    for module in (tick_only, note_only):
+        fits = _play(module, idle, limits=limits)
+        assert fits.sides[0].forfeit is None and max(fits.sides[0].tick_fuel) <= 0.61 * cap
+    result = _play(both, idle, limits=limits)
+    forfeit = result.sides[0].forfeit
+    assert forfeit is not None and (forfeit.tick, forfeit.kind) == (0, sim.ForfeitKind.FUEL)
+    assert result.sides[0].tick_fuel == (cap,)
+    assert replays.verify_replay(result.replay).ok
+
+
+def test_a_note_that_spins_hits_the_wall_clock_backstop(build_c: Builder, idle: bytes) -> None:
+    """With fuel to spare the note call runs until the tick's backstop: kind timeout."""
+    limits = arena.Limits(tick_timeout=0.05, fuel_per_tick=10**12)
+    start = time.monotonic()
+    result = _play(build_c(NOTES, "NOTE=5", "NOTE_TICK=3"), idle, limits=limits)
+    elapsed = time.monotonic() - start
+    forfeit = result.sides[0].forfeit
+    assert forfeit is not None and (forfeit.tick, forfeit.kind) == (3, sim.ForfeitKind.TIMEOUT)
+    assert "wall-clock backstop" in forfeit.detail
+    assert (result.winner, result.ticks) == (1, 4)
+    assert elapsed < 5.0  # the backstop, not the fuel, ended it
+    frames = replays.read_replay(result.replay).frames
+    assert isinstance(frames[-1], replays.ForfeitFrame) and frames[-1].notes == (None, None)
 
 
 def test_the_zig_sdk_leaves_notes(tmp_path: Path, idle: bytes) -> None:
