@@ -25,7 +25,7 @@ from arena.baselines import BASELINES_DIR, compile_c
 from arena.cases import Build, BuildStatus, Case, Lang, RunOutcome
 from arena.executors import Executor, JobFailed, MatchJob, OnOutcome, play
 from arena.store import NotInStoreError, Origin, Store
-from tests._support import ZOO, cli
+from tests._support import BOTS, ZOO, Builder, cli, worker_pids
 
 Capture = pytest.CaptureFixture[str]
 FORAY = cases.CATALOG_DIR / "adversarial" / "medium" / "foray" / "1"
@@ -333,6 +333,52 @@ def test_a_failed_build_could_not_compete(
         assert store.build_log(run["run"]) == run["build_log"]
 
 
+INSTALLED = """\
+#include "installed.h"
+#ifndef INSTALLED
+#error the install command did not run
+#endif
+"""
+
+
+def test_the_install_command_runs_before_the_build(tmp_path: Path, short_case: MakeCase) -> None:
+    """``[build] install`` makes a header the controller includes: the build sees its work."""
+    install = "echo '#define INSTALLED 1' > installed.h; echo fetched"
+    case = short_case(lambda doc: doc["build"].__setitem__("install", install))
+    bot = tmp_path / "bot"
+    cases.new_project(bot, case)
+    source = bot / "controller.c"
+    source.write_text(INSTALLED + source.read_text())
+    build = cases.build_submission(bot, case)
+    assert build.ok, build.log
+    assert build.log.index(f"$ {install}\nfetched\n") < build.log.index("$ sh build.sh")
+    # Without the install the same submission does not build: the header is its doing.
+    (bot / "installed.h").unlink()
+    bare = cases.build_submission(bot, short_case())
+    assert bare.status is BuildStatus.FAILED and "installed.h" in bare.log
+
+
+def test_a_failed_install_could_not_compete_and_the_build_never_ran(
+    tmp_path: Path, store: Store, short_case: MakeCase
+) -> None:
+    install = "echo no network; exit 7"
+    case = short_case(lambda doc: doc["build"].__setitem__("install", install))
+    bot = tmp_path / "bot"
+    cases.new_project(bot, case)
+    (bot / "build.sh").write_text("touch build-ran\n" + (bot / "build.sh").read_text())
+    build = cases.build_submission(bot, case)
+    assert build.status is BuildStatus.FAILED and build.sha256 is None
+    assert build.reason == f"the install command ({install}) exited with status 7"
+    assert "no network" in build.log and "$ sh build.sh" not in build.log
+    assert not (bot / "build-ran").exists()
+
+    proof = cases.prove(bot, case, store=store, executor=Broken())  # nothing is played
+    assert proof.run.outcome is RunOutcome.COULD_NOT_COMPETE and not proof.report.matches
+    assert proof.run.reason == build.reason
+    assert store.build_log(proof.run.id) == proof.report.build_log
+    assert "no network" in proof.report.build_log and not (bot / "build-ran").exists()
+
+
 def test_a_hanging_build_is_killed_with_its_whole_process_group(
     tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
 ) -> None:
@@ -530,6 +576,43 @@ def test_a_run_the_arena_could_not_play_is_not_recorded(
     with pytest.raises(cases.RunNotPlayedError, match=r"4 match.*nothing is recorded.*SIGKILL"):
         cases.prove(module, short_case(), store=store, executor=Broken())
     assert store.runs() == []
+
+
+def test_a_run_past_the_cases_time_limit_is_not_recorded(
+    tmp_path: Path, store: Store, short_case: MakeCase
+) -> None:
+    """``max_runtime_hours`` caps the whole run: an executor in this thread stops between
+    matches once it is past (the first match alone takes longer than 0.0036 s)."""
+    case = short_case(lambda doc: doc.__setitem__("max_runtime_hours", 1e-6))
+    module = tmp_path / "random.wasm"
+    module.write_bytes(arena.load_baseline("random"))
+    with pytest.raises(
+        cases.RunNotPlayedError,
+        match=r"did not finish within its limit of 0\.0036 s \(the case's max_runtime_hours"
+        r" = 1e-06\): 1 of 4 matches played, nothing is recorded",
+    ):
+        cases.prove(module, case, store=store, executor=InProcess())
+    assert store.runs() == [] and store.matches() == []
+
+
+def test_prove_timeout_caps_the_whole_run_and_kills_its_workers(
+    tmp_path: Path, capsys: Capture, data: Path, build_c: Builder
+) -> None:
+    """The Foray case (four 400-tick matches) with a module that spends 3.3M fuel a tick,
+    on the local executor: a second is far too short, and nothing is left running."""
+    module = tmp_path / "slow.wasm"
+    module.write_bytes(build_c(BOTS / "acts_and_notes.c", "TICK_SPIN=300000"))
+    start = time.monotonic()
+    ran = cli(capsys, "prove", str(module), "--timeout", "1", "--jobs", "2")
+    elapsed = time.monotonic() - start
+    assert ran.code == 2, ran.out
+    assert "did not finish within its limit of 1 s (the timeout asked for)" in ran.err
+    assert "of 4 matches played, nothing is recorded" in ran.err
+    assert elapsed < 20
+    assert worker_pids() == []  # the matches under way were cancelled with their workers
+    with Store.open(data) as store:
+        assert store.runs() == [] and store.matches() == []
+    assert cli(capsys, "runs").out.startswith("no runs yet")
 
 
 def test_a_case_outside_the_catalog_cannot_record_a_run(

@@ -10,6 +10,7 @@ evidence matches are scored evidence; exhibitions are recorded, unscored.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena._errors import ArenaError
 from arena._vocab import Role, RunOutcome
-from arena.cases._build import Build, build_submission, gate_module
+from arena.cases._build import Build, _limit, build_submission, gate_module
 from arena.cases._catalog import default_case
 from arena.cases._model import Case
 from arena.executors import JobFailed, MatchJob
@@ -25,7 +26,7 @@ from arena.match import Contestant, MatchResult
 from arena.store import MAX_NAME_CHARS, MatchRecord, Origin, RunMatch, RunRecord, Store
 
 if TYPE_CHECKING:
-    from arena.executors import Executor
+    from arena.executors import Executor, Outcome
 
 __all__ = [
     "Proof",
@@ -41,10 +42,12 @@ __all__ = [
 
 
 class RunNotPlayedError(ArenaError):
-    """The arena could not play a match of a run (its worker died twice): nothing is recorded.
+    """The arena could not play a run's matches (a worker died twice, or the run did not
+    finish within its time limit): nothing is recorded.
 
-    Not the submission's fault, so not an outcome of it: the run can be
-    proved again.
+    Neither is an outcome of the submission (a dead worker is the arena's
+    failure; how long a run takes depends on the machine as much as on the
+    module, whose every tick is bounded already): the run can be proved again.
     """
 
 
@@ -167,6 +170,26 @@ class Proof:
         return {**self.report.to_json(), "found": self.found}
 
 
+def _play_by(executor: Executor, jobs: Sequence[MatchJob], deadline: float) -> list[Outcome | None]:
+    """The outcomes of ``jobs`` in their order; None for each one not played by ``deadline``
+    (``time.monotonic()``), when the rest are cancelled (their workers are killed)."""
+    import trio
+
+    outcomes: list[Outcome | None] = [None] * len(jobs)
+
+    async def keep(index: int, outcome: Outcome) -> None:
+        outcomes[index] = outcome
+        # A checkpoint: an executor that plays in this thread stops between matches.
+        await trio.lowlevel.checkpoint()
+
+    async def play_all() -> None:
+        with trio.move_on_after(max(0.0, deadline - time.monotonic())):
+            await executor.run(jobs, keep)
+
+    trio.run(play_all)
+    return outcomes
+
+
 def _name_of(source: Path) -> str:
     """A submission's default name: its directory's name, or its module file's stem."""
     path = source.resolve() if source.is_dir() else source
@@ -187,20 +210,22 @@ def prove(
 ) -> Proof:
     """Prove a submission on ``case`` (default: the Foray case) and record the run in ``store``.
 
-    ``source`` is a submission directory (built with the case's ``[build]``,
-    within ``timeout`` seconds if sooner than the case's limit) or a module
-    file. A submission that does not build or is not admissible is recorded
-    as a run that could not compete, with the reason and the build log. One
-    that is admissible is stored (origin ``run`` for a directory, ``file``
-    for a module file) and played as side A against every opponent of the
-    case on each of its seeds, on ``executor`` (default: a ``LocalExecutor``
-    of ``jobs`` workers); the opponents are stored as they are (a hidden one
-    stays hidden). Runs are immutable: a module already proved on this case
+    ``source`` is a submission directory (built with the case's ``[build]``)
+    or a module file. The whole run, build and matches, has the case's
+    ``max_runtime_hours`` (or ``timeout`` seconds, if sooner). A submission
+    that does not build or is not admissible is recorded as a run that could
+    not compete, with the reason and the build log. One that is admissible
+    is stored (origin ``run`` for a directory, ``file`` for a module file)
+    and played as side A against every opponent of the case on each of its
+    seeds, on ``executor`` (default: a ``LocalExecutor`` of ``jobs``
+    workers); the opponents are stored as they are (a hidden one stays
+    hidden). Runs are immutable: a module already proved on this case
     version gives that run back (``found``), unless ``again``.
 
     ``ArenaError`` for what the operator must fix: a case outside the
     catalog (no version to record), a source that is not there, a name
-    too long; ``RunNotPlayedError`` when the arena could not play a match.
+    too long; ``RunNotPlayedError`` when the arena could not play a match,
+    or not all of them within the run's time limit.
     """
     case = case or default_case()
     version = case.version
@@ -215,8 +240,10 @@ def prove(
     name = _name_of(source) if name is None else name
     if not 1 <= len(name) <= MAX_NAME_CHARS:
         raise ArenaError(f"a controller's name must be 1..{MAX_NAME_CHARS} characters")
+    limit = _limit(case, timeout)
+    deadline = time.monotonic() + limit
     if source.is_dir():
-        build, origin = build_submission(source, case, timeout=timeout), Origin.RUN
+        build, origin = build_submission(source, case, timeout=limit), Origin.RUN
     else:
         build, origin = gate_module(source, case), Origin.FILE
 
@@ -260,7 +287,18 @@ def prove(
         from arena.executors import LocalExecutor  # trio: loaded only to play
 
         executor = LocalExecutor(jobs)
-    outcomes = list(executor.map(job for _, job in plan))
+    outcomes = _play_by(executor, [job for _, job in plan], deadline)
+    missing = sum(out is None for out in outcomes)
+    if missing:
+        whose = (
+            f"the case's max_runtime_hours = {case.max_runtime_hours:g}"
+            if limit == case.max_runtime_seconds
+            else "the timeout asked for"
+        )
+        raise RunNotPlayedError(
+            f"the run did not finish within its limit of {limit:g} s ({whose}):"
+            f" {len(plan) - missing} of {len(plan)} matches played, nothing is recorded"
+        )
     failed = [
         (o, out) for (o, _), out in zip(plan, outcomes, strict=True) if isinstance(out, JobFailed)
     ]

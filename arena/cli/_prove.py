@@ -255,7 +255,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("source", help="a submission directory (built first) or a .wasm module")
     p.add_argument("--again", action="store_true", help="play it again even if proved before")
     p.add_argument("--jobs", type=positive, help="worker processes (default: the cores)")
-    p.add_argument("--timeout", type=seconds, help="the build's seconds (at most the case's)")
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        help="seconds for the whole run, build and matches (at most the case's limit)",
+    )
     p.add_argument("--name", help="the controller's name (default: the directory or file's)")
     p.add_argument("--json", action="store_true")
     _case_options(p)
