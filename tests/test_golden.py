@@ -14,11 +14,12 @@ import os
 from pathlib import Path
 
 import msgpack
+import pytest
 
 import arena
 import replays
 import sim
-from tests._support import EXTRA, Builder, policy
+from tests._support import EXTRA, Builder, cli, policy
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGENERATE = os.environ.get("FORAY_REGENERATE_GOLDEN") == "1"
@@ -89,3 +90,31 @@ def test_a_version_1_replay_still_reads_and_verifies(build_c: Builder) -> None:
     packer = msgpack.Packer(use_bin_type=True)
     report = replays.verify_replay(b"".join(packer.pack(o) for o in tampered))
     assert (report.ok, report.mismatch_tick) == (False, 4)
+
+
+def test_a_version_1_replay_is_proved_by_its_modules(
+    build_c: Builder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--modules`` plays the match again in the file's own format version, byte for byte."""
+    v1 = GOLDEN / "busy-vs-idle-seed77-v1.replay"
+    busy, idle = build_c(EXTRA / "busy.c"), build_c(EXTRA / "idle.c")
+    rematch = arena.rematch(v1.read_bytes(), busy, idle)
+    assert rematch.report == replays.VerifyReport(True, 60, None, None)
+    assert rematch.result is not None and rematch.result.replay == v1.read_bytes()
+    modules = []
+    for name, blob in (("busy", busy), ("idle", idle)):
+        modules.append(tmp_path / f"{name}.wasm")
+        modules[-1].write_bytes(blob)
+    out = cli(capsys, "replay", "verify", str(v1), "--modules", *map(str, modules), "--json")
+    assert out.code == 0, out.out + out.err
+    assert out.json() == {"ok": True, "ticks": 60, "mismatch_tick": None}
+    # run_match writes the version it is asked for, and version 2 by default.
+    again = arena.run_match(
+        arena.Contestant("busy", busy),
+        arena.Contestant("idle", idle),
+        seed=77,
+        config=sim.Config(max_ticks=60, start_energy=60),
+        replay_version=1,
+    )
+    assert again.replay == v1.read_bytes()
+    assert _golden_match(build_c).replay == (GOLDEN / "busy-vs-idle-seed77-v2.replay").read_bytes()

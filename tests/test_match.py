@@ -47,6 +47,24 @@ def test_match_json_has_exactly_the_designed_keys(busy: bytes, idle: bytes) -> N
     assert out["replay"] == "some/path.replay" and out["seed"] == 2
 
 
+@pytest.mark.parametrize("version", replays.SUPPORTED_VERSIONS)
+def test_a_match_is_recorded_in_the_replay_version_asked_for(
+    busy: bytes, idle: bytes, version: int
+) -> None:
+    r = play(busy, idle, config=sim.Config(max_ticks=5), replay_version=version)
+    assert replays.read_replay(r.replay).header.version == version
+    assert replays.verify_replay(r.replay).ok
+    assert arena.replay_matches(r.replay, busy, idle).ok  # played again in its own version
+    default = play(busy, idle, config=sim.Config(max_ticks=5))
+    assert replays.read_replay(default.replay).header.version == replays.VERSION
+
+
+@pytest.mark.parametrize("version", [0, 3, True, "2"])
+def test_run_match_refuses_a_replay_version_it_cannot_write(idle: bytes, version: object) -> None:
+    with pytest.raises(arena.ArenaError, match=f"replay format version {version!r}"):
+        play(idle, idle, replay_version=version)
+
+
 def test_less_fuel_wins_a_level_score(busy: bytes, idle: bytes) -> None:
     # Neither banks in 3 ticks; the idle controller burns less fuel.
     r = play(busy, idle, config=sim.Config(max_ticks=3))

@@ -2,10 +2,12 @@
 
 The self-contained check (``replays.verify_replay``) proves the game from the
 recorded actions. Playing the match again from the two modules, with the
-header's seed, rules constants, map, limits and case, and requiring the very
-same replay bytes proves the rest: the actions, the forfeits, every fuel figure
-and the result, and the modules' hashes bind the names. A match that ended in a
-``timeout`` forfeit depends on the wall clock and may not play the same again.
+header's seed, rules constants, map, limits, case and format version, and
+requiring the very same replay bytes proves the rest: the actions, the
+forfeits, every fuel figure and the result. The settings themselves are taken
+from the header, so the case and the side names (labels beside the hashes) are
+written again as recorded, not proved. A match that ended in a ``timeout``
+forfeit depends on the wall clock and may not play the same again.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def rematch(replay: bytes, blob_a: bytes, blob_b: bytes) -> Rematch:
         limits=limits,
         game_map=header.game_map,
         case=header.case,
+        replay_version=header.version,  # a version-1 file is played again as version 1
     )
     if again.replay == replay:
         return Rematch(replays.VerifyReport(True, again.ticks, None, None), again)

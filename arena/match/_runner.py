@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import replays
@@ -98,14 +98,23 @@ def run_match(
     limits: Limits | None = None,
     game_map: sim.GameMap | None = None,
     case: replays.CaseRef | None = None,
+    replay_version: int = replays.VERSION,
 ) -> MatchResult:
     """Play ``a`` (side 0) against ``b`` (side 1) and record the replay.
 
+    ``replay_version`` is the replay format version written (any of
+    ``replays.SUPPORTED_VERSIONS``): a case's ``[replay] version``, or the
+    recorded one when a match is played again to verify its replay.
     Deterministic: the same arguments give the same result and replay bytes,
     unless the wall-clock backstop fires (forfeit kind ``timeout``).
     """
     if not 0 <= seed < 1 << 32:
         raise ArenaError(f"seed {seed} is not an unsigned 32-bit integer")
+    if type(replay_version) is not int or replay_version not in replays.SUPPORTED_VERSIONS:
+        supported = ", ".join(map(str, replays.SUPPORTED_VERSIONS))
+        raise ArenaError(
+            f"replay format version {replay_version!r} is not one this arena writes ({supported})"
+        )
     config = config or sim.Config()
     limits = limits or Limits()
     if game_map is None:
@@ -129,6 +138,8 @@ def run_match(
         wasmtime=WASMTIME_VERSION,
         case=case,
     )
+    if replay_version != header.version:
+        header = replace(header, version=replay_version)
     recorder = replays.Recorder(out, game, header)
 
     ctrls = (Controller(a.blob, limits), Controller(b.blob, limits))
