@@ -334,6 +334,14 @@ def test_the_slug_is_lowercase_letters_digits_and_dashes(
     assert_error(directory, "", "slug")
 
 
+def test_the_slug_is_bounded(tmp_path: Path, make_case: MakeCase) -> None:
+    """Every replay of the case records its slug: a long one would make them all unreadable."""
+    longest = "f" * 64
+    assert cases.load_case(make_case(tmp_path / "ok", put("", "slug", longest), layout=("x",)))
+    directory = make_case(tmp_path / "long", put("", "slug", longest + "f"), layout=("x",))
+    assert_error(directory, "", "slug", "65 characters, over 64")
+
+
 @pytest.mark.parametrize("case_type", ["performance", "optimisation"])
 def test_a_type_the_arena_does_not_host_is_named(
     tmp_path: Path, case_type: str, make_case: MakeCase
@@ -775,6 +783,15 @@ def test_opponent_values(
     assert_error(directory, "opponent[1]", key, *words)
 
 
+def test_an_opponent_name_fits_a_replay_uncut(tmp_path: Path, make_case: MakeCase) -> None:
+    """An opponent's name is a side's name in its replays, which keep at most MAX_NAME_CHARS."""
+    most = replays.MAX_NAME_CHARS
+    case = cases.load_case(make_case(tmp_path / "ok", put_opponent(3, "name", "r" * most)))
+    assert case.opponents[3].name == "r" * most
+    directory = make_case(tmp_path / "long", put_opponent(3, "name", "r" * (most + 1)))
+    assert_error(directory, "opponent[3]", "name", f"{most + 1} characters, over {most}")
+
+
 @pytest.mark.parametrize("key", ["name", "role", "module", "sha256"])
 def test_opponent_keys_are_required(tmp_path: Path, key: str, make_case: MakeCase) -> None:
     directory = make_case(tmp_path, lambda doc: doc["opponent"][2].pop(key))
@@ -819,6 +836,55 @@ def test_a_module_changed_after_loading_is_not_played(tmp_path: Path, make_case:
         case.opponent("random").read_module()
 
 
+def bounded(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in a process of its own, killed (and the test failed) after 60 s.
+
+    A FIFO opened for reading waits for a writer: opened so in this process, it
+    would hang the test run instead of failing it.
+    """
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=60, check=False, cwd=ROOT
+    )
+
+
+def test_a_fifo_as_the_manifest_is_refused_at_once(tmp_path: Path, make_case: MakeCase) -> None:
+    directory = make_case(tmp_path)
+    manifest = directory / cases.MANIFEST
+    manifest.unlink()
+    os.mkfifo(manifest)
+    ran = bounded("-m", "arena", "case", "check", str(directory))
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    assert f"{manifest}: the manifest is a FIFO, not a regular file" in ran.stderr
+    # A directory in its place is refused the same way.
+    manifest.unlink()
+    manifest.mkdir()
+    with pytest.raises(cases.CaseNotFoundError, match="the manifest is a directory"):
+        cases.load_case(directory)
+
+
+def test_a_fifo_as_an_opponent_module_is_refused_at_once(
+    tmp_path: Path, make_case: MakeCase
+) -> None:
+    directory = make_case(tmp_path)
+    module = directory / "opponents" / "random.wasm"
+    # Swapped in after the case was loaded, when the module is read to be played.
+    script = (
+        "import os, sys\n"
+        "from arena import cases\n"
+        "case = cases.load_case(sys.argv[1])\n"
+        "os.unlink(sys.argv[2])\n"
+        "os.mkfifo(sys.argv[2])\n"
+        "case.opponent('random').read_module()\n"
+    )
+    ran = bounded("-c", script, str(directory), str(module))
+    assert ran.returncode == 1 and "CaseNotFoundError" in ran.stderr, ran.stderr
+    assert f"{module}: the module of opponent random is a FIFO, not a regular file" in ran.stderr
+    # Already there when the case is checked: refused as not a file.
+    ran = bounded("-m", "arena", "case", "check", str(directory))
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "[opponent[3]] module: 'opponents/random.wasm' is not a file" in ran.stdout
+
+
 # --------------------------------------------------------------------------- [replay]
 
 
@@ -830,6 +896,41 @@ def test_the_replay_format_is_supported(
     tmp_path: Path, key: str, value: object, words: str, make_case: MakeCase
 ) -> None:
     assert_error(make_case(tmp_path, put("replay", key, value)), "replay", key, *words)
+
+
+def test_the_foray_case_records_replay_version_2() -> None:
+    assert cases.load_case(FORAY).replay == cases.ReplaySpec("foray-replay", 2)
+    assert cases.REPLAY_VERSIONS == replays.SUPPORTED_VERSIONS == (1, 2)
+
+
+def test_a_case_of_replay_version_1_records_its_matches_in_version_1(
+    capsys: Capture, tmp_path: Path, make_case: MakeCase
+) -> None:
+    """``[replay] version`` selects the format the case's matches are written in."""
+    directory = make_case(tmp_path, put("replay", "version", 1))
+    out = cli(capsys, "case", "check", str(directory))
+    assert out.code == 0, out.out + out.err
+    assert cases.load_case(directory).replay.version == 1
+    # A proof plays every opponent under the case (as tournaments, match and demo do).
+    module = str(BASELINES["random"].wasm)
+    catalog = str(tmp_path / "cases")
+    out = cli(capsys, "prove", module, "--catalog", catalog, "--jobs", "1", "--json")
+    assert out.code == 0, out.err
+    matches = out.json()["matches"]
+    assert len(matches) == 4
+    for match in matches:
+        header = replays.read_replay(Path(match["result"]["replay"]).read_bytes()).header
+        assert (header.version, header.case) == (1, replays.CaseRef("foray", 1))
+    canonical = matches[0]
+    assert canonical["opponent"] == "border-soldier"
+    path = canonical["result"]["replay"]
+    ticks = canonical["result"]["ticks"]
+    want = {"ok": True, "ticks": ticks, "mismatch_tick": None}
+    out = cli(capsys, "replay", "verify", path, "--json")
+    assert (out.code, out.json()) == (0, want)
+    opponent = str(directory / "opponents" / "border_soldier.wasm")
+    out = cli(capsys, "replay", "verify", path, "--modules", module, opponent, "--json")
+    assert (out.code, out.json()) == (0, want), out.err
 
 
 # --------------------------------------------------------------------------- the file itself
@@ -972,6 +1073,7 @@ def test_match_plays_under_the_foray_case_and_records_it(capsys: Capture, tmp_pa
     header = replays.read_replay(path.read_bytes()).header
     case = cases.default_case()
     assert header.case == case.ref == replays.CaseRef("foray", 1)
+    assert header.version == case.replay.version == replays.VERSION
     assert header.config == case.rules.replace(max_ticks=3)
     assert dict(header.limits) == case.limits.to_dict()
 

@@ -22,6 +22,7 @@ from typing import Any, Final, TypeVar
 import replays
 import sim
 from arena._errors import ArenaError
+from arena._files import open_regular
 from arena.cases._errors import (
     CaseError,
     CaseInvalidError,
@@ -51,6 +52,7 @@ __all__ = [
     "MAX_MANIFEST_BYTES",
     "MAX_RUNTIME_HOURS",
     "MAX_SEEDS",
+    "MAX_SLUG_CHARS",
     "OPTIONAL_EXPORTS",
     "REPLAY_VERSIONS",
     "REQUIRED_EXPORTS",
@@ -73,8 +75,11 @@ OPTIONAL_EXPORTS: Final = ("foray_note",)
 """The other exports ABI version 1 defines (rules §9.9)."""
 ENTRY: Final = "foray_tick"
 """The export ABI version 1 calls once per tick."""
-REPLAY_VERSIONS: Final = (replays.VERSION,)
+REPLAY_VERSIONS: Final = replays.SUPPORTED_VERSIONS
 """The replay format versions this arena writes (and so can record a case's matches in)."""
+MAX_SLUG_CHARS: Final = 64
+"""A slug is copied into the header of every replay of the case: kept far below the
+reader's bound on a string, so no honest replay of the case is ever unreadable."""
 
 SLUG = re.compile(r"[a-z0-9-]+")
 VERSION_DIR = re.compile(r"[1-9][0-9]{0,8}")
@@ -252,12 +257,15 @@ class _Loader:
             what = "not a directory" if self.directory.exists() else "no such case directory"
             raise CaseNotFoundError(f"{self.directory}: {what}")
         try:
-            with self.manifest.open("rb") as f:
+            # A FIFO, a device or a directory is refused at once, never waited on.
+            with open_regular(self.manifest, "manifest") as f:
                 data = f.read(MAX_MANIFEST_BYTES + 1)
-        except FileNotFoundError:
-            raise CaseNotFoundError(
-                f"{self.directory}: not a case directory (no {MANIFEST})"
-            ) from None
+        except ArenaError as exc:
+            if not self.manifest.exists() and not self.manifest.is_symlink():
+                raise CaseNotFoundError(
+                    f"{self.directory}: not a case directory (no {MANIFEST})"
+                ) from None
+            raise CaseNotFoundError(str(exc)) from None
         except OSError as exc:
             reason = exc.strerror or exc
             raise CaseNotFoundError(f"{self.manifest}: cannot read: {reason}") from None
@@ -335,6 +343,13 @@ class _Loader:
         slug = root.string("slug")
         if slug is not None and not SLUG.fullmatch(slug):
             root.error("slug", f"{_show(slug)} must match [a-z0-9-]+")
+            slug = None
+        elif slug is not None and len(slug) > MAX_SLUG_CHARS:
+            root.error(
+                "slug",
+                f"{_show(slug)} is {len(slug)} characters, over {MAX_SLUG_CHARS}"
+                " (every replay of the case records it)",
+            )
             slug = None
         name = root.string("name")
         difficulty = root.one_of("difficulty", Difficulty, tuple(Difficulty))
@@ -614,6 +629,14 @@ class _Loader:
         for i, entry in enumerate(value):
             t = _Table(self.report, f"opponent[{i}]", entry)
             name = t.string("name")
+            if name is not None and len(name) > replays.MAX_NAME_CHARS:
+                # The name is a side's name in every replay of its matches: never cut there.
+                t.error(
+                    "name",
+                    f"{_show(name)} is {len(name)} characters, over {replays.MAX_NAME_CHARS}"
+                    " (the most a replay records of a side's name)",
+                )
+                name = None
             if name is not None:
                 if name in seen:
                     t.error("name", f"{name!r} is also the name of opponent[{seen[name]}]")
@@ -637,8 +660,11 @@ class _Loader:
 
     def check_module(self, t: _Table, module: Path, sha256: str) -> None:
         try:
-            with module.open("rb") as f:
+            with open_regular(module, "module") as f:
                 blob = f.read(MAX_MODULE_BYTES + 1)
+        except ArenaError as exc:
+            t.error("module", str(exc))
+            return
         except OSError as exc:
             t.error("module", f"cannot read {module.name}: {exc.strerror or exc}")
             return

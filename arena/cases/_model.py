@@ -11,6 +11,7 @@ from typing import Any
 import replays
 import sim
 from arena._errors import ArenaError
+from arena._files import open_regular
 from arena._vocab import Role
 from arena.cases._errors import CaseNotFoundError
 from arena.match import Contestant
@@ -122,8 +123,11 @@ class Opponent:
         loaded is an ``ArenaError`` naming it, never silently played.
         """
         try:
-            with self.module.open("rb") as f:
+            # A FIFO or a device swapped in since loading is refused at once, never waited on.
+            with open_regular(self.module, f"module of opponent {self.name}") as f:
                 blob = f.read(MAX_MODULE_BYTES + 1)
+        except ArenaError as exc:
+            raise CaseNotFoundError(str(exc)) from None
         except OSError as exc:
             raise CaseNotFoundError(
                 f"{self.module}: cannot read opponent {self.name}'s module: {exc.strerror or exc}"

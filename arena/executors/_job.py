@@ -32,6 +32,8 @@ class MatchJob:
     limits: Limits | None = None
     game_map: sim.GameMap | None = None
     case: replays.CaseRef | None = None
+    replay_version: int = replays.VERSION
+    """The replay format version written (a case's ``[replay] version``)."""
 
     @classmethod
     def for_case(
@@ -46,6 +48,7 @@ class MatchJob:
     ) -> MatchJob:
         """A match under ``case``'s rules, limits and map, recorded with the case's identity.
 
+        The replay is written in the format version the case's ``[replay]`` declares.
         ``config`` and ``game_map`` replace the case's (``arena match --max-ticks``,
         ``--map``); the replay header records the constants actually played.
         """
@@ -57,6 +60,7 @@ class MatchJob:
             limits=case.limits,
             game_map=case.game_map if game_map is None else game_map,
             case=case.ref,
+            replay_version=case.replay.version,
         )
 
 
@@ -82,6 +86,7 @@ def play(job: MatchJob) -> MatchResult:
         limits=job.limits,
         game_map=job.game_map,
         case=job.case,
+        replay_version=job.replay_version,
     )
 
 
