@@ -37,7 +37,7 @@ from replays import (
     read_replay,
     verify_replay,
 )
-from tests._support import LIMITS, Played, pack
+from tests._support import LIMITS, TESTS, Played, pack
 from tests._support import play_scripted as play
 
 
@@ -410,6 +410,39 @@ def test_verify_refuses_a_map_that_breaks_the_rules(small: Played) -> None:
     assert not report.ok and report.detail is not None and "'map'" in report.detail
 
 
+@pytest.mark.parametrize(
+    ("name", "ticks", "method"),
+    [
+        ("busy-vs-idle-seed77-v2.replay", 60, "checksum"),
+        ("busy-vs-idle-seed77-v1.replay", 60, "checksum_v1"),
+        ("forfeit", 4, "checksum"),
+        ("init-forfeit", 0, "checksum"),
+    ],
+)
+def test_verify_computes_the_checksum_once_a_tick(
+    monkeypatch: pytest.MonkeyPatch, name: str, ticks: int, method: str
+) -> None:
+    """The checksum is the bulk of a tick's verification: once per frame, never twice."""
+    if name == "forfeit":
+        data = play(1, 9, forfeit=(3, 1, "invalid_action")).data
+    elif name == "init-forfeit":
+        data = play(1, 9, init_forfeit=(True, False)).data
+    else:
+        data = (TESTS / "golden" / name).read_bytes()
+    calls = {"checksum": 0, "checksum_v1": 0}
+    for counted in calls:
+        original = getattr(sim.Game, counted)
+
+        def counting(game: sim.Game, *args: Any, _f: Any = original, _n: str = counted) -> int:
+            calls[_n] += 1
+            return int(_f(game, *args))
+
+        monkeypatch.setattr(sim.Game, counted, counting)
+    report = verify_replay(data)
+    assert report.ok and report.ticks == ticks, report.detail
+    assert calls == {"checksum": 0, "checksum_v1": 0, method: ticks}
+
+
 def test_verify_reports_a_malformed_file_with_its_tick(full: Played) -> None:
     data = tampered(full, lambda h, f, r: f[7].update(k="x"))
     report = verify_replay(data)
@@ -556,8 +589,14 @@ def test_random_bytes_are_refused(data: bytes) -> None:
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_bytes_after_a_good_header_are_refused(data: st.DataObject) -> None:
+    # A replay needs frames whose checksums re-simulate and a result after them: no
+    # random tail of 512 bytes is that, so every one is refused, after the header.
     head = next(frame_chunks(play(2, 3, size=8).data))
-    read_or_refuse(head + data.draw(st.binary(max_size=512)))
+    tail = data.draw(st.binary(max_size=512))
+    assert read_or_refuse(head + tail) is None
+    with pytest.raises(ReplayError) as refused:
+        read_replay(head + tail)
+    assert not str(refused.value).startswith("header"), str(refused.value)
 
 
 def test_every_truncation_is_refused(small: Played) -> None:
