@@ -1,21 +1,43 @@
 """The layering of the design, read from the code's own imports.
 
 Packages: sim < replays < arena < web. Inside ``arena``, each sub-package has
-one job: only ``sandbox`` touches wasmtime, only ``match`` and ``executors``
-(and ``bench``, which times them) play matches, ``tournament`` stays pure,
-``store`` keeps results without playing them. A module whose name starts with
-``_`` is private to the package that holds it.
+one job: only ``sandbox`` touches wasmtime (and only its ``_ffi`` module
+ctypes and wasmtime's private names), only ``match`` and ``executors`` (and
+``bench``, which times them) play matches (anyone else is on a list, with
+why), ``tournament`` stays pure (no sandbox, no match, no I/O), ``store``
+keeps results without playing them.
+
+Privacy: a module or a name whose own name starts with ``_`` (dunders aside)
+is private to the package that holds it, and usable from that package and
+every package below it. So ``arena/sandbox/_engine.py`` is private to
+``arena.sandbox`` (``arena.cli`` may not import it, nor take ``_engine`` from
+``arena.sandbox``), ``arena/_errors.py`` is private to ``arena`` and open to
+all its sub-packages, and a ``_name`` of ``arena/cli/_prove.py`` is private to
+``arena.cli``.
+
+What the scan sees: every ``import`` and ``from ... import`` (relative ones
+resolved), wherever it stands; every attribute read through a module alias
+(``import arena`` then ``arena.run_match``), as if its first name were
+imported; and the names of the lazy tables (``_LAZY``) that packages load
+on first use, as if imported by the package. Subprocess tests check the same
+for what an import really loads, transitively.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
-from tests._support import ROOT
+from tests._support import GOLDEN_REPLAY, ROOT
 
 PACKAGES = ("sim", "replays", "arena", "web")
 # package -> the project packages it may import
@@ -25,23 +47,60 @@ ALLOWED = {
     "arena": {"sim", "replays"},
     "web": {"arena", "replays"},
 }
-# Who may import the names that play a match (the runner, or a controller).
-MATCH_PLAYERS = ("arena.match", "arena.executors", "arena.bench")
-PLAYING_NAMES = {"run_match", "Controller"}
+# The names that play a match: the runner, a rematch, an executor's in-process job, a controller.
+PLAYING_NAMES = {"run_match", "rematch", "replay_matches", "play", "Controller"}
+# Who may use them: their homes, the bench (which times them) and the facade (which re-exports).
+MATCH_PLAYERS = ("arena.match", "arena.executors", "arena.sandbox", "arena.bench")
+# Anyone else who plays, and why. A new caller fails until it is added here with its reason.
+ALSO_PLAYING = {
+    ("arena.cli._match", "play"): "`arena match` plays its one match as a worker would (a job)",
+    ("arena.cli._replay", "replay_matches"): "`arena replay verify --modules` plays it again",
+    ("web._site", "play"): "the site's queue hands arena.play to its worker processes",
+    ("web._bundle", "rematch"): "check_pushed_match runs in the site's worker processes",
+    ("web._bench", "play"): "the viewer benchmark needs one replay to load",
+    ("web._load", "play"): "the load driver seeds its store with one match",
+}
+# The only modules that may import ctypes, and why.
+CTYPES_USERS = {
+    "arena.sandbox._ffi": "wasmtime's C API, past wasmtime-py, in one place",
+    "arena.cases._reaper": "libc's prctl (child subreaper) in the build supervisor script",
+}
+# The only modules that import by name (importlib.import_module, __import__), and why.
+DYNAMIC_IMPORTERS = {
+    "arena._lazy": "the lazy tables of arena's packages, which the scan reads",
+    "replays": "its lazy table, which the scan reads",
+    "web": "its lazy table, which the scan reads",
+    "arena.sandbox._engine": "wasmtime's installed version (wasmtime is the sandbox's anyway)",
+}
+LAZY_TABLES = {"arena", "arena.coordinator", "arena.executors", "replays", "web"}
 
 
 @dataclass(frozen=True)
 class Import:
-    """One import statement's target, as seen from the module that makes it."""
+    """One use of a module, as seen from the module that makes it.
+
+    ``names`` are the names taken from ``module``: those of ``from module
+    import ...``, an attribute path read off an alias (``("Store.open",)``),
+    or the names a lazy table maps to ``module``.
+    """
 
     source: Path
     importer: str  # dotted name of the importing module
     module: str  # dotted name of the imported module
-    names: tuple[str, ...]  # the names taken with ``from module import ...``
+    names: tuple[str, ...]
     line: int
+    how: Literal["import", "from", "attribute", "lazy"]
 
     def where(self) -> str:
         return f"{self.source.relative_to(ROOT)}:{self.line}"
+
+    def targets(self) -> list[str]:
+        """The dotted names used: the module itself, or each name taken from it."""
+        return [f"{self.module}.{name}" for name in self.names] or [self.module]
+
+    def first_names(self) -> set[str]:
+        """The names taken from the module itself (``Store`` of ``Store.open``)."""
+        return {name.split(".")[0] for name in self.names}
 
 
 def _module_name(path: Path) -> str:
@@ -51,30 +110,132 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def _project_path(module: str) -> Path | None:
+    """The file of a project module or package, or None if ``module`` is no project module."""
+    base = ROOT.joinpath(*module.split("."))
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    return None
+
+
+def _is_package(module: str) -> bool:
+    path = _project_path(module)
+    return path is not None and path.name == "__init__.py"
+
+
+def _absolute(importer: str, source: Path, node: ast.ImportFrom) -> str:
+    """The module a ``from`` import names, a relative one resolved against ``importer``."""
+    if node.level == 0:
+        assert node.module is not None
+        return node.module
+    package = importer.split(".") if source.name == "__init__.py" else importer.split(".")[:-1]
+    if node.level - 1 >= len(package):
+        raise AssertionError(f"{source}:{node.lineno}: a relative import beyond the top level")
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _split(dotted: str) -> tuple[str, tuple[str, ...]]:
+    """A dotted name as (the longest module prefix, the rest as one name or nothing).
+
+    Outside the project only the top-level package is known to be a module.
+    """
+    parts = dotted.split(".")
+    if _project_path(parts[0]) is None:
+        cut = 1
+    else:
+        cut = max(i for i in range(1, len(parts) + 1) if _project_path(".".join(parts[:i])))
+    rest = ".".join(parts[cut:])
+    return ".".join(parts[:cut]), (rest,) if rest else ()
+
+
+def _attribute_chain(node: ast.Attribute) -> tuple[str, list[str]] | None:
+    """``a.b.c`` as ("a", ["b", "c"]), or None when it is not rooted at a plain name."""
+    parts: list[str] = []
+    value: ast.expr = node
+    while isinstance(value, ast.Attribute):
+        parts.append(value.attr)
+        value = value.value
+    return (value.id, parts[::-1]) if isinstance(value, ast.Name) else None
+
+
+def _lazy_table(module: str) -> dict[str, str]:
+    table = importlib.import_module(module)._LAZY
+    assert isinstance(table, dict), f"{module}._LAZY is not a dict"
+    return {str(k): str(v) for k, v in table.items()}
+
+
+def _scan(path: Path) -> Iterator[Import]:
+    importer = _module_name(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    aliases: dict[str, str] = {}  # a name bound by an import -> the dotted name it stands for
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield Import(path, importer, a.name, (), node.lineno, "import")
+                if a.asname:
+                    aliases[a.asname] = a.name
+                else:
+                    top = a.name.split(".")[0]
+                    aliases[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            module = _absolute(importer, path, node)
+            names = tuple(a.name for a in node.names)
+            yield Import(path, importer, module, names, node.lineno, "from")
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{module}.{a.name}"
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or id(node) in inner:
+            continue
+        chain = _attribute_chain(node)
+        if chain is None or chain[0] not in aliases:
+            continue
+        module, names = _split(".".join([aliases[chain[0]], *chain[1]]))
+        if names:
+            yield Import(path, importer, module, names, node.lineno, "attribute")
+    lazy = [
+        n.lineno
+        for n in tree.body
+        if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "_LAZY" for t in n.targets)
+    ]
+    if lazy:
+        for name, module in sorted(_lazy_table(importer).items()):
+            yield Import(path, importer, module, (name,), lazy[0], "lazy")
+
+
 def _imports() -> list[Import]:
-    found: list[Import] = []
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            importer = _module_name(path)
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    found += [Import(path, importer, a.name, (), node.lineno) for a in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    names = tuple(a.name for a in node.names)
-                    found.append(Import(path, importer, node.module, names, node.lineno))
-    return found
+    return [
+        imp
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for imp in _scan(path)
+    ]
 
 
 IMPORTS = _imports()
 
 
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _inside(importer: str, package: str) -> bool:
+    return importer == package or importer.startswith(package + ".")
+
+
 def test_the_scan_sees_the_project() -> None:
     """The other tests here would pass on an empty list: make sure they have work to do."""
-    importers = {imp.importer.split(".")[0] for imp in IMPORTS}
+    importers = {_top(imp.importer) for imp in IMPORTS}
     assert {"sim", "replays", "arena", "web"} <= importers
     assert any(imp.module == "wasmtime" for imp in IMPORTS)
     assert any(imp.importer.startswith("arena.cli") for imp in IMPORTS)
+    # web's `arena.rematch(...)` is seen through its alias, and arena's lazy tables are read
+    seen = {(imp.importer, imp.module, imp.names, imp.how) for imp in IMPORTS}
+    assert ("web._bundle", "arena", ("rematch",), "attribute") in seen
+    assert ("arena", "arena.sandbox", ("Controller",), "lazy") in seen
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -82,43 +243,64 @@ def test_packages_import_only_what_the_layering_allows(package: str) -> None:
     bad = [
         f"{imp.where()} imports {imp.module}"
         for imp in IMPORTS
-        if imp.importer.split(".")[0] == package
-        and (top := imp.module.split(".")[0]) in ALLOWED
+        if _top(imp.importer) == package
+        and (top := _top(imp.module)) in ALLOWED
         and top != package
         and top not in ALLOWED[package]
     ]
     assert not bad, "\n".join(bad)
 
 
-def _private_owner(module: str) -> str | None:
-    """The package a private module belongs to, or None if ``module`` is public."""
-    parts = module.split(".")
+def _private_owner(dotted: str) -> str | None:
+    """The package a private module or name belongs to, or None if ``dotted`` is public.
+
+    That is the package holding the first ``_`` part: ``arena.sandbox`` for
+    ``arena.sandbox._engine.x``, ``arena.cli`` for ``arena.cli._prove._print``
+    and for ``arena.cli.main._helper`` (a public module's private name).
+    """
+    parts = dotted.split(".")
     for i, part in enumerate(parts):
-        if part.startswith("_"):
-            return ".".join(parts[:i])
+        if part.startswith("_") and not (part.startswith("__") and part.endswith("__")):
+            holder = ".".join(parts[:i])
+            while holder and not _is_package(holder):
+                holder = holder.rpartition(".")[0]
+            return holder
     return None
 
 
-def test_no_module_imports_another_packages_private_modules() -> None:
-    bad = []
-    for imp in IMPORTS:
-        owner = _private_owner(imp.module)
-        if owner is None or imp.module.split(".")[0] not in PACKAGES:
-            continue
-        inside = imp.importer == owner or imp.importer.startswith(owner + ".")
-        if not inside:
-            bad.append(f"{imp.where()}: {imp.importer} imports {imp.module}")
+def test_private_modules_and_names_stay_in_their_package() -> None:
+    bad = [
+        f"{imp.where()}: {imp.importer} uses {target} (private to {owner})"
+        for imp in IMPORTS
+        if _top(imp.module) in PACKAGES
+        for target in imp.targets()
+        if (owner := _private_owner(target)) is not None and not _inside(imp.importer, owner)
+    ]
     assert not bad, "\n".join(bad)
+
+
+def test_relative_imports_are_resolved() -> None:
+    """A relative import (none exist today) is resolved against its module: every rule sees it."""
+    path = ROOT / "arena" / "match" / "_runner.py"
+    tree = ast.parse("from . import _fuel\nfrom ..sandbox import Limits\nfrom .. import shown")
+    found = [
+        _absolute("arena.match._runner", path, n)
+        for n in tree.body
+        if isinstance(n, ast.ImportFrom)
+    ]
+    assert found == ["arena.match", "arena.sandbox", "arena"]
+    init = ROOT / "arena" / "match" / "__init__.py"
+    (node,) = ast.parse("from ._fuel import FuelStats").body
+    assert isinstance(node, ast.ImportFrom)
+    assert _absolute("arena.match", init, node) == "arena.match._fuel"
 
 
 def test_web_uses_only_the_arena_facade() -> None:
     """``web`` takes arena's names from ``arena`` itself, never from a sub-package."""
-    web_imports = [imp for imp in IMPORTS if imp.importer.split(".")[0] == "web"]
+    web_imports = [imp for imp in IMPORTS if _top(imp.importer) == "web"]
     assert any(imp.module == "arena" for imp in web_imports)
     bad = [
-        f"{imp.where()} imports {imp.module}"
-        for imp in web_imports
-        if imp.module.startswith("arena.")
+        f"{imp.where()} uses {imp.module}" for imp in web_imports if imp.module.startswith("arena.")
     ]
     assert not bad, "\n".join(bad)
 
@@ -136,51 +318,122 @@ def test_arena_finds_the_commands_of_web_without_importing_it() -> None:
         assert [ep.value for ep in entry_points(group=group)] == [target]
 
 
-def test_private_names_are_not_imported_across_packages() -> None:
+def test_only_the_sandbox_imports_wasmtime() -> None:
     bad = [
-        f"{imp.where()} takes {name} from {imp.module}"
+        f"{imp.where()} uses {imp.module}"
         for imp in IMPORTS
-        for name in imp.names
-        if name.startswith("_")
-        and not name.startswith("__")
-        and imp.module.split(".")[0] in PACKAGES
-        and not imp.importer.startswith(imp.module.split(".")[0] + ".")
+        if _top(imp.module) == "wasmtime" and not _inside(imp.importer, "arena.sandbox")
     ]
     assert not bad, "\n".join(bad)
 
 
-def test_only_the_sandbox_imports_wasmtime() -> None:
+def _wasmtime_private_attributes() -> set[str]:
+    """The private attribute names of wasmtime's objects (``Store._context``, ``Func._func``)."""
+    import wasmtime
+
+    engine = wasmtime.Engine()
+    store = wasmtime.Store(engine)
+    module = wasmtime.Module(engine, '(module (memory (export "m") 1) (func (export "f")))')
+    instance = wasmtime.Instance(store, module, [])
+    exports = instance.exports(store)
+    objects: list[object] = [engine, store, module, instance, exports["m"], exports["f"]]
+    names = {a for o in objects for a in vars(o)}
+    names |= {a for n in wasmtime.__all__ for a in dir(getattr(wasmtime, n))}
+    return {a for a in names if a.startswith("_") and not a.startswith("__")}
+
+
+def test_only_the_ffi_module_uses_ctypes_or_wasmtimes_private_names() -> None:
+    """arena/sandbox/_ffi.py holds every ctypes and private wasmtime-py name the sandbox uses,
+    so a wasmtime upgrade is checked in one file."""
+    ffi = "arena.sandbox._ffi"
     bad = [
         f"{imp.where()} imports {imp.module}"
         for imp in IMPORTS
-        if imp.module.split(".")[0] == "wasmtime" and not imp.importer.startswith("arena.sandbox")
+        if imp.how in ("import", "from")
+        and _top(imp.module) in ("ctypes", "_ctypes")
+        and imp.importer not in CTYPES_USERS
     ]
+    bad += [
+        f"{imp.where()} uses {target}"
+        for imp in IMPORTS
+        if imp.importer != ffi
+        for target in imp.targets()
+        if _top(target) == "wasmtime" and any(p.startswith("_") for p in target.split("."))
+    ]
+    private = _wasmtime_private_attributes()
+    assert "_context" in private and "_func" in private
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if _module_name(path) == ffi:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            bad += [
+                f"{path.relative_to(ROOT)}:{n.lineno} reads .{n.attr} (a wasmtime-py private name)"
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Attribute)
+                and n.attr in private
+                and not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls"))
+            ]
     assert not bad, "\n".join(bad)
 
 
 def test_only_match_and_executors_play_matches() -> None:
-    bad = [
-        f"{imp.where()} takes {name} from {imp.module}"
-        for imp in IMPORTS
-        for name in imp.names
-        if name in PLAYING_NAMES
-        and imp.module.startswith("arena")
-        and not imp.importer.startswith(MATCH_PLAYERS)
-        and not imp.importer.startswith("arena.sandbox")
-        and imp.importer != "arena"  # the facade re-exports them
-    ]
+    used: set[tuple[str, str]] = set()
+    bad = []
+    for imp in IMPORTS:
+        if _top(imp.module) != "arena" or imp.importer == "arena":  # the facade re-exports them
+            continue
+        for name in imp.first_names() & PLAYING_NAMES:
+            if any(_inside(imp.importer, player) for player in MATCH_PLAYERS):
+                continue
+            if (imp.importer, name) in ALSO_PLAYING:
+                used.add((imp.importer, name))
+            else:
+                bad.append(f"{imp.where()} takes {name} from {imp.module}")
     assert not bad, "\n".join(bad)
+    assert used == set(ALSO_PLAYING), f"no longer playing: {set(ALSO_PLAYING) - used}"
+
+
+def test_dynamic_imports_are_read_by_the_scan() -> None:
+    """A module imported by name (``importlib.import_module``) escapes the scan unless it comes
+    from a lazy table, which the scan reads: only the lazy loaders import by name."""
+    callers = set()
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for n in ast.walk(tree):
+                if (isinstance(n, ast.Attribute) and n.attr == "import_module") or (
+                    isinstance(n, ast.Name) and n.id == "__import__"
+                ):
+                    callers.add(_module_name(path))
+    assert callers == set(DYNAMIC_IMPORTERS)
+    assert {imp.importer for imp in IMPORTS if imp.how == "lazy"} == LAZY_TABLES
+
+
+IO_MODULES = ("os", "io", "pathlib", "sqlite3", "subprocess", "socket", "shutil", "tempfile")
+IO_CALLS = {"open", "input", "print", "__import__"}
+IO_METHODS = {"open", "read_text", "write_text", "read_bytes", "write_bytes"}
 
 
 def test_the_tournament_imports_no_sandbox_and_does_no_io() -> None:
     impure = ("arena.sandbox", "arena.match", "arena.executors", "arena.store", "wasmtime")
-    io_modules = ("os", "io", "pathlib", "sqlite3", "subprocess", "socket", "shutil")
     bad = [
         f"{imp.where()} imports {imp.module}"
         for imp in IMPORTS
-        if imp.importer.startswith("arena.tournament")
-        and (imp.module.startswith(impure) or imp.module.split(".")[0] in io_modules)
+        if _inside(imp.importer, "arena.tournament")
+        and (imp.module.startswith(impure) or _top(imp.module) in IO_MODULES)
     ]
+    for path in sorted((ROOT / "arena" / "tournament").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        bad += [
+            f"{path.relative_to(ROOT)}:{n.lineno} calls {ast.unparse(n.func)}()"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call)
+            and (
+                (isinstance(n.func, ast.Name) and n.func.id in IO_CALLS)
+                or (isinstance(n.func, ast.Attribute) and n.func.attr in IO_METHODS)
+            )
+        ]
     assert not bad, "\n".join(bad)
 
 
@@ -190,15 +443,80 @@ def test_the_store_plays_no_match() -> None:
     bad = [
         f"{imp.where()} imports {imp.module}"
         for imp in IMPORTS
-        if imp.importer.startswith("arena.store") and imp.module.startswith(forbidden)
+        if _inside(imp.importer, "arena.store") and imp.module.startswith(forbidden)
     ]
     assert not bad, "\n".join(bad)
-    assert any(imp.importer.startswith("arena.store") for imp in IMPORTS)
+    assert any(_inside(imp.importer, "arena.store") for imp in IMPORTS)
+
+
+def _loaded_after(code: str, watched: tuple[str, ...]) -> list[str]:
+    """Those of ``watched`` that a fresh interpreter holds (they or a sub-module) after
+    running ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    ran = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    loaded = json.loads(ran.stdout.splitlines()[-1])
+    assert isinstance(loaded, list)
+    return [w for w in watched if any(_inside(str(m), w) for m in loaded)]
+
+
+@pytest.mark.parametrize(
+    ("code", "forbidden"),
+    [
+        # the tournament is pure: no sandbox, no match, no store, no workers, transitively
+        (
+            "import arena.tournament",
+            (
+                "wasmtime",
+                "arena.sandbox",
+                "arena.match",
+                "arena.executors",
+                "arena.store",
+                "arena.coordinator",
+                "trio",
+                "sqlite3",
+                "web",
+            ),
+        ),
+        # the rules import nothing of the project's and no dependency
+        (
+            "import sim",
+            ("replays", "arena", "web", "networkx", "wasmtime", "msgpack", "trio", "openskill"),
+        ),
+        # reading and verifying replays needs only sim and msgpack
+        (
+            "import replays; replays.read_replay; replays.verify_replay; replays.iter_states",
+            ("arena", "web", "wasmtime", "networkx", "trio", "openskill"),
+        ),
+    ],
+    ids=["tournament", "sim", "replays"],
+)
+def test_what_an_import_loads_transitively(code: str, forbidden: tuple[str, ...]) -> None:
+    loaded = _loaded_after(code, forbidden)
+    assert not loaded, f"{code!r} loads {', '.join(loaded)}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("map", "generate", "--seed", "1"),
+        ("replay", "verify", str(GOLDEN_REPLAY)),
+        ("replay", "show", str(GOLDEN_REPLAY)),
+        ("tournaments",),
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_commands_that_play_nothing_never_import_wasmtime(args: tuple[str, ...]) -> None:
+    """docs/decisions.md names these commands (in a data directory of the test's own); the
+    others load arena.match, and with it the sandbox."""
+    code = f"from arena.cli import main\nassert main({list(args)!r}) == 0"
+    loaded = _loaded_after(code, ("wasmtime", "arena.sandbox"))
+    assert not loaded, f"arena {' '.join(args)} loads {', '.join(loaded)}"
 
 
 def test_every_package_names_its_api() -> None:
-    import importlib
-
     packages = [
         _module_name(init.parent / "__init__.py")
         for package in PACKAGES
