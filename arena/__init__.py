@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena._errors import ArenaError, UnknownControllerError
-from arena._files import atomic_write, data_dir
+from arena._files import atomic_write, data_dir, open_regular
 from arena._lazy import lazy_names
 
 if TYPE_CHECKING:
@@ -337,6 +337,7 @@ __all__ = [
     "match_outcome",
     "new_project",
     "numbered_module",
+    "open_regular",
     "open_worker_pool",
     "play",
     "played_of",

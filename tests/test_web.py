@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import httpx
 import msgpack
 import pytest
+from starlette.applications import Starlette
+from starlette.routing import Mount
 from starlette.testclient import TestClient
 
 import replays
@@ -135,7 +140,24 @@ def test_a_file_gone_since_the_start_is_404(tmp_path: Path, replay_file: Path) -
     replay_file.unlink()
     r = app.get("/replay")
     assert r.status_code == 404
-    assert r.text.startswith("cannot read the replay match.replay: ")
+    assert r.text == "match.replay: cannot read the replay: No such file or directory"
+
+
+def test_a_fifo_swapped_in_for_the_replay_is_404_at_once(replay_file: Path) -> None:
+    app = client(replay_file)
+    replay_file.unlink()
+    os.mkfifo(replay_file)
+    answers: list[Any] = []
+    asking = threading.Thread(target=lambda: answers.append(app.get("/replay")), daemon=True)
+    asking.start()
+    asking.join(timeout=20)
+    if asking.is_alive():  # it waits for a writer: be one, so that the test ends
+        with replay_file.open("wb"):
+            pass
+        asking.join(timeout=20)
+        pytest.fail("the server opened the FIFO and waited on it")
+    assert answers[0].status_code == 404
+    assert answers[0].text == "match.replay: the replay is a FIFO, not a regular file"
 
 
 def test_static_files_are_served_with_javascript_types(replay_file: Path) -> None:
@@ -152,6 +174,38 @@ def test_static_files_are_served_with_javascript_types(replay_file: Path) -> Non
         assert r.headers["content-type"].startswith("text/javascript"), path
     assert app.get("/static/viewer.css").headers["content-type"].startswith("text/css")
     assert app.get("/static/favicon.svg").headers["content-type"].startswith("image/svg+xml")
+
+
+def test_static_files_are_served_from_memory_as_they_are_on_disk(replay_file: Path) -> None:
+    app = client(replay_file)
+    files = [p for p in STATIC.rglob("*") if p.is_file()]
+    assert len(files) > 20
+    for path in files:
+        r = app.get(f"/static/{path.relative_to(STATIC).as_posix()}")
+        assert r.status_code == 200 and r.content == path.read_bytes(), path
+    r = app.get("/static/viewer.js")
+    assert r.headers["etag"] and r.headers["last-modified"]
+    again = app.get("/static/viewer.js", headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    head = app.head("/static/viewer.js")
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-length"] == str(len(r.content))
+    posted = app.post("/static/viewer.js")
+    assert posted.status_code == 405 and posted.headers["allow"] == "GET, HEAD"
+
+
+def test_a_static_file_edited_since_the_start_is_served_as_it_is_now(tmp_path: Path) -> None:
+    (tmp_path / "a.js").write_text("export const a = 1;\n")
+    app = TestClient(Starlette(routes=[Mount("/static", web.MemoryStaticFiles(tmp_path))]))
+    first = app.get("/static/a.js")
+    assert first.text == "export const a = 1;\n"
+    (tmp_path / "a.js").write_text("export const a = 22;\n")
+    now = app.get("/static/a.js")
+    assert now.text == "export const a = 22;\n" and now.headers["etag"] != first.headers["etag"]
+    (tmp_path / "b.js").write_text("new\n")  # the set of files is the one found at the start
+    assert app.get("/static/b.js").status_code == 404
+    (tmp_path / "a.js").unlink()
+    assert app.get("/static/a.js").status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -200,6 +254,31 @@ def test_arena_view_refuses_a_missing_file(
     ran = cli(capsys, "view", str(path), "--no-open")
     assert ran.code == 2
     assert ran.err == f"error: {path}: cannot read the replay: No such file or directory\n"
+
+
+def test_arena_view_refuses_a_fifo_at_once(tmp_path: Path) -> None:
+    """In a process of its own, with a timeout: a FIFO opened for reading would wait forever."""
+    fifo = tmp_path / "pipe.replay"
+    os.mkfifo(fifo)
+    ran = subprocess.run(
+        [sys.executable, "-m", "arena", "view", str(fifo), "--no-open"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr == f"error: {fifo}: the replay is a FIFO, not a regular file\n"
+
+
+@pytest.mark.parametrize(("path", "kind"), [(".", "a directory"), ("/dev/null", "a device")])
+def test_arena_view_refuses_what_is_not_a_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, path: str, kind: str
+) -> None:
+    where = tmp_path if path == "." else Path(path)
+    ran = cli(capsys, "view", str(where), "--no-open")
+    assert ran.code == 2
+    assert ran.err == f"error: {where}: the replay is {kind}, not a regular file\n"
 
 
 def test_arena_view_refuses_a_port_in_use(

@@ -6,8 +6,8 @@ import threading
 import webbrowser
 from pathlib import Path
 
+import arena
 import replays
-from arena import ArenaError
 from web._server import LOOPBACK, bind, serve, url_of
 from web._view import view_app
 
@@ -15,13 +15,17 @@ __all__ = ["check_replay", "view"]
 
 
 def check_replay(path: Path) -> None:
-    """Read the whole file through the bounded reader; raise ReplayError or ArenaError naming it."""
+    """Read the whole file through the bounded reader; raise ReplayError or ArenaError naming it.
+
+    A FIFO, a device or a directory is refused at once (``arena.open_regular``),
+    never waited on.
+    """
     try:
-        with path.open("rb") as f:
+        with arena.open_regular(path, "replay") as f:
             for _ in replays.frame_chunks(f):
                 pass
     except OSError as exc:
-        raise ArenaError(f"{path}: cannot read the replay: {exc.strerror or exc}") from None
+        raise arena.ArenaError(f"{path}: cannot read the replay: {exc.strerror or exc}") from None
     except replays.ReplayError as exc:
         raise replays.ReplayError(f"{path}: {exc}", exc.tick) from None
 

@@ -17,6 +17,7 @@ from typing import BinaryIO, Final
 import msgpack
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 
+import arena
 import replays
 
 __all__ = ["replay_response"]
@@ -32,13 +33,17 @@ HEADERS: Final = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosnif
 
 
 def replay_response(path: Path) -> Response:
-    """Stream the replay at ``path``, or a 4xx with a message saying what is wrong with it."""
+    """Stream the replay at ``path``, or a 4xx with a message saying what is wrong with it.
+
+    Only a regular file is opened (``arena.open_regular``): one swapped for a
+    FIFO since ``arena view`` checked it is a 404 at once, not a request that hangs.
+    """
     try:
-        f = path.open("rb")
-    except OSError as exc:
-        return PlainTextResponse(
-            f"cannot read the replay {path.name}: {exc.strerror or exc}", status_code=404
-        )
+        f = arena.open_regular(path, "replay")
+    except arena.ArenaError as exc:
+        # Its message begins with the path: the browser is told the file's name only.
+        reason = str(exc).removeprefix(f"{path}: ")
+        return PlainTextResponse(f"{path.name}: {reason}", status_code=404)
     chunks = replays.frame_chunks(f)
     try:
         # The header and the first frame (or the result): a file that is not a
@@ -50,7 +55,7 @@ def replay_response(path: Path) -> Response:
     except OSError as exc:
         f.close()
         return PlainTextResponse(
-            f"cannot read the replay {path.name}: {exc.strerror or exc}", status_code=404
+            f"{path.name}: cannot read the replay: {exc.strerror or exc}", status_code=404
         )
     return StreamingResponse(
         _rest(first, chunks, f, path.name), media_type=replays.MEDIA_TYPE, headers=HEADERS
