@@ -1,11 +1,12 @@
 """The site's JSON API (Starlette TestClient over a real Site: a real store, real worker processes).
 
 Every route and every error: controllers (the hidden one never served
-publicly, uploads admitted in a worker, deduplicated, bounded), quick matches
-through the bounded queue (429 with Retry-After, each recorded once, played
-after a restart), replays checked by sha256, live events, runs and push
-(a real run accepted; tampered or forged ones refused with the reason; twice
-is once), tokens, the OpenAPI document, the pages' shells.
+publicly, uploads admitted in a worker, deduplicated, bounded, a name one
+module's), quick matches through the bounded queue (429 with Retry-After, each
+recorded once, played after a restart), replays checked by sha256, live
+events, runs and push (a real run accepted; tampered or forged ones, and a
+non-module's, refused with the reason; twice is once), tokens, the OpenAPI
+document, the pages' shells.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def test_an_upload_is_admitted_stored_and_deduplicated(client: TestClient, idle:
     sha = hashlib.sha256(idle).hexdigest()
     assert record == {**record, "name": "<b>idle</b>", "sha256": sha, "origin": "upload"}
     again = client.post("/api/controllers", params={"name": "other"}, content=idle, headers=AUTH)
-    assert again.status_code == 200 and again.json() == record  # the first name stays
+    assert again.status_code == 201 and again.json() == record  # the first name stays
     assert sha in {c["sha256"] for c in client.get("/api/controllers").json()}
     assert client.get(f"/api/controllers/{sha}/module").content == idle
 
@@ -136,8 +137,33 @@ def test_uploading_the_hidden_modules_bytes_keeps_them_hidden(
 ) -> None:
     (probe,) = [o for o in case.opponents if o.hidden]
     r = client.post("/api/controllers?name=mine", content=probe.read_module(), headers=AUTH)
-    assert r.status_code == 200 and r.json()["hidden"] is True
+    assert r.status_code == 201 and r.json()["hidden"] is True
     error_of(client.get(f"/api/controllers/{FUEL_PROBE}/module"), 404)
+
+
+def test_a_name_means_one_module(client: TestClient, idle: bytes, case: arena.Case) -> None:
+    """An upload under a name another module holds is 409: "random" stays the baseline."""
+    (baseline,) = [o for o in case.opponents if o.name == "random"]
+    mine = arena.numbered_module(idle, 901)
+    sha = hashlib.sha256(mine).hexdigest()
+    for name in ("random", baseline.sha256):  # a sha256 names its module too
+        r = client.post("/api/controllers", params={"name": name}, content=mine, headers=AUTH)
+        message = error_of(r, 409)
+        assert f"the name {name!r} is taken: controller {baseline.sha256} (baseline)" in message
+        assert r.json()["holder"] == baseline.sha256
+    assert sha not in {c["sha256"] for c in client.get("/api/controllers", headers=AUTH).json()}
+    match = client.post("/api/matches", json={"a": "random", "b": "random"}, headers=AUTH).json()
+    assert [s["sha256"] for s in wait_finished(client, match["id"])["sides"]] == [
+        baseline.sha256
+    ] * 2
+    # The same bytes under the same name again: fine, and the same record.
+    first = client.post("/api/controllers?name=mine-901", content=mine, headers=AUTH)
+    again = client.post("/api/controllers?name=mine-901", content=mine, headers=AUTH)
+    assert first.status_code == again.status_code == 201 and again.json() == first.json()
+    # Other bytes under that name: 409, naming the module that holds it.
+    other = arena.numbered_module(idle, 902)
+    r = client.post("/api/controllers?name=mine-901", content=other, headers=AUTH)
+    assert f"controller {sha} (upload) holds it" in error_of(r, 409)
 
 
 @pytest.mark.parametrize(
@@ -531,6 +557,54 @@ def test_a_forged_outcome_is_refused(client: TestClient, bundle: web.Bundle) -> 
     assert f"the run says {forged}" in message
 
 
+@pytest.fixture(scope="module")
+def forged(bundle: web.Bundle, case: arena.Case) -> web.Bundle:
+    """A run of a module that is not one (8 bytes, no exports), its matches played for real:
+    every one a forfeit at init, and each plays again to the very same bytes."""
+    bad = b"\0asm\x01\0\0\0"
+    matches = []
+    for m in bundle.matches:
+        (opponent,) = [o for o in case.opponents if o.name == m.opponent]
+        job = arena.MatchJob.for_case(
+            case,
+            arena.Contestant("no-module", bad),
+            arena.Contestant(opponent.name, opponent.read_module()),
+            seed=m.result["seed"],
+        )
+        played = arena.play(job)
+        assert played.sides[0].forfeit is not None and played.sides[0].forfeit.kind == "init"
+        result = {k: v for k, v in played.to_json("").items() if k not in ("id", "replay")}
+        matches.append(dataclasses.replace(m, result=result, replay=played.replay))
+    return dataclasses.replace(
+        bundle, controller="no-module", module=bad, outcome="loss", matches=tuple(matches)
+    )
+
+
+def test_a_run_of_a_module_that_is_not_admissible_is_refused(
+    client: TestClient, forged: web.Bundle
+) -> None:
+    """The pushed module is admitted as an upload is, before a match is played again."""
+    runs = client.get("/api/runs").json()
+    r = push(client, forged.encode())
+    message = error_of(r, 400)
+    assert message == (
+        "refused: the controller's module is not admissible:"
+        " missing export memory, foray_buffer, foray_init, foray_tick"
+    )
+    assert r.json()["sha256"] == forged.module_sha256
+    assert client.get("/api/runs").json() == runs
+    listed = client.get("/api/controllers", headers=AUTH).json()
+    assert forged.module_sha256 not in {c["sha256"] for c in listed}
+
+
+def test_a_run_under_a_name_another_module_holds_is_409(
+    client: TestClient, forged: web.Bundle, case: arena.Case
+) -> None:
+    (baseline,) = [o for o in case.opponents if o.name == "greedy-raider"]
+    r = push(client, dataclasses.replace(forged, controller="greedy-raider").encode())
+    assert f"controller {baseline.sha256} (baseline) holds it" in error_of(r, 409)
+
+
 def test_a_run_without_every_match_is_refused(client: TestClient, bundle: web.Bundle) -> None:
     short = dataclasses.replace(bundle, matches=bundle.matches[:-1])
     assert "every opponent of the case" in error_of(push(client, short.encode()), 400)
@@ -620,6 +694,31 @@ def test_arena_push_uploads_a_local_run(
         assert ran.code == 2 and "cannot reach the server" in ran.err
     ran = cli(capsys, "push", str(run.id), "--server", "ftp://x")
     assert ran.code == 2 and "http://host:port" in ran.err
+
+
+@pytest.mark.parametrize(
+    ("server", "why"),
+    [
+        ("http://[::1", "not an address (Invalid IPv6 URL): "),
+        (
+            "http://host:http",
+            "not an address (Port could not be cast to integer value as 'http'): ",
+        ),
+        ("http://host:70000", "not an address (Port out of range 0-65535): "),
+        ("http://:8000", ""),
+        ("ftp://host", ""),
+    ],
+)
+def test_arena_push_refuses_an_address_that_is_none(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, server: str, why: str
+) -> None:
+    """An operator's error, named: exit 2 and the address, never a traceback."""
+    monkeypatch.setenv("ARENA_TOKEN", SITE_TOKEN)
+    ran = cli(capsys, "push", "1", "--server", server)
+    assert ran.code == 2 and ran.out == ""
+    assert ran.err == (
+        f"error: --server {server!r}: {why}give the server's address, http://host:port\n"
+    )
 
 
 # =========================================================================== tournaments

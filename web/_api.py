@@ -77,8 +77,10 @@ async def upload_controller(request: Request) -> Response:
     site = site_of(request)
     with site.uploads.held(retry_after=5):  # before the body: what is held in memory is bounded
         blob = await read_body(request, arena.MAX_MODULE_BYTES)
-        record, created = await site.upload(name, blob)
-    return json_response(record, 201 if created else 200)
+        record, _created = await site.upload(name, blob)
+    # 201 with the record, new or not: deduplicated by sha256, the same bytes again
+    # answer the record stored first (its name).
+    return json_response(record, 201)
 
 
 def controller_module(request: Request) -> Response:

@@ -32,6 +32,8 @@ _ERRORS: Final = {
     "404": "no such record (or a hidden one, without the token); a request naming a"
     " controller that is not stored",
     "408": "the body took too long to arrive",
+    "409": "the name is another module's already (a name means one module): the message and"
+    " `holder` give that module's sha256",
     "413": "the body is over the size limit",
     "429": "too much at once: try again after Retry-After seconds",
     "500": "a stored file is damaged (detected by its sha256)",
@@ -165,7 +167,12 @@ _SCHEMAS: Final[dict[str, Any]] = {
     "Error": {
         "type": "object",
         "required": ["error"],
-        "properties": {"error": {"type": "string"}},
+        "properties": {
+            "error": {"type": "string"},
+            "sha256": {"description": "a module refused: its sha256", "type": "string"},
+            "reason": {"description": "why it is not admissible", "type": ["string", "null"]},
+            "holder": {"description": "409: the module the name is taken by", "type": "string"},
+        },
     },
     "Controller": {
         "type": "object",
@@ -446,9 +453,12 @@ _PATHS: Final[dict[str, Any]] = {
         "post": _op(
             "upload a controller's module: checked for admissibility, stored by sha256",
             {
-                "200": _json(_ref("Controller"), "stored already (by sha256): its record"),
-                "201": _json(_ref("Controller"), "admitted and stored"),
-                **_errors("400", "401", "408", "413", "429", "503"),
+                "201": _json(
+                    _ref("Controller"),
+                    "admitted and stored, or stored already (deduplicated by sha256): the"
+                    " record, with the name it was first stored under",
+                ),
+                **_errors("400", "401", "408", "409", "413", "429", "503"),
             },
             parameters=[
                 {
@@ -542,7 +552,7 @@ _PATHS: Final[dict[str, Any]] = {
             {
                 "200": _json(_ref("Run"), "this run is here already: nothing changed"),
                 "201": _json(_ref("Run"), "checked and recorded"),
-                **_errors("400", "401", "408", "413", "429", "503"),
+                **_errors("400", "401", "408", "409", "413", "429", "503"),
             },
             requestBody={
                 "required": True,

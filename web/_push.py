@@ -37,7 +37,8 @@ TIMEOUT: Final = 900.0
 
 
 class PushRefused(Exception):
-    """The server refused the run (a forged or tampered run, another case): its reason."""
+    """The server refused the run (a forged or tampered run, another case, a module not
+    admissible, a name another module holds): its reason."""
 
 
 def bundle_of(store: arena.Store, run_id: int) -> Bundle:
@@ -71,9 +72,14 @@ def bundle_of(store: arena.Store, run_id: int) -> Bundle:
 
 
 def _endpoint(server: str) -> str:
-    parts = urllib.parse.urlsplit(server)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise arena.ArenaError(f"--server {server!r}: give the server's address, http://host:port")
+    wanted = "give the server's address, http://host:port"
+    try:
+        parts = urllib.parse.urlsplit(server)
+        _ = parts.port  # read for its check: a port that is no number raises
+    except ValueError as exc:  # "http://[::1" (an unclosed bracket), a port out of range
+        raise arena.ArenaError(f"--server {server!r}: not an address ({exc}): {wanted}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise arena.ArenaError(f"--server {server!r}: {wanted}")
     return urllib.parse.urljoin(server if server.endswith("/") else server + "/", "api/runs")
 
 
@@ -105,7 +111,7 @@ def push(
             return response.status == 201, answer
     except urllib.error.HTTPError as exc:
         message = str(_json(exc.read()).get("error") or exc.reason)
-        if exc.code == 400:
+        if exc.code in (400, 409):  # a run the server will not list; a name taken
             raise PushRefused(message) from None
         raise arena.ArenaError(f"{url}: {exc.code}: {message}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:

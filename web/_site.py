@@ -13,9 +13,13 @@ under, and a ``Coordinator`` (a thread with a trio loop and worker processes):
 - **Admission** of an uploaded module runs whole in a worker process
   (``arena.check_module`` compiles out of process already, and instantiates
   with zero fuel where it is called: never here).
-- **Push**: every match of a pushed run is played again in a worker from the
-  pushed module and the server's own copy of the opponent, and must give the
-  same replay bytes; then the controller and the run are recorded.
+- **Names**: a name means one module. An upload or a push whose name another
+  module holds already (a baseline's included) is refused with 409, so that a
+  quick match of ``"random"`` always plays the baseline.
+- **Push**: the pushed module is admitted as an upload is; then every match of
+  the run is played again in a worker from it and the server's own copy of the
+  opponent, and must give the same replay bytes; then the controller and the
+  run are recorded.
 
 Every method that touches the disk is synchronous (handlers run them in a
 thread); the ones that wait for a worker are coroutines.
@@ -182,6 +186,8 @@ class Site:
         self._running: set[int] = set()
         self._started_at: dict[int, float] = {}
         self._push_lock = threading.Lock()
+        self._names_lock = threading.Lock()
+        """Held from the check that a name is free to the write that takes it."""
         self._seconds_per_match = 2.0  # a running average, for Retry-After
 
     # ------------------------------------------------------------------ life
@@ -293,12 +299,24 @@ class Site:
         return record, self.store.read_module_bytes(sha256)
 
     async def upload(self, name: str, blob: bytes) -> tuple[dict[str, Any], bool]:
-        """Admit and store a module; (its record, whether it is new). 400 if not admissible."""
+        """Admit and store a module; (its record, whether it is new).
+
+        Bytes stored already answer their record as it is (its first name
+        stays). 409 if ``name`` is another module's; 400 if not admissible.
+        """
         check_name(name, "name")
         sha256 = hashlib.sha256(blob).hexdigest()
         existing = await asyncio.to_thread(self._stored, sha256)
         if existing is not None:
             return _controller_json(existing), False
+        await asyncio.to_thread(self._name_free, name, sha256)
+        await self._admit(blob, sha256, "the module is not admissible")
+        record = await asyncio.to_thread(self._add_upload, blob, name, sha256)
+        return _controller_json(record), True
+
+    async def _admit(self, blob: bytes, sha256: str, refusal: str) -> None:
+        """Check ``blob`` in a worker of the check lane; 400 (``refusal``: the reason) if not
+        admissible. Every module is, before it is stored: uploaded or pushed."""
         self._checks.take(retry_after=5)
         future: concurrent.futures.Future[arena.Admission] = self.coordinator.submit(
             Lane.CHECK, arena.check_module, blob, self.case.limits, doing="checking this module"
@@ -308,13 +326,30 @@ class Site:
         if not admission.admissible:
             raise ApiError(
                 400,
-                f"the module is not admissible: {admission.reason}",
+                f"{refusal}: {admission.reason}",
                 extra={"sha256": sha256, "reason": admission.reason},
             )
-        record = await asyncio.to_thread(
-            self.store.add_controller, blob, name=name, origin=arena.Origin.UPLOAD
-        )
-        return _controller_json(record), True
+
+    def _name_free(self, name: str, sha256: str) -> None:
+        """409 if ``name`` leads to another module than ``sha256`` (``Store.controller`` takes
+        a sha256 or a name): a second module under a name would shadow the first."""
+        try:
+            holder = self.store.controller(name)
+        except arena.NotInStoreError:
+            return
+        if holder.sha256 != sha256:
+            raise ApiError(
+                409,
+                f"the name {name!r} is taken: controller {holder.sha256} ({holder.origin})"
+                " holds it; choose another name",
+                extra={"holder": holder.sha256},
+            )
+
+    def _add_upload(self, blob: bytes, name: str, sha256: str) -> arena.ControllerRecord:
+        with self._names_lock:  # two uploads under one name at once: the second gets 409
+            if self._stored(sha256) is None:
+                self._name_free(name, sha256)
+            return self.store.add_controller(blob, name=name, origin=arena.Origin.UPLOAD)
 
     def _stored(self, sha256: str) -> arena.ControllerRecord | None:
         try:
@@ -470,8 +505,10 @@ class Site:
         """Check a pushed run by playing its matches again, then record it; (its JSON, new?).
 
         400 with the reason for a bundle that is malformed, for another case or
-        version than the server's copy, or whose matches do not play again to
-        the same bytes. The same run pushed again records nothing new.
+        version than the server's copy, whose module is not admissible (checked
+        as an upload is, before a match is played), or whose matches do not
+        play again to the same bytes; 409 for a new module under a name another
+        module holds. The same run pushed again records nothing new.
         """
         bundle = decode_bundle(data)
         case = self._push_case(bundle)
@@ -479,6 +516,13 @@ class Site:
         found = await asyncio.to_thread(self._same_run, bundle)
         if found is not None:
             return found, False
+        sha256 = bundle.module_sha256
+        if await asyncio.to_thread(self._stored, sha256) is None:
+            await asyncio.to_thread(self._name_free, bundle.controller, sha256)
+        # Even a module stored already: the store does not say it was admitted.
+        await self._admit(
+            bundle.module, sha256, "refused: the controller's module is not admissible"
+        )
         checks: list[asyncio.Future[arena.Rematch]] = [
             asyncio.wrap_future(
                 self.coordinator.submit(
@@ -594,10 +638,14 @@ class Site:
         return arena.run_json(run) if same else None
 
     def _record_push(self, bundle: Bundle, results: list[Any]) -> tuple[dict[str, Any], bool]:
-        with self._push_lock:  # two pushes of one run at once: the second finds the first
+        # Two pushes of one run at once: the second finds the first. Then the names'
+        # lock (only here are both taken, always in this order).
+        with self._push_lock, self._names_lock:
             found = self._same_run(bundle)
             if found is not None:
                 return found, False
+            if self._stored(bundle.module_sha256) is None:
+                self._name_free(bundle.controller, bundle.module_sha256)
             # The controller is stored in the run's own transaction: a push cut off
             # leaves neither.
             run = self.store.record_run(
