@@ -189,6 +189,8 @@ def test_the_charts_follow_and_move_the_viewer(tab: Tab, viewers: dict[str, str]
     # While paused, the chart's cursor moves the viewer; the marker follows.
     page.mouse.move(box["x"] + box["width"] / 4, middle_y)
     assert abs(tab.tick - 47) <= 1
+    # The markers move on the next animation frame (not in the seek itself).
+    tab.js("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
     marker = page.locator(".fv-chart .fv-now").first.bounding_box()
     assert marker is not None
     assert abs(marker["x"] - (box["x"] + box["width"] / 4)) <= 3
@@ -339,16 +341,27 @@ def test_notes_of_format_version_2_show_beside_their_side(
     header, *frames, result = wire_objects(play_scripted(8, max_ticks=12).data)
     header["version"] = 2
     frames[5]["n"] = ["<b>hold</b> the line", None]
-    frames[6]["n"] = [None, False]  # a note that was dropped (rules §9.9)
+    # Dropped notes: the frame keeps the length returned, outside 0..256 (rules §9.9).
+    frames[6]["n"] = [None, 300]
+    frames[7]["n"] = [-1, None]
+    data = pack(header, frames, result)
+    assert [f.notes for f in replays.read_replay(data).frames[5:8]] == [
+        ("<b>hold</b> the line", None),
+        (None, 300),
+        (-1, None),
+    ]
     served, url = raw
-    served.add("notes", [pack(header, frames, result)])
+    served.add("notes", [data])
     tab.open(url + "page/notes?tick=5")
     notes = tab.page.locator(".fv-note")
     assert notes.nth(0).is_visible() and notes.nth(0).inner_text() == "<b>hold</b> the line"
     assert not notes.nth(1).is_visible()
     tab.page.keyboard.press("ArrowRight")
     assert not notes.nth(0).is_visible()
-    assert notes.nth(1).inner_text() == "(note dropped)"
+    assert notes.nth(1).inner_text() == "(note dropped: returned length 300)"
+    tab.page.keyboard.press("ArrowRight")
+    assert notes.nth(0).inner_text() == "(note dropped: returned length -1)"
+    assert not notes.nth(1).is_visible()
     tab.page.keyboard.press("ArrowRight")
     assert not notes.nth(0).is_visible() and not notes.nth(1).is_visible()
 

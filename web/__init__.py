@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from web._serve import TOKEN_ENV, TOKEN_FILE, serve_site, server_token
     from web._server import BackgroundServer
     from web._site import ApiError, Site, SiteLimits
+    from web._static import MemoryStaticFiles
     from web._stream import replay_response
     from web._view import static_files, view_app
 
@@ -65,6 +66,7 @@ __all__ = [
     "BundleError",
     "LoadRun",
     "Memory",
+    "MemoryStaticFiles",
     "PushRefused",
     "PushedMatch",
     "Request",
@@ -132,6 +134,7 @@ _LAZY = {
     "viewer_page": "web._pages",
     "BackgroundServer": "web._server",
     "replay_response": "web._stream",
+    "MemoryStaticFiles": "web._static",
     "STATIC_DIR": "web._pages",
     "static_files": "web._view",
     "view_app": "web._view",

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import mimetypes
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
 from web._pages import STATIC_DIR, viewer_page
+from web._static import MemoryStaticFiles
 from web._stream import replay_response
 
 __all__ = ["static_files", "view_app"]
 
 
-def static_files() -> StaticFiles:
-    """The static files, to mount at ``/static`` (the pages link them there)."""
-    # ES modules must be served as JavaScript; not every system's table knows .mjs.
-    mimetypes.add_type("text/javascript", ".mjs")
-    return StaticFiles(directory=STATIC_DIR)
+def static_files() -> MemoryStaticFiles:
+    """The static files, to mount at ``/static`` (the pages link them there), from memory."""
+    return MemoryStaticFiles(STATIC_DIR)
 
 
 async def _page(request: Request) -> Response:

@@ -39,6 +39,7 @@ SUMMARY_KEYS: Final = (
     "server_stream_p50_ms",
     "server_stream_p99_ms",
     "server_list_requests_per_s",
+    "server_list_p50_ms",
     "server_list_p99_ms",
     "server_rss_mib",
 )

@@ -372,6 +372,9 @@ export async function streamReplay(url, sink, { signal } = {}) {
     }
     replay.addFrame(obj);
     pending++;
+    // The first frame is drawn at once, not after the rest of its chunk is decoded:
+    // a preloaded replay may arrive whole, in one chunk.
+    if (replay.ticks === 1) flush();
   }
   flush();
   if (replay === null) throw new ReplayError("the replay is empty");

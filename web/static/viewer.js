@@ -66,6 +66,7 @@ export class Viewer {
     this._wanted = tick !== null && Number.isInteger(tick) && tick >= 0 ? tick : 0;
     this._cur = null; // {t, state}: the state after applied tick t, kept for stepping
     this._uiPending = false;
+    this._markersPending = false;
     this._abort = new AbortController();
     this._build();
     if (keyboard) {
@@ -431,9 +432,23 @@ export class Viewer {
     this._sides(view);
     this._banner(view);
     this._label();
-    if (this.charts !== null) this.charts.setTick(Math.max(0, this.tick));
+    this._scheduleMarkers();
     this.ui.canvas.setAttribute("aria-label", `the map at tick ${this.tick}`);
     this.element.dataset.tick = String(this.tick);
+  }
+
+  /**
+   * Move the charts' tick markers (and their legends) on the next animation frame, not
+   * in the seek: a jump draws the map at once and the markers follow before the frame
+   * is painted (during play, one frame later); a drag over many ticks moves them once.
+   */
+  _scheduleMarkers() {
+    if (this.charts === null || this._markersPending) return;
+    this._markersPending = true;
+    requestAnimationFrame(() => {
+      this._markersPending = false;
+      if (this.charts !== null && !this._destroyed) this.charts.setTick(Math.max(0, this.tick));
+    });
   }
 
   _label() {
@@ -466,11 +481,19 @@ export class Viewer {
         const cell = this._stats[s][name];
         if (cell.textContent !== values[name]) cell.textContent = values[name];
       }
-      // Debug notes: frames may carry "n", per side a string or null (rules §9.9).
+      // Debug notes: frames may carry "n", per side a string, null, or the length
+      // outside 0..256 a dropped note was returned with (rules §9.9).
       const note = frame !== null && Array.isArray(frame.n) ? frame.n[s] : null;
       const box = el.querySelector(".fv-note");
       box.hidden = note === null || note === undefined;
-      box.textContent = typeof note === "string" ? note : box.hidden ? "" : "(note dropped)";
+      box.textContent =
+        typeof note === "string"
+          ? note
+          : box.hidden
+            ? ""
+            : Number.isInteger(note)
+              ? `(note dropped: returned length ${note})`
+              : "(note dropped)";
     });
   }
 
