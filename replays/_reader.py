@@ -66,7 +66,7 @@ _DELTA_FRAME_KEYS: Final = frozenset({"t", "a", "f", "m", "h", "k", "b", "e", "o
 _FORFEIT_FRAME_KEYS: Final = frozenset({"t", "a", "f", "x"})
 _OPTIONAL_FRAME_KEYS: Final = frozenset({"n"})
 """Keys a frame of any shape may carry: "n", the sides' debug notes (rules §9.9)."""
-_MAX_NOTE_CHARS: Final = 256
+_MAX_NOTE_CHARS: Final = sim.MAX_NOTE_BYTES  # a note's bytes decode to at most as many chars
 _RESULT_KEYS: Final = frozenset({"type", "winner", "reason", "ticks", "sides"})
 _RESULT_SIDE_KEYS: Final = frozenset({"banked", "fuel_total", "fuel_peak", "forfeit"})
 _SHA256: Final = re.compile(r"[0-9a-f]{64}")

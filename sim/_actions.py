@@ -18,6 +18,7 @@ __all__ = [
     "DIRECTION_DELTAS",
     "EAST",
     "HERE",
+    "MAX_NOTE_BYTES",
     "MINE",
     "MOVE",
     "NOOP",
@@ -120,6 +121,10 @@ class OreRecord(NamedTuple):
 
 ARG_RANGE: tuple[tuple[int, int], ...] = ((0, 0), (1, 4), (1, 4), (0, 4), (0, 0), (1, 2))
 """Inclusive argument range of each op."""
+
+MAX_NOTE_BYTES = 256
+"""The longest debug note a controller may return from ``foray_note`` (rules §9.9); a note
+is never part of the game, but the sandbox and the replay reader share this bound."""
 
 
 # The args each op accepts: for a unit (any op but SPAWN) and for the colony
