@@ -13,8 +13,9 @@ import pytest
 import wasmtime
 
 import arena
+from arena.baselines import load_baseline
 from arena.sandbox import _engine
-from tests._support import EXTRA, Builder
+from tests._support import EXTRA, Builder, cli
 
 Compiles = list[int]
 
@@ -179,3 +180,32 @@ def test_the_memory_cache_is_bounded_by_count_and_bytes() -> None:
     assert len(cache) == 1 and cache.get("huge") is modules["b"]
     cache.forget("huge")
     assert len(cache) == 0 and cache.bytes == 0
+
+
+@pytest.mark.parametrize("bound", ["2G", "-1", "1e9", " 12", "１２"])
+def test_a_bad_cache_bound_is_the_operators_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, bound: str
+) -> None:
+    """Not a crash, nor "not admissible" (exit 1): exit 2, naming the variable and value."""
+    monkeypatch.setenv("FORAY_CACHE_BYTES", bound)
+    with pytest.raises(arena.ArenaError, match="FORAY_CACHE_BYTES"):
+        _engine.disk_cache()
+    _engine.forget_module(hashlib.sha256(load_baseline("random")).hexdigest())
+    out = cli(capsys, "check", "random")
+    assert (out.code, out.out) == (2, "")
+    assert out.err == (
+        f"error: FORAY_CACHE_BYTES={bound!r}: must be a whole number of bytes, such as"
+        f" {_engine.DISK_CACHE_BYTES} (0 turns the disk cache of compiled modules off)\n"
+    )
+
+
+def test_a_cache_directory_that_cannot_be_used_only_costs_compiles(
+    build_c: Builder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiles: Compiles
+) -> None:
+    """A file where the directory should be: nothing cached, nothing refused."""
+    (tmp_path / "file").write_bytes(b"")
+    monkeypatch.setenv("FORAY_CACHE_DIR", str(tmp_path / "file"))
+    blob = fresh(build_c, 10)
+    admitted(blob)
+    admitted(blob)
+    assert compiles == [len(blob), len(blob)]

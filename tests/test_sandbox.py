@@ -26,7 +26,7 @@ from arena.sandbox import (
     Limits,
     check_module,
 )
-from tests._support import ZOO, compile_bomb
+from tests._support import BOTS, ZOO, Builder, cli, compile_bomb
 
 INIT_MESSAGE = struct.pack("<4i", 1, 32, 32, 100)
 MiB = 1024 * 1024
@@ -377,3 +377,104 @@ def test_init_is_called_once(zoo: dict[str, bytes]) -> None:
         controller.init(INIT_MESSAGE)
     with pytest.raises(RuntimeError):
         Controller(zoo["idle"], Limits()).tick(b"", 1)
+
+
+# ---- what an author is told ---------------------------------------------------
+
+
+def test_a_stack_overflow_has_no_offset_to_show(zoo: dict[str, bytes]) -> None:
+    """wasmtime knows no offset for a stack overflow (it says SIZE_MAX): said, not printed."""
+    fault = fault_of(zoo["recurse"])
+    assert fault.detail == (
+        "wasm trap: call stack exhausted (in function 2, at an unknown module offset)"
+    )
+
+
+def test_every_export_problem_is_named_at_once() -> None:
+    wat = """(module (memory 1)
+      (func (export "foray_buffer") (result i64) (i64.const 0))
+      (func (export "foray_tick") (param i32) (result i32) (i32.const 0))
+      (global (export "foray_note") i32 (i32.const 0)))"""
+    reason = check_module(bytes(wasmtime.wat2wasm(wat))).reason
+    assert reason == (
+        "missing export memory, foray_init; export foray_buffer has type () -> i64,"
+        " expected () -> i32; export foray_note is not a function"
+    )
+
+
+def test_imports_are_named_with_what_to_do() -> None:
+    wat = """(module
+      (import "env" "a" (func))
+      (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))
+      (import "env" "m" (memory 1))
+      (import "env" "t" (table 1 funcref))
+      (import "env" "g" (global i32)))"""
+    reason = check_module(bytes(wasmtime.wat2wasm(wat))).reason
+    assert reason == (
+        "5 imports are not allowed (env.a, wasi_snapshot_preview1.fd_write, env.m and 2 more):"
+        " a controller may import nothing (libc and WASI functions become imports; build for"
+        " wasm32-freestanding with -nostdlib, see docs/controllers.md)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("blob", "start"),
+    [
+        (b"", "not a WebAssembly binary (bad magic bytes; it is only 0 bytes: "),
+        (b"\x7fELF\x02\x01\x01", "not a WebAssembly binary (bad magic bytes; it is only 7 bytes: "),
+        (b"\0asm", "not a whole WebAssembly module (its 8-byte header is cut short; it is only 4"),
+    ],
+)
+def test_a_tiny_file_that_is_no_module_gets_the_build_hint(blob: bytes, start: str) -> None:
+    reason = check_module(blob).reason
+    assert reason is not None and reason.startswith(start)
+    assert "did the build write the module and keep your exports?" in reason
+    assert "-rdynamic" in reason
+
+
+def test_a_large_file_that_is_no_module_gets_no_hint() -> None:
+    assert check_module(b"\x7fELF" + bytes(300)).reason == (
+        "not a WebAssembly binary (bad magic bytes)"
+    )
+
+
+def test_arena_check_gives_the_hint_for_an_empty_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    empty = tmp_path / "bot.wasm"
+    empty.write_bytes(b"")
+    out = cli(capsys, "check", str(empty))
+    assert out.code == 1
+    assert "only 0 bytes: did the build write the module and keep your exports?" in out.out
+
+
+NOTES = BOTS / "notes.c"
+
+
+@pytest.mark.parametrize(
+    ("mode", "limits", "kind", "detail"),
+    [
+        (5, Limits(), "fuel", "foray_note ran out of fuel_per_tick (5000000)"),
+        (4, Limits(), "trap", "foray_note trapped: wasm trap: wasm `unreachable` instruction"),
+        (
+            5,
+            Limits(fuel_per_tick=10**12, tick_timeout=0.05),
+            "timeout",
+            "foray_note exceeded the tick's 0.05 s wall-clock backstop",
+        ),
+    ],
+)
+def test_a_fault_in_foray_note_says_so(
+    build_c: Builder, idle: bytes, mode: int, limits: Limits, kind: str, detail: str
+) -> None:
+    import arena
+
+    result = arena.run_match(
+        arena.Contestant("notes", build_c(NOTES, f"NOTE={mode}")),
+        arena.Contestant("idle", idle),
+        config=sim.Config(max_ticks=3),
+        limits=limits,
+    )
+    forfeit = result.sides[0].forfeit
+    assert forfeit is not None and (forfeit.tick, forfeit.kind) == (0, kind)
+    assert forfeit.detail.startswith(detail)

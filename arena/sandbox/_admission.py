@@ -10,6 +10,8 @@ hostile module controls and no fuel or clock bounds.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from typing import Final
 
 import wasmtime
@@ -17,7 +19,7 @@ import wasmtime
 from arena.sandbox import _ffi
 from arena.sandbox._engine import CompileTimeout, engine, epoch_ticks, format_reason, load_module
 from arena.sandbox._limits import MAX_TABLES, TABLE_ELEMENTS, Admission, Fault, Limits
-from arena.sandbox._structure import read_structure, segments_reason
+from arena.sandbox._structure import Structure, imports_reason, read_structure, segments_reason
 from sim import ForfeitKind
 
 __all__ = [
@@ -80,7 +82,8 @@ def trap_text(trap: wasmtime.Trap) -> str:
     frame = _ffi.innermost_frame(trap)
     if frame is not None:
         func, offset = frame
-        text += f" (in function {func}, at module offset {offset:#x})"
+        where = "an unknown module offset" if offset is None else f"module offset {offset:#x}"
+        text += f" (in function {func}, at {where})"
     return text
 
 
@@ -100,29 +103,36 @@ def _signature(params: tuple[str, ...], results: tuple[str, ...]) -> str:
 
 
 def structure_reason(module: wasmtime.Module, limits: Limits) -> str | None:
-    """Imports, exports and their types, and the declared memory size."""
-    for imp in module.imports:
-        return bounded(
-            f"import {imp.module}.{imp.name} is not allowed (modules may have no imports)"
-        )
+    """Imports, exports and their types, and the declared memory size.
+
+    Every missing or mistyped export is named at once, so an author fixes them
+    in one build; the memory size is judged once the exports are right.
+    """
+    imports = module.imports
+    if imports:
+        return imports_reason([f"{imp.module}.{imp.name}" for imp in imports[:3]], len(imports))
     exports = {exp.name: exp.type for exp in module.exports}
+    missing: list[str] = []
+    wrong: list[str] = []
     memory_type = exports.get("memory")
     if memory_type is None:
-        return "missing export memory"
-    if not isinstance(memory_type, wasmtime.MemoryType):
-        return "export memory is not a memory"
+        missing.append("memory")
+    elif not isinstance(memory_type, wasmtime.MemoryType):
+        wrong.append("export memory is not a memory")
     optional = {name: sig for name, sig in OPTIONAL_SIGNATURES.items() if name in exports}
     for name, (params, results) in {**EXPORT_SIGNATURES, **optional}.items():
         ty = exports.get(name)
         if ty is None:
-            return f"missing export {name}"
-        if not isinstance(ty, wasmtime.FuncType):
-            return f"export {name} is not a function"
-        got = (_valtypes(ty.params), _valtypes(ty.results))
-        if got != (params, results):
-            return (
+            missing.append(name)
+        elif not isinstance(ty, wasmtime.FuncType):
+            wrong.append(f"export {name} is not a function")
+        elif (got := (_valtypes(ty.params), _valtypes(ty.results))) != (params, results):
+            wrong.append(
                 f"export {name} has type {_signature(*got)}, expected {_signature(params, results)}"
             )
+    if missing or wrong:
+        return "; ".join(([f"missing export {', '.join(missing)}"] if missing else []) + wrong)
+    assert isinstance(memory_type, wasmtime.MemoryType)
     initial = memory_type.limits.min * 65_536
     if initial > limits.max_memory_bytes:
         return f"initial memory {initial} bytes is over max_memory_bytes {limits.max_memory_bytes}"
@@ -144,6 +154,27 @@ def new_store(limits: Limits) -> wasmtime.Store:
     return store
 
 
+_STRUCTURES_KEPT: Final = 256
+_structures: OrderedDict[str, Structure | str] = OrderedDict()
+_structures_lock = threading.Lock()
+
+
+def _structure(blob: bytes, sha: str) -> Structure | str:
+    """``read_structure(blob)``, kept by sha256: reading the code costs about a millisecond
+    per 16 KB, and every match's init checks its modules again."""
+    with _structures_lock:
+        found = _structures.get(sha)
+        if found is not None:
+            _structures.move_to_end(sha)
+            return found
+    found = read_structure(blob)
+    with _structures_lock:
+        _structures[sha] = found
+        while len(_structures) > _STRUCTURES_KEPT:
+            _structures.popitem(last=False)
+    return found
+
+
 def prepare(blob: bytes, sha: str, limits: Limits) -> wasmtime.Module | Fault:
     """Checks 1-9 of rules §8.2 and the static part of check 10, in order; no guest code runs.
 
@@ -154,7 +185,7 @@ def prepare(blob: bytes, sha: str, limits: Limits) -> wasmtime.Module | Fault:
     reason = format_reason(blob)
     if reason is not None:
         return Fault(ForfeitKind.INIT, reason)
-    structure = read_structure(blob)
+    structure = _structure(blob, sha)
     if isinstance(structure, str):
         return Fault(ForfeitKind.INIT, structure)
     module = load_module(blob, sha, limits)

@@ -6,7 +6,6 @@ raise: they come back as ``Fault``. Only host bugs raise.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import time
 from typing import Final
@@ -17,13 +16,11 @@ from arena.sandbox import _ffi
 from arena.sandbox._admission import error_text, new_store, prepare, trap_text
 from arena.sandbox._engine import epoch_ticks
 from arena.sandbox._limits import BUFFER_BYTES, RECORD_BYTES, Fault, Limits
-from sim import ForfeitKind
+from sim import MAX_NOTE_BYTES, ForfeitKind
 
-__all__ = ["MAX_NOTE_BYTES", "Controller"]
+__all__ = ["Controller"]
 
 _MAX_RECORDS_IN_BUFFER: Final = BUFFER_BYTES // RECORD_BYTES
-MAX_NOTE_BYTES: Final = 256
-"""The longest debug note a controller may write (rules §9.9)."""
 _TRAP_OUT_OF_FUEL: Final = wasmtime.TrapCode.OUT_OF_FUEL
 _TRAP_INTERRUPT: Final = wasmtime.TrapCode.INTERRUPT
 _NEW, _READY, _DEAD = 0, 1, 2
@@ -80,21 +77,21 @@ class Controller:
         self._phase = _NEW
         self._store: wasmtime.Store | None = None
         # Preallocated ctypes arguments for the argtype-free calls below.
-        self._ctx = ctypes.c_void_p(0)
-        self._tick_budget = ctypes.c_uint64(limits.fuel_per_tick)
-        self._tick_deadline = ctypes.c_uint64(epoch_ticks(limits.tick_timeout))
+        self._ctx = _ffi.Address(0)
+        self._tick_budget = _ffi.U64(limits.fuel_per_tick)
+        self._tick_deadline = _ffi.U64(epoch_ticks(limits.tick_timeout))
         self._vals = _ffi.ValRaw1()
         self._val = self._vals[0]  # shares the array's memory: index it once, not per call
         self._fuel_per_tick = limits.fuel_per_tick
         self._max_memory = limits.max_memory_bytes
         self._trap = _ffi.TrapPtr()
-        self._trap_ref = ctypes.byref(self._trap)
-        self._fuel_left = ctypes.c_uint64(0)
-        self._fuel_ref = ctypes.byref(self._fuel_left)
+        self._trap_ref = _ffi.ref(self._trap)
+        self._fuel_left = _ffi.U64(0)
+        self._fuel_ref = _ffi.ref(self._fuel_left)
         self._memory = _ffi.MemoryHandle()
-        self._memory_ref = ctypes.byref(self._memory)
+        self._memory_ref = _ffi.ref(self._memory)
         self._tick_func = _ffi.FuncHandle()
-        self._tick_ref = ctypes.byref(self._tick_func)
+        self._tick_ref = _ffi.ref(self._tick_func)
         self._note_func = _ffi.FuncHandle()
         self._note_ref: object | None = None  # set when the module exports foray_note
         self._view = memoryview(b"")
@@ -165,12 +162,12 @@ class Controller:
         assert isinstance(buffer_func, wasmtime.Func)
         assert isinstance(init_func, wasmtime.Func)
         assert isinstance(tick_func, wasmtime.Func)
-        ctypes.pointer(self._memory)[0] = _ffi.memory_handle(memory)
-        ctypes.pointer(self._tick_func)[0] = _ffi.func_handle(tick_func)
+        _ffi.set_handle(self._memory, _ffi.memory_handle(memory))
+        _ffi.set_handle(self._tick_func, _ffi.func_handle(tick_func))
         note_func = exports.get("foray_note")
         if isinstance(note_func, wasmtime.Func):  # its type was checked at admission
-            ctypes.pointer(self._note_func)[0] = _ffi.func_handle(note_func)
-            self._note_ref = ctypes.byref(self._note_func)
+            _ffi.set_handle(self._note_func, _ffi.func_handle(note_func))
+            self._note_ref = _ffi.ref(self._note_func)
         self._check_init_memory("instantiation")
 
         def remaining() -> float:
@@ -205,8 +202,7 @@ class Controller:
         vals = self._vals
         if arg is not None:
             vals[0].i32 = arg
-        handle = ctypes.byref(_ffi.func_handle(func))
-        err = _ffi.call_unchecked(self._ctx, handle, vals, _ffi.ONE, self._trap_ref)
+        err = _ffi.call_unchecked(self._ctx, _ffi.func_ref(func), vals, _ffi.ONE, self._trap_ref)
         fault = self._classify(err)
         if fault is None:
             return int(vals[0].i32)
@@ -260,7 +256,7 @@ class Controller:
             return None
         trap = _ffi.trap_from(self._trap)  # owns the pointer; freed on GC
         self._trap = _ffi.TrapPtr()
-        self._trap_ref = ctypes.byref(self._trap)
+        self._trap_ref = _ffi.ref(self._trap)
         size = self._memory_size()
         if size > self.limits.max_memory_bytes:
             return _MEMORY, (
@@ -289,7 +285,7 @@ class Controller:
         size = len(message)
         if size > BUFFER_BYTES:
             raise ValueError(f"OBS message is {size} bytes, over {BUFFER_BYTES}")
-        # The hot path: raw ctypes calls without argtypes (see _raw_function).
+        # The hot path: raw ctypes calls without argtypes (see _ffi._raw_function).
         ctx = self._ctx
         _set_fuel(ctx, self._tick_budget)
         _set_deadline(ctx, self._tick_deadline)
@@ -327,10 +323,10 @@ class Controller:
         ctx = self._ctx
         err = _call_unchecked(ctx, self._note_ref, self._vals, _ONE, self._trap_ref)
         if err or self._trap:
-            return self._tick_fault(err)
+            return self._tick_fault(err, "foray_note")
         memory: int = _memory_data_size(ctx, self._memory_ref)
         if memory > self._max_memory:
-            return self._memory_fault(memory)
+            return self._memory_fault(memory, " after foray_note")
         length: int = self._val.i32
         if 0 <= length <= MAX_NOTE_BYTES:
             self.last_note = self._view[:length].tobytes().decode("utf-8", "replace")
@@ -338,17 +334,27 @@ class Controller:
             self.last_note = length  # dropped: the frame records the length it returned
         return None
 
-    def _memory_fault(self, memory: int) -> Fault:
-        """A call returned with memory over the cap: charged the fuel it used (rules §8.6)."""
+    def _memory_fault(self, memory: int, where: str = "") -> Fault:
+        """A call returned with memory over the cap: charged the fuel it used (rules §8.6).
+
+        ``where`` names the call when it was not ``foray_tick`` (" after foray_note").
+        """
         _get_fuel(self._ctx, self._fuel_ref)
         used = self._fuel_per_tick - int(self._fuel_left.value)
         self.last_fuel = used
         self.fuel_total += used
         self.fuel_peak = max(self.fuel_peak, used)
         self.close()
-        return Fault(_MEMORY, f"memory is {memory} bytes, over max_memory_bytes {self._max_memory}")
+        return Fault(
+            _MEMORY, f"memory is {memory} bytes{where}, over max_memory_bytes {self._max_memory}"
+        )
 
-    def _tick_fault(self, err: int | None) -> Fault:
+    def _tick_fault(self, err: int | None, call: str = "") -> Fault:
+        """A tick's call trapped, ran out of fuel or was interrupted: charged the whole tick.
+
+        ``call`` names the call when it was not ``foray_tick`` ("foray_note"), so
+        the author knows which of the tick's calls faulted.
+        """
         fault = self._classify(err)
         assert fault is not None
         kind, detail = fault
@@ -358,10 +364,17 @@ class Controller:
         self.fuel_total += budget
         self.fuel_peak = max(self.fuel_peak, budget)
         self.close()
+        backstop = f"{self.limits.tick_timeout:g} s wall-clock backstop"
         if kind == _FUEL:
-            detail = f"tick ran out of fuel_per_tick ({budget})"
+            detail = f"{call or 'tick'} ran out of fuel_per_tick ({budget})"
         elif kind == _TIMEOUT:
-            detail = f"tick exceeded the {self.limits.tick_timeout:g} s wall-clock backstop"
+            detail = (
+                f"{call} exceeded the tick's {backstop}"
+                if call
+                else f"tick exceeded the {backstop}"
+            )
+        elif call:
+            detail = f"{call}: {detail}" if kind == _MEMORY else f"{call} trapped: {detail}"
         return Fault(kind, detail)
 
     def close(self) -> None:

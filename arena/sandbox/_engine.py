@@ -15,6 +15,7 @@ import fcntl
 import hashlib
 import math
 import os
+import re
 import sys
 import threading
 import time
@@ -25,6 +26,7 @@ from typing import Final
 
 import wasmtime
 
+from arena._errors import ArenaError
 from arena._files import atomic_write, data_dir
 from arena.sandbox import _ffi
 from arena.sandbox._compile_worker import (
@@ -135,6 +137,10 @@ def epoch_ticks(seconds: float) -> int:
     return math.ceil(seconds / EPOCH_INTERVAL) + 1
 
 
+_TINY_BYTES: Final = 256
+"""Below this size, a file that is not a module probably came from a build that went wrong."""
+
+
 def format_reason(blob: bytes) -> str | None:
     """The byte-level checks: size, binary format, core module."""
     if len(blob) > MAX_MODULE_BYTES:
@@ -142,10 +148,22 @@ def format_reason(blob: bytes) -> str | None:
     if not blob.startswith(b"\0asm"):
         if blob.lstrip()[:1] in (b"(", b";"):
             return "WebAssembly text format is refused: submit a binary module"
-        return "not a WebAssembly binary (bad magic bytes)"
+        return "not a WebAssembly binary (bad magic bytes" + _tiny_hint(blob) + ")"
+    if len(blob) < 8:
+        return f"not a whole WebAssembly module (its 8-byte header is cut short{_tiny_hint(blob)})"
     if blob[4:8] != b"\x01\x00\x00\x00":
         return "not a core WebAssembly module (components and other versions are refused)"
     return None
+
+
+def _tiny_hint(blob: bytes) -> str:
+    """What a near-empty file usually means (rules §9.10), or nothing for a larger one."""
+    if len(blob) >= _TINY_BYTES:
+        return ""
+    return (
+        f"; it is only {len(blob)} bytes: did the build write the module and keep your"
+        " exports? Zig needs -rdynamic, clang --export=NAME or -Wl,--export-dynamic"
+    )
 
 
 class _MemoryCache:
@@ -300,10 +318,23 @@ class DiskCache:
 
 def disk_cache() -> DiskCache | None:
     """The machine's disk cache: ``$FORAY_CACHE_DIR``, else ``cache/`` in the data directory;
-    bounded by ``$FORAY_CACHE_BYTES`` (default ``DISK_CACHE_BYTES``; 0 turns it off)."""
+    bounded by ``$FORAY_CACHE_BYTES`` (default ``DISK_CACHE_BYTES``; 0 turns it off).
+
+    A ``FORAY_CACHE_BYTES`` that is not a whole number of bytes is the operator's
+    error (``ArenaError``): guessing a bound would be worse than stopping.
+    """
     bound = os.environ.get("FORAY_CACHE_BYTES")
-    max_bytes = DISK_CACHE_BYTES if bound is None else int(bound)
-    if max_bytes <= 0:
+    if not bound:  # unset or empty, as FORAY_CACHE_DIR
+        max_bytes = DISK_CACHE_BYTES
+    elif re.fullmatch(r"[0-9]{1,30}", bound):
+        max_bytes = int(bound)
+    else:
+        shown = bound if len(bound) <= 40 else bound[:39] + "…"
+        raise ArenaError(
+            f"FORAY_CACHE_BYTES={shown!r}: must be a whole number of bytes, such as"
+            f" {DISK_CACHE_BYTES} (0 turns the disk cache of compiled modules off)"
+        )
+    if max_bytes == 0:
         return None
     root = os.environ.get("FORAY_CACHE_DIR")
     return DiskCache(Path(root) if root else data_dir() / "cache", max_bytes)

@@ -1,8 +1,10 @@
-"""Every private wasmtime-py and ctypes name the sandbox uses, in one place.
+"""Every private wasmtime-py name and every ctypes use of the sandbox, in one place.
 
 wasmtime-py's public API costs 18-47 us a call (argument conversion per call);
 the hot path needs the C API underneath it. Everything that reaches past the
-public API lives here, so a wasmtime upgrade has one module to check.
+public API lives here, so a wasmtime upgrade has one module to check; no other
+module imports ctypes. The controller makes its ctypes objects once, with the
+helpers below, and the per-tick path passes them as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from arena.sandbox._limits import BUFFER_BYTES
 
 __all__ = [
     "ONE",
+    "U64",
+    "Address",
     "Buffer",
     "ErrorPtr",
     "FuncHandle",
@@ -31,13 +35,16 @@ __all__ = [
     "error_from",
     "error_has_frames",
     "func_handle",
+    "func_ref",
     "get_fuel",
     "innermost_frame",
     "memory_data",
     "memory_data_size",
     "memory_handle",
+    "ref",
     "set_epoch_deadline",
     "set_fuel",
+    "set_handle",
     "trap_from",
 ]
 
@@ -47,7 +54,14 @@ ValRaw1 = _b.wasmtime_val_raw_t * 1
 MemoryHandle = _b.wasmtime_memory_t
 FuncHandle = _b.wasmtime_func_t
 Buffer = ctypes.c_ubyte * BUFFER_BYTES
+Address = ctypes.c_void_p
+"""A pointer held by value (a store's context): its ``value`` is the address, or None."""
+U64 = ctypes.c_uint64
+"""A uint64_t argument or out-parameter (fuel, an epoch deadline)."""
 ONE: Final = ctypes.c_size_t(1)
+# What wasm_frame_module_offset returns when the offset is not known (SIZE_MAX),
+# as it is for a stack overflow caught at a function's entry.
+_UNKNOWN_OFFSET: Final = ctypes.c_size_t(-1).value
 
 
 def _raw_function(name: str, restype: type | None) -> Any:
@@ -71,6 +85,25 @@ memory_data_size = _raw_function("wasmtime_memory_data_size", ctypes.c_size_t)
 memory_data = _raw_function("wasmtime_memory_data", ctypes.c_void_p)
 call_unchecked = _raw_function("wasmtime_func_call_unchecked", ctypes.c_void_p)
 engine_increment_epoch = _b._wasmtime_engine_increment_epoch
+
+
+def ref(obj: Any) -> Any:
+    """A pointer to ``obj`` to pass to an argtype-free call (it keeps ``obj`` alive).
+
+    Made once at setup: ``byref`` costs a call, the per-tick path passes the result.
+    """
+    return ctypes.byref(obj)
+
+
+def set_handle(storage: Any, handle: Any) -> None:
+    """Copy a C handle (a ``MemoryHandle`` or ``FuncHandle``) into preallocated storage,
+    so that pointers already made to the storage (``ref``) see it."""
+    ctypes.pointer(storage)[0] = handle
+
+
+def func_ref(func: wasmtime.Func) -> Any:
+    """A pointer to an exported function's handle, for one argtype-free call."""
+    return ctypes.byref(func._func)
 
 
 def engine_pointer(engine: wasmtime.Engine) -> Any:
@@ -103,11 +136,12 @@ def error_from(pointer: int) -> wasmtime.WasmtimeError:
     return wasmtime.WasmtimeError._from_ptr(ctypes.cast(pointer, ErrorPtr))
 
 
-def innermost_frame(trap: wasmtime.Trap) -> tuple[int, int] | None:
+def innermost_frame(trap: wasmtime.Trap) -> tuple[int, int | None] | None:
     """(function index, module offset) of the frame a trap struck in; None outside wasm code.
 
-    Reads the offsets only: a frame's function name comes from the module and
-    is never read (wasmtime would demangle it, at the module's will).
+    The offset is None when wasmtime does not know it (a stack overflow). Reads
+    the offsets only: a frame's function name comes from the module and is
+    never read (wasmtime would demangle it, at the module's will).
     """
     frames = _b.wasm_frame_vec_t(0, None)
     _b.wasm_trap_trace(trap.ptr(), ctypes.byref(frames))
@@ -115,7 +149,8 @@ def innermost_frame(trap: wasmtime.Trap) -> tuple[int, int] | None:
         if not frames.size:
             return None
         first = frames.data[0]
-        return int(_b.wasm_frame_func_index(first)), int(_b.wasm_frame_module_offset(first))
+        offset = int(_b.wasm_frame_module_offset(first))
+        return int(_b.wasm_frame_func_index(first)), None if offset == _UNKNOWN_OFFSET else offset
     finally:
         _b.wasm_frame_vec_delete(ctypes.byref(frames))
 

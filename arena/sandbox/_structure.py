@@ -1,12 +1,14 @@
 """Structural limits (rules §8.4): a bounded reader of a module's sections, run before compiling.
 
-Compile time grows with a module's structure (functions, code, locals), so the
-host judges the structure first, in Python, without the compiler: a verdict no
-clock decides. The module is hostile input. Every count is compared with its
-limit, and every declared length with the bytes that remain, before anything is
-read or looped over; LEB128 numbers are read with a byte bound; nothing is
-allocated from a declared length. The reader reads only what the limits and
-the segment check need and leaves everything else to the compiler's validator.
+Compile time grows with a module's structure (functions, signatures, code,
+locals), so the host judges the structure first, in Python, without the
+compiler: a verdict no clock decides. The module is hostile input. Every count
+is compared with its limit, and every declared length with the bytes that
+remain, before anything is read or looped over; LEB128 numbers are read with a
+byte bound; nothing is allocated from a declared length. The reader reads only
+what the limits and the segment check need (the code instruction by
+instruction, to weigh it: ``instruction_cost``) and leaves everything else to
+the compiler's validator.
 
 It also records the active data and element segments with their constant
 offsets, so admission can prove that they fit the initial memory and tables
@@ -23,7 +25,10 @@ __all__ = [
     "Segment",
     "StructuralLimits",
     "Structure",
+    "imports_reason",
+    "instruction_cost",
     "read_structure",
+    "scan_code",
     "segments_reason",
 ]
 
@@ -43,8 +48,19 @@ class StructuralLimits:
     code_weight: int = 2 * (16 * 1024) ** 2
     """The sum over function bodies of their size in bytes, squared: a bound on the
     superlinear part of compiling (two bodies of the largest size)."""
+    instruction_cost: int = 50_000
+    """The instructions of all function bodies, each counted by what it costs to compile
+    (``instruction_cost``): loops, branches and calls into the runtime count more."""
+    function_cost: int = 8_192
+    """The instruction cost of one function body: like its size, it costs more than
+    linearly (a body dense with loops or runtime calls)."""
     locals: int = 1_000
     """Locals declared in one function (parameters not counted)."""
+    params: int = 32
+    """Parameters of one function type: each costs code in every host-call trampoline."""
+    results: int = 8
+    """Results of one function type: with as many parameters, they let one call or block
+    pass that many values on (a chain of them compiles slowly)."""
     globals: int = 1_000
     data_segments: int = 1_000
     element_segments: int = 1_000
@@ -65,7 +81,11 @@ _WHAT: Final = {
     "code_bytes": "bytes of code (all function bodies)",
     "function_bytes": "bytes in one function body",
     "code_weight": "compile weight (the squares of the function bodies' sizes, summed)",
+    "instruction_cost": "instruction cost (every instruction, weighted by its compile cost)",
+    "function_cost": "instruction cost of one function body",
     "locals": "locals in one function",
+    "params": "parameters of one function type",
+    "results": "results of one function type",
     "globals": "globals",
     "data_segments": "data segments",
     "element_segments": "element segments",
@@ -91,7 +111,10 @@ _ARITH: Final = {
     0x7D: (64, int.__sub__),
     0x7E: (64, int.__mul__),
 }
+_FUNC_TYPE: Final = 0x60
 _NAME_CHARS: Final = 64  # of an import's names quoted in a refusal
+_IMPORTS_NAMED: Final = 3  # imports named in a refusal; the rest are counted
+_NAMES_CHARS: Final = 300  # of the named imports together (rules §8.2: foreign text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,14 +264,29 @@ class _Module:
     # ---- sections ----------------------------------------------------------
 
     def _types(self, r: _Reader) -> None:
-        self.add("types", r.count(self.limits.types, "types"))
+        n = r.count(self.limits.types, "types")
+        self.add("types", n)
+        for _ in range(n):
+            if r.byte() != _FUNC_TYPE:
+                return  # a form the engine refuses (GC types): the compiler says so
+            for name in ("params", "results"):
+                for _ in range(r.count(getattr(self.limits, name), name)):
+                    _valtype(r)
 
     def _imports(self, r: _Reader) -> None:
         n = r.uleb()
         if n and self.limits.imports == 0:
             # The message the compiled-module check gives too (rules §8.2, check 6).
-            module, name = _name(r), _name(r)
-            raise _Refused(f"import {module}.{name} is not allowed (modules may have no imports)")
+            names: list[str] = []
+            try:
+                while len(names) < min(n, _IMPORTS_NAMED):
+                    names.append(f"{_name(r)}.{_name(r)}")
+                    _import_desc(r)
+            except _Refused:
+                if not names:
+                    raise
+                # A malformed entry after a good one: name those read, count them all.
+            raise _Refused(imports_reason(names, n))
         if n > self.limits.imports:
             raise _Refused(_over("imports", n, self.limits.imports))
         self.add("imports", n)
@@ -335,6 +373,10 @@ class _Module:
                 if declared > self.limits.locals:
                     raise _Refused(_over("locals", declared, self.limits.locals))
                 _valtype(body)
+            cost = instruction_cost(body.take(body.end - body.pos))
+            if cost > self.limits.function_cost:
+                raise _Refused(_over("function_cost", cost, self.limits.function_cost))
+            self.add("instruction_cost", cost)
 
     def _data_section(self, r: _Reader) -> None:
         n = r.count(self.limits.data_segments, "data_segments", at_least=2)
@@ -408,6 +450,44 @@ def _name(r: _Reader) -> str:
     return text if len(text) <= _NAME_CHARS else text[: _NAME_CHARS - 1] + "…"
 
 
+def _import_desc(r: _Reader) -> None:
+    """Skip an import's description, to reach the next import's names."""
+    kind = r.byte()
+    if kind in (0x00, 0x04):  # a function (type index), a tag (attribute, type index)
+        if kind == 0x04:
+            r.byte()
+        r.uleb()
+    elif kind == 0x01:  # a table
+        _reftype(r)
+        _limits(r)
+    elif kind == 0x02:  # a memory
+        _limits(r)
+    elif kind == 0x03:  # a global
+        _valtype(r)
+        r.byte()
+    else:
+        raise r.malformed(f"import kind 0x{kind:02x}")
+
+
+def imports_reason(names: list[str], total: int) -> str:
+    """Why a module with imports is refused: the first few imports by name, and what to do.
+
+    ``names`` are "module.name" texts; ``total`` counts every import.
+    """
+    shown = ", ".join(names)
+    if len(shown) > _NAMES_CHARS:
+        shown = shown[: _NAMES_CHARS - 1] + "…"
+    if total == 1:
+        what = f"import {shown} is not allowed"
+    else:
+        more = f" and {total - len(names):,} more" if total > len(names) else ""
+        what = f"{total:,} imports are not allowed ({shown}{more})"
+    return (
+        f"{what}: a controller may import nothing (libc and WASI functions become imports;"
+        " build for wasm32-freestanding with -nostdlib, see docs/controllers.md)"
+    )
+
+
 def _heaptype(r: _Reader) -> None:
     r.sleb(33)
 
@@ -440,6 +520,198 @@ def _limits(r: _Reader) -> int | None:
     if flags & 0x08:  # custom page sizes
         r.uleb()
     return None if flags & 0x0E else minimum
+
+
+# ---- the instruction cost (rules §8.4) ---------------------------------------
+#
+# Cranelift's time per instruction ranges over two orders of magnitude: a
+# local.get costs next to nothing, a float operation (NaN-canonicalised) about
+# 10 us, a branch about 25 us, a loop header (fuel and epoch checks) 35-50 us, a
+# memory.grow (a call into the runtime) 130 us. Bytes alone cannot bound that,
+# so every instruction is counted by its weight. One unit is about 10 us of
+# compiling at most; the figures are in docs/decisions.md.
+
+_GROW: Final = 32
+"""The weight of memory.grow and table.grow (about 100 us each, more in a large body)."""
+# How an instruction's immediates are laid out.
+_NO, _BLOCK, _LEB, _LEB2, _BR_TABLE, _SELECT_T, _MEMARG, _SKIP4, _SKIP8, _FC, _FD = range(11)
+_UNKNOWN: Final = -1
+"""An opcode of a feature the engine has off (or none at all): the compiler refuses it."""
+
+
+def _opcode_table() -> tuple[list[int], list[int]]:
+    imm = [_UNKNOWN] * 256
+    for op in (0x00, 0x01, 0x05, 0x0B, 0x0F, 0x1A, 0x1B, 0xD1, *range(0x45, 0xC5)):
+        imm[op] = _NO
+    for op in (0x02, 0x03, 0x04):  # block, loop, if
+        imm[op] = _BLOCK
+    # br, br_if, call, return_call, local.*, global.*, table.get/set, memory.size/grow,
+    # i32.const, i64.const (signed, skipped alike), ref.null (a heap type), ref.func.
+    for op in (0x0C, 0x0D, 0x10, 0x12, *range(0x20, 0x27), 0x3F, 0x40, 0x41, 0x42, 0xD0, 0xD2):
+        imm[op] = _LEB
+    imm[0x11] = imm[0x13] = _LEB2  # call_indirect, return_call_indirect: type, table
+    imm[0x0E] = _BR_TABLE
+    imm[0x1C] = _SELECT_T
+    for op in range(0x28, 0x3F):  # loads and stores
+        imm[op] = _MEMARG
+    imm[0x43], imm[0x44] = _SKIP4, _SKIP8  # f32.const, f64.const
+    imm[0xFC], imm[0xFD] = _FC, _FD
+    weight = [1] * 256
+    # Next to free: structure the translator resolves, values it only names.
+    for op in (0x01, 0x02, 0x05, 0x0B, 0x0F, 0x1A, 0x20, 0x41, 0x42):
+        weight[op] = 0
+    # Floating point (NaN-canonicalised: a compare and a select more), conversions to
+    # and from floats (range checks), calls (values and state saved around them); SIMD
+    # and the saturating conversions below. i64.extend_i32_s/u (0xAC, 0xAD) are not.
+    for op in (*range(0x8B, 0xA7), *range(0xA8, 0xAC), *range(0xAE, 0xBC), 0x10, 0x12):
+        weight[op] = 2
+    for op in (0x04, 0x0C, 0x0D, 0x0E):  # if, br, br_if, br_table: a branch and new blocks
+        weight[op] = 3
+    # loop (fuel and epoch checks at its header), indirect calls, table.get/set.
+    for op in (0x03, 0x11, 0x13, 0x25, 0x26):
+        weight[op] = 6
+    weight[0x40] = _GROW  # memory.grow: a call into the runtime, and the memory reloaded
+    return imm, weight
+
+
+_IMM, _WEIGHT = _opcode_table()
+_TYPED_BLOCK: Final = 3
+"""Extra weight of a block, loop or if whose type is a type index (multi-value)."""
+_BR_TABLE_TARGET: Final = 4
+"""The weight of each of a br_table's targets: many tables into many nested blocks
+compile in time that grows with the square of their edges."""
+_FC_OPS: Final = {
+    # sub-opcode: (immediates, weight). 0-7: saturating conversions; 8-17: bulk
+    # memory and tables, calls into the runtime; table.grow as costly as memory.grow.
+    **{sub: (0, 2) for sub in range(8)},
+    8: (2, 6),  # memory.init
+    9: (1, 6),  # data.drop
+    10: (2, 6),  # memory.copy
+    11: (1, 6),  # memory.fill
+    12: (2, 6),  # table.init
+    13: (1, 6),  # elem.drop
+    14: (2, 6),  # table.copy
+    15: (1, _GROW),  # table.grow
+    16: (1, 1),  # table.size
+    17: (1, 6),  # table.fill
+}
+_SIMD_WEIGHT: Final = 2
+"""The weight of a SIMD instruction: many lower to several machine instructions."""
+_SIMD_OPS: Final = 256
+"""SIMD sub-opcodes below this are 128-bit SIMD; the rest (relaxed SIMD) are off."""
+
+
+def instruction_cost(code: bytes) -> int:
+    """The weighted count of the instructions in ``code``, one function body's (its locals
+    read already).
+
+    The scan only counts: it refuses nothing. Where it cannot go on (an opcode
+    of a feature the engine has off, a body that ends inside an instruction),
+    it stops, and the compiler's validator refuses the module with its own
+    words. Linear in the body's size: every step consumes at least one byte,
+    and nothing is read past the body (``code`` is a copy of it, so an index
+    past its end stops the scan).
+    """
+    return scan_code(code)[0]
+
+
+def scan_code(code: bytes) -> tuple[int, int]:
+    """``instruction_cost`` and where the scan stopped: exactly ``len(code)`` for a body read
+    whole, instruction by instruction."""
+    data, pos, end = code, 0, len(code)
+    cost = 0
+    imm, weight = _IMM, _WEIGHT
+    try:
+        while pos < end:
+            op = data[pos]
+            pos += 1
+            cost += weight[op]
+            kind = imm[op]
+            if kind == _NO:
+                continue
+            if kind == _LEB:  # skip a LEB128 number (most are one byte)
+                while data[pos] & 0x80:
+                    pos += 1
+                pos += 1
+            elif kind == _MEMARG:
+                pos = _skip_memarg(data, pos)
+            elif kind == _BLOCK:
+                b = data[pos]
+                if b == 0x40 or b in _VALTYPES:
+                    pos += 1
+                elif b in (0x63, 0x64):  # (ref null? ht): typed references, off
+                    break
+                else:
+                    pos = _skip_leb(data, pos)
+                    cost += _TYPED_BLOCK
+            elif kind == _LEB2:
+                pos = _skip_leb(data, _skip_leb(data, pos))
+            elif kind == _BR_TABLE:
+                targets, pos = _uleb(data, pos)
+                for _ in range(targets + 1):  # and the default
+                    pos = _skip_leb(data, pos)  # past the end: IndexError, the scan stops
+                    cost += _BR_TABLE_TARGET
+            elif kind == _SELECT_T:
+                count, pos = _uleb(data, pos)
+                pos += count  # one byte each: the reference types with more are off
+            elif kind == _SKIP4:
+                pos += 4
+            elif kind == _SKIP8:
+                pos += 8
+            elif kind == _FC:
+                sub, pos = _uleb(data, pos)
+                immediates, w = _FC_OPS.get(sub, (-1, 0))
+                if immediates < 0:
+                    break
+                cost += w - 1
+                for _ in range(immediates):
+                    pos = _skip_leb(data, pos)
+            elif kind == _FD:
+                cost += _SIMD_WEIGHT - 1
+                sub, pos = _uleb(data, pos)
+                if sub <= 11 or sub in (92, 93):  # loads and stores
+                    pos = _skip_memarg(data, pos)
+                elif sub in (12, 13):  # v128.const, i8x16.shuffle
+                    pos += 16
+                elif 21 <= sub <= 34:  # extract_lane, replace_lane
+                    pos += 1
+                elif 84 <= sub <= 91:  # load_lane, store_lane
+                    pos = _skip_memarg(data, pos) + 1
+                elif sub >= _SIMD_OPS:
+                    break
+            else:
+                break
+    except IndexError:
+        pass  # an instruction cut short at the body's end: the compiler refuses it
+    return cost, pos
+
+
+def _skip_leb(data: bytes, pos: int) -> int:
+    while data[pos] & 0x80:
+        pos += 1
+    return pos + 1
+
+
+def _uleb(data: bytes, pos: int) -> tuple[int, int]:
+    """A count or a sub-opcode (at most 35 bits, so a hostile one stays small) and the
+    position after it."""
+    result = shift = 0
+    while shift < 35:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+    raise IndexError("an overlong LEB128 number")  # the scan stops, as at the end
+
+
+def _skip_memarg(data: bytes, pos: int) -> int:
+    """Skip a memory access's alignment (with a memory index if its bit 6 says so) and offset."""
+    flags, pos = _uleb(data, pos)
+    if flags & 0x40:
+        pos = _skip_leb(data, pos)
+    return _skip_leb(data, pos)
 
 
 def segments_reason(structure: Structure) -> str | None:
