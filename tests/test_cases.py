@@ -165,7 +165,6 @@ def test_the_default_cases_opponents_are_the_committed_baselines() -> None:
     [
         ("workspace/foray.h", BASELINES_DIR / "foray.h"),
         ("workspace/controller.c", BASELINES_DIR / "template.c"),
-        ("workspace/rules.md", ROOT / "docs" / "rules.md"),
         ("workspace/zig/foray.zig", BASELINES_DIR / "foray.zig"),
         ("workspace/zig/controller.zig", BASELINES_DIR / "template.zig"),
     ],
@@ -175,6 +174,30 @@ def test_the_default_cases_workspace_never_drifts(copy: str, original: Path) -> 
     assert (directory / copy).read_bytes() == original.read_bytes(), (
         f"{copy} differs from {original.name}: a published case is never edited, so a change"
         " goes into a new case version (docs/cases.md)"
+    )
+
+
+PUBLISHED = ROOT / "tests" / "golden" / "published-cases.sha256"
+"""Every file of every published case version, with its sha256 (``sha256sum``'s format)."""
+
+
+def test_published_case_versions_are_never_edited() -> None:
+    """A published version is never edited: each of its files keeps the bytes it was
+    published with, none is added or removed (a new version is added to the list once)."""
+    pinned = {}
+    for line in PUBLISHED.read_text().splitlines():
+        digest, path = line.split("  ", 1)
+        pinned[path] = digest
+    published = {c.directory for c in cases.scan_catalog().visible()}  # experimental: not yet
+    present = {
+        f.relative_to(ROOT).as_posix(): hashlib.sha256(f.read_bytes()).hexdigest()
+        for directory in published
+        for f in directory.rglob("*")
+        if f.is_file() and "__pycache__" not in f.parts
+    }
+    assert present == pinned, (
+        "a published case version changed: add a new version instead (docs/cases.md), and"
+        f" list its files in {PUBLISHED.name}"
     )
 
 
