@@ -16,7 +16,6 @@ import hashlib
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any, NamedTuple
 
 from sim._actions import (
@@ -96,6 +95,17 @@ def _neighbours(w: int, h: int, dx: int, dy: int) -> list[int]:
     return out
 
 
+# The set bits of each byte value, low to high.
+_BYTE_BITS = tuple(tuple(b for b in range(8) if byte >> b & 1) for byte in range(256))
+
+# The most patterns of visible ore cells a row keeps (a bound on memory: a row of
+# a 64-wide map has 2**64 of them, a match shows a few at a time).
+_PATTERNS_PER_ROW = 32
+
+# One visible ore cell as FlatObservation.ore packs it: x, y, amount as little-endian int32s.
+_ORE_TRIPLE = struct.Struct("<3i")
+
+
 @functools.lru_cache(maxsize=256)
 def _checksum_layout(words: int) -> struct.Struct:
     """``words`` little-endian int64s, then the ore digest as a little-endian u64."""
@@ -169,12 +179,16 @@ UnitWords = tuple[list[int], list[int]]
 
 
 class FlatObservation(NamedTuple):
-    """An ``Observation`` as flat lists of ints, built without an object per unit or cell.
+    """An ``Observation`` as flat ints, built without an object per unit or cell.
 
     The numbers are the same and in the same order: ``own`` and ``enemy`` hold
     six ints per unit in ``UnitRecord`` order (id, kind, x, y, hp, carry),
-    ``ore`` three per cell in ``OreRecord`` order (x, y, amount). The arena
-    packs it into the OBS message (rules §9) in one pass.
+    ``ore`` three per cell in ``OreRecord`` order (x, y, amount), already packed
+    as little-endian int32s, the layout of the OBS message's ore records (rules
+    §9). The visible ore is about half a message and changes a few rows at a
+    time, so the game keeps it packed row by row and joins the rows' bytes, a
+    few times cheaper than joining their ints and packing them again every tick.
+    The arena packs the rest into the OBS message in one pass.
     """
 
     tick: int
@@ -185,7 +199,7 @@ class FlatObservation(NamedTuple):
     enemy_colony_hp: int  # -1 when the enemy colony's cell is not visible
     own: Sequence[int]
     enemy: Sequence[int]
-    ore: Sequence[int]
+    ore: bytes
 
 
 @dataclass(slots=True)
@@ -263,16 +277,20 @@ class Game:
                 self._ore_digest ^= self._ore_terms[i]
         # What each side saw last, kept until what it depends on changes:
         # its units' cells and their vision; the visible ore bits, each row's
-        # visible ore in its view, and all of them joined. _ore_dirty[side]
-        # holds the cells whose ore changed since that side last looked.
-        self._sight: list[tuple[tuple[int, ...], int] | None] = [None, None]
+        # visible ore in its view (packed, see FlatObservation.ore), and all of
+        # them joined. _ore_dirty[side] holds the cells whose ore changed since
+        # that side last looked.
+        self._sight: list[tuple[list[int], int] | None] = [None, None]
         self._ore_dirty = [0, 0]
         self._ore_seen = [0, 0]
-        self._ore_segments: tuple[list[tuple[int, ...]], list[tuple[int, ...]]] = (
-            [()] * h,
-            [()] * h,
+        self._ore_segments: tuple[list[bytes], list[bytes]] = ([b""] * h, [b""] * h)
+        # Per side and row, the segments built for the row's patterns of visible
+        # ore cells (bits -> bytes), until an amount in the row changes.
+        self._ore_patterns: tuple[list[dict[int, bytes]], list[dict[int, bytes]]] = (
+            [{} for _ in range(h)],
+            [{} for _ in range(h)],
         )
-        self._ore_flat: list[tuple[int, ...]] = [(), ()]
+        self._ore_flat = [b"", b""]
         self._ore_cells: tuple[int, list[int]] = (0, [])  # (ore bits, their cells)
         colonies = [x + y * w for x, y in game_map.colonies]
         # Cells no unit may enter: rock and both colonies.
@@ -287,6 +305,9 @@ class Game:
         # Vision tables (Chebyshev squares, rules §3): for each cell, a unit's
         # square is its row's span times its rows' template; each colony's square.
         self._row_mask = (1 << w) - 1
+        # _below[y]: the cells of the rows above row y (0..y-1), to clear a mask's row
+        # y and up with one AND.
+        self._below = [(1 << (y * w)) - 1 for y in range(h)]
         self._vision_span, self._vision_rows = self._square(config.unit_vision)
         self._squares: list[int | None] = [None] * n  # a unit's square, made on first use
         colony_span, colony_rows = self._square(config.colony_vision)
@@ -338,7 +359,7 @@ class Game:
             enemy_colony_hp=f.enemy_colony_hp,
             own=[UnitRecord(*own[i : i + 6]) for i in range(0, len(own), 6)],
             enemy=[UnitRecord(*enemy[i : i + 6]) for i in range(0, len(enemy), 6)],
-            ore=[OreRecord(*ore[i : i + 3]) for i in range(0, len(ore), 3)],
+            ore=[OreRecord(*triple) for triple in _ORE_TRIPLE.iter_unpack(ore)],
         )
 
     def observe_flat(self, side: int) -> FlatObservation:
@@ -348,13 +369,16 @@ class Game:
         read them, do not change them.
         """
         me, foe = self.sides[side], self.sides[1 - side]
-        sight = self._vision(side)
         vx, vy = self._view_xy[side]  # each cell's coordinates in the receiver's view
         # Units are created in id order and dicts keep it, so both lists are sorted.
+        # The pass over the own units also gathers their cells for the vision.
         own: list[int] = []
+        cells: list[int] = []
         for u in me.units.values():
             c = u.cell
+            cells.append(c)
             own += (u.id, u.kind, vx[c], vy[c], u.hp, u.carry)
+        sight = self._vision(side, cells)
         enemy: list[int] = []
         for u in foe.units.values():
             c = u.cell
@@ -372,10 +396,9 @@ class Game:
             self._visible_ore(side, sight),
         )
 
-    def _vision(self, side: int) -> int:
-        """The bitmask of the cells ``side`` sees: the union of its units' squares and its
-        colony's (kept while its units stand still)."""
-        cells = tuple([u.cell for u in self.sides[side].units.values()])
+    def _vision(self, side: int, cells: list[int]) -> int:
+        """The bitmask of the cells ``side`` sees: the union of the squares of its units
+        (on ``cells``, in id order) and its colony's (kept while its units stand still)."""
         kept = self._sight[side]
         if kept is not None and kept[0] == cells:
             return kept[1]
@@ -389,34 +412,53 @@ class Game:
         self._sight[side] = (cells, sight)
         return sight
 
-    def _visible_ore(self, side: int, sight: int) -> tuple[int, ...]:
-        """The flat (x, y, amount) of the visible cells holding ore, row-major in ``side``'s
+    def _visible_ore(self, side: int, sight: int) -> bytes:
+        """The packed (x, y, amount) of the visible cells holding ore, row-major in ``side``'s
         view. Only the rows whose visible cells or amounts changed are built again."""
         seen = sight & self._ore_bits
-        changed = (seen ^ self._ore_seen[side]) | (self._ore_dirty[side] & seen)
-        self._ore_dirty[side] = 0
+        w, row_mask, below = self.width, self._row_mask, self._below
+        dirty = self._ore_dirty[side]
+        changed = seen ^ self._ore_seen[side]
+        if dirty:
+            # Some amounts changed: their rows' kept patterns are stale, seen or not.
+            self._ore_dirty[side] = 0
+            changed |= dirty & seen
+            patterns = self._ore_patterns[side]
+            while dirty:
+                y = (dirty.bit_length() - 1) // w
+                patterns[y].clear()
+                dirty &= below[y]
         if not changed:
             return self._ore_flat[side]
         self._ore_seen[side] = seen
         segments = self._ore_segments[side]
-        w, row_mask = self.width, self._row_mask
+        patterns = self._ore_patterns[side]
         while changed:
             y = (changed.bit_length() - 1) // w
-            base = y * w
-            segments[y] = self._ore_row(side, y, (seen >> base) & row_mask)
-            changed &= (1 << base) - 1  # the rows below y are left
+            bits = (seen >> (y * w)) & row_mask
+            # Vision sways to and fro as units walk: about half the rows built
+            # again show a pattern of cells the row showed before.
+            kept = patterns[y]
+            segment = kept.get(bits)
+            if segment is None:
+                if len(kept) >= _PATTERNS_PER_ROW:
+                    kept.clear()
+                segment = kept[bits] = self._ore_row(side, y, bits)
+            segments[y] = segment
+            changed &= below[y]  # the rows before y are left
         # Row-major in side 1's view is ours backwards (each row too: _ore_row).
-        ore = tuple(chain.from_iterable(reversed(segments) if side else segments))
+        ore = b"".join(reversed(segments) if side else segments)
         self._ore_flat[side] = ore
         return ore
 
-    def _ore_row(self, side: int, y: int, bits: int) -> tuple[int, ...]:
-        """The flat (x, y, amount) triples of the cells of row ``y`` in ``bits``, in
+    def _ore_row(self, side: int, y: int, bits: int) -> bytes:
+        """The packed (x, y, amount) triples of the cells of row ``y`` in ``bits``, in
         ``side``'s view and order: side 1 sees each row backwards."""
         vx, vy = self._view_xy[side]
         amounts = self.ore
         base = y * self.width - 1
-        flat: list[int] = []
+        pack = _ORE_TRIPLE.pack
+        packed: list[bytes] = []
         while bits:
             if side:
                 top = bits.bit_length()
@@ -426,19 +468,17 @@ class Game:
                 low = bits & -bits
                 bits ^= low
                 c = base + low.bit_length()
-            flat += (vx[c], vy[c], amounts[c])
-        return tuple(flat)
+            packed.append(pack(vx[c], vy[c], amounts[c]))
+        return b"".join(packed)
 
     def ore_cells(self) -> list[int]:
         """The cells holding ore, ascending (read from the ore bitmask, not the whole map)."""
         bits = self._ore_bits
         if bits != self._ore_cells[0]:  # kept while no cell gains or loses all its ore
-            cells: list[int] = []
-            rest = bits
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                cells.append(low.bit_length() - 1)
+            # A byte of the mask at a time, its set bits from a table: twice as fast
+            # as peeling the lowest bit off a map-sized int once per cell.
+            data = bits.to_bytes((self.cells + 7) // 8, "little")
+            cells = [8 * i + b for i, byte in enumerate(data) if byte for b in _BYTE_BITS[byte]]
             self._ore_cells = (bits, cells)
         return list(self._ore_cells[1])
 
@@ -490,7 +530,6 @@ class Game:
         cfg = self.config
         ev = TickEvents()
         step = self._step
-        occ = self.occ
         # Sort the orders by op once; an order a unit's kind cannot carry out
         # (a worker attacking, a soldier mining or depositing) is a no-op. Nobody
         # moves before step 4, so attack and move targets are known now.
@@ -520,40 +559,13 @@ class Game:
                 elif op == _DEPOSIT and u.kind == _WORKER:
                     deposits.append(u)
 
-        # 2. Attack, from start-of-tick positions; damage is summed, applied at once.
-        damage: dict[Unit, int] = {}
-        colony_damage = ev.colony_damage
-        for u, target in attacks:
-            if target < 0:
-                continue
-            ev.attacks.append((u.side, u.id, target))
-            victim = occ[target]
-            if victim is not None and victim.side != u.side:
-                damage[victim] = damage.get(victim, 0) + cfg.soldier_attack
-            elif target == self.sides[1 - u.side].colony:
-                colony_damage[1 - u.side] += cfg.soldier_attack
-
-        # 3. Deaths: drop carried ore on the cell; colonies at hp <= 0 are destroyed.
-        dead: set[Unit] = set()
-        for victim, dmg in damage.items():
-            victim.hp -= dmg
-            if victim.hp <= 0:
-                dead.add(victim)
-        for victim in sorted(dead, key=_side_and_id) if dead else ():
-            ev.deaths.append((victim.side, victim.id))
-            del self.sides[victim.side].units[victim.id]
-            occ[victim.cell] = None
-            if victim.carry:
-                self._add_ore(victim.cell, victim.carry)
-                ev.ore_changed.add(victim.cell)
-        for s in (0, 1):
-            if colony_damage[s]:
-                side = self.sides[s]
-                side.colony_hp = max(0, side.colony_hp - colony_damage[s])
-        if dead:
-            moves = [m for m in moves if m[0] not in dead]
-            mines = [m for m in mines if m[0] not in dead]
-            deposits = [u for u in deposits if u not in dead]
+        # 2-3. Attack and deaths: most ticks have no attack, and nothing to do here.
+        if attacks:
+            dead = self._attack(attacks, ev)
+            if dead:
+                moves = [m for m in moves if m[0] not in dead]
+                mines = [m for m in mines if m[0] not in dead]
+                deposits = [u for u in deposits if u not in dead]
 
         # 4. Move.
         self._move(moves)
@@ -586,12 +598,48 @@ class Game:
         # 7. Spawn.
         for s in (0, 1):
             if spawn_kind[s]:
-                uid = self._spawn(s, spawn_kind[s], pay=True)
+                uid = self._spawn(s, spawn_kind[s], True)  # positional: the call's fast path
                 if uid:
                     ev.spawns.append((s, uid, spawn_kind[s], self.sides[s].units[uid].cell))
 
         self.tick += 1
         return ev
+
+    def _attack(self, attacks: list[tuple[Unit, int]], ev: TickEvents) -> set[Unit]:
+        """Rules §6.2-§6.3 for the soldiers' ``attacks``: return the units that died."""
+        cfg = self.config
+        occ = self.occ
+        # 2. Attack, from start-of-tick positions; damage is summed, applied at once.
+        damage: dict[Unit, int] = {}
+        colony_damage = ev.colony_damage
+        for u, target in attacks:
+            if target < 0:
+                continue
+            ev.attacks.append((u.side, u.id, target))
+            victim = occ[target]
+            if victim is not None and victim.side != u.side:
+                damage[victim] = damage.get(victim, 0) + cfg.soldier_attack
+            elif target == self.sides[1 - u.side].colony:
+                colony_damage[1 - u.side] += cfg.soldier_attack
+
+        # 3. Deaths: drop carried ore on the cell; colonies at hp <= 0 are destroyed.
+        dead: set[Unit] = set()
+        for victim, dmg in damage.items():
+            victim.hp -= dmg
+            if victim.hp <= 0:
+                dead.add(victim)
+        for victim in sorted(dead, key=_side_and_id) if dead else ():
+            ev.deaths.append((victim.side, victim.id))
+            del self.sides[victim.side].units[victim.id]
+            occ[victim.cell] = None
+            if victim.carry:
+                self._add_ore(victim.cell, victim.carry)
+                ev.ore_changed.add(victim.cell)
+        for s in (0, 1):
+            if colony_damage[s]:
+                side = self.sides[s]
+                side.colony_hp = max(0, side.colony_hp - colony_damage[s])
+        return dead
 
     def _add_ore(self, cell: int, amount: int) -> None:
         ore = self.ore
@@ -612,7 +660,7 @@ class Game:
         dirty[0] |= bit
         dirty[1] |= bit
 
-    def _spawn(self, s: int, kind: int, *, pay: bool = False) -> int:
+    def _spawn(self, s: int, kind: int, pay: bool = False) -> int:
         """Place a new unit on the first free colony neighbour; return its id or 0."""
         cfg = self.config
         side = self.sides[s]
@@ -736,8 +784,25 @@ class Game:
         the map. (Replay format version 2.) ``units`` is this state's
         ``unit_words()``, when the caller has them.
         """
-        words = self._state_words(units)
-        data = _checksum_layout(len(words)).pack(*words, self._ore_digest)
+        a, b = self.unit_words() if units is None else units
+        s0, s1 = self.sides
+        # The words of _state_words, packed as they are gathered: no list of them first.
+        data = _checksum_layout(len(a) + len(b) + 11).pack(
+            self.tick,
+            s0.banked,
+            s0.energy,
+            s0.colony_hp,
+            s0.next_id,
+            len(s0.units),
+            *a,
+            s1.banked,
+            s1.energy,
+            s1.colony_hp,
+            s1.next_id,
+            len(s1.units),
+            *b,
+            self._ore_digest,
+        )
         return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
     def checksum_v1(self, units: UnitWords | None = None) -> int:

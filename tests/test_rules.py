@@ -496,6 +496,27 @@ def test_enemy_colony_hp_shows_when_in_sight() -> None:
     assert g.observe(0).enemy_colony_hp == 60
 
 
+def test_a_row_seen_again_shows_the_ore_it_holds_now() -> None:
+    """The game keeps what each row showed for the cells its vision covered, as units
+    sway to and fro; an amount that changed out of sight still shows as it is now."""
+    g = game(OPEN, unit_vision=1, colony_vision=0)
+    u = g.add_unit(0, WORKER, 3, 3)
+    g.set_ore(2, 3, 5)  # seen from (3, 3), not from (4, 3)
+    g.set_ore(4, 3, 7)  # seen from both
+    assert g.observe(0).ore == [(2, 3, 5), (4, 3, 7)]
+    step(g, [(u.id, MOVE, EAST)])
+    assert g.observe(0).ore == [(4, 3, 7)]
+    g.set_ore(2, 3, 9)
+    step(g, [(u.id, MOVE, WEST)])
+    assert g.observe(0).ore == [(2, 3, 9), (4, 3, 7)]
+    step(g, [(u.id, MINE, WEST)])  # mined in sight, then seen from (4, 3) and back
+    assert g.observe(0).ore == [(2, 3, 8), (4, 3, 7)]
+    step(g, [(u.id, MOVE, EAST)])
+    assert g.observe(0).ore == [(4, 3, 7)]
+    step(g, [(u.id, MOVE, WEST)])
+    assert g.observe(0).ore == [(2, 3, 8), (4, 3, 7)]
+
+
 def test_ore_is_listed_in_row_major_order_of_the_receivers_frame() -> None:
     g = game(OPEN, unit_vision=8, colony_vision=8)
     g.set_ore(2, 1, 3)

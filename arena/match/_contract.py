@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
 from itertools import chain
 
 from sim import Config, FlatObservation, Game, Observation, OreRecord, Record, UnitRecord
@@ -25,7 +24,7 @@ _OBS_WORDS = 16
 _OBS_PADDING = (0,) * 6  # OBS words 10..15 are reserved
 _RECORD = struct.Struct("<3i")
 _I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
-# OBS layouts by body words (at most 6 * 2 * 64 + 3 * 64 * 64: a few hundred sizes in use).
+# OBS layouts (header and units) by unit words: at most 6 * 2 * 64, a few dozen in use.
 _OBS_LAYOUTS: dict[int, struct.Struct] = {}
 
 
@@ -83,13 +82,19 @@ def encode_init(
 
 def encode_obs(obs: Observation, last_fuel: int) -> bytes:
     """The OBS message: a fixed header, then own units, visible enemies, visible ore."""
-    return _pack_obs(
-        (obs.tick, obs.banked, obs.energy, obs.colony_hp, obs.enemy_banked, obs.enemy_colony_hp),
+    ore = list(chain.from_iterable(obs.ore))
+    flat = FlatObservation(
+        obs.tick,
+        obs.banked,
+        obs.energy,
+        obs.colony_hp,
+        obs.enemy_banked,
+        obs.enemy_colony_hp,
         list(chain.from_iterable(obs.own)),
         list(chain.from_iterable(obs.enemy)),
-        list(chain.from_iterable(obs.ore)),
-        last_fuel,
+        struct.pack(f"<{len(ore)}i", *ore),
     )
+    return encode_obs_flat(flat, last_fuel)
 
 
 def encode_obs_for(game: Game, side: int, last_fuel: int) -> bytes:
@@ -98,34 +103,43 @@ def encode_obs_for(game: Game, side: int, last_fuel: int) -> bytes:
     Packs the sim's flat view of the state (``Game.observe_flat``) without an
     object per unit or cell.
     """
-    flat = game.observe_flat(side)
-    return _pack_obs(flat[:6], flat.own, flat.enemy, flat.ore, last_fuel)
+    return encode_obs_flat(game.observe_flat(side), last_fuel)
 
 
 def encode_obs_flat(flat: FlatObservation, last_fuel: int) -> bytes:
-    """The OBS message of a flat observation (the same bytes as ``encode_obs``)."""
-    return _pack_obs(flat[:6], flat.own, flat.enemy, flat.ore, last_fuel)
+    """The OBS message of a flat observation (the same bytes as ``encode_obs``).
 
-
-def _pack_obs(
-    head: Sequence[int],
-    own: Sequence[int],
-    enemy: Sequence[int],
-    ore: Sequence[int],
-    last_fuel: int,
-) -> bytes:
-    """The OBS layout (rules §9): words 0..5 from ``head`` (tick, banked, energy, colony hp,
-    enemy banked, enemy colony hp), the three counts, the last fuel, six reserved
-    words, then six words per own unit, six per visible enemy, three per ore cell."""
+    The layout (rules §9): tick, banked, energy, colony hp, enemy banked, enemy
+    colony hp, the three counts, the last fuel, six reserved words, then six
+    words per own unit, six per visible enemy, and the ore records (three words
+    per cell), which come packed (``sim.FlatObservation.ore``).
+    """
+    tick, banked, energy, colony_hp, enemy_banked, enemy_colony_hp, own, enemy, ore = flat
     fuel = last_fuel if _I32_MIN <= last_fuel <= _I32_MAX else _i32(last_fuel)
-    counts = (len(own) // 6, len(enemy) // 6, len(ore) // 3, fuel)
-    body = len(own) + len(enemy) + len(ore)
-    layout = _OBS_LAYOUTS.get(body) or _obs_layout(body)
-    return layout.pack(*head, *counts, *_OBS_PADDING, *own, *enemy, *ore)
+    units = len(own) + len(enemy)
+    layout = _OBS_LAYOUTS.get(units) or _obs_layout(units)
+    return (
+        layout.pack(
+            tick,
+            banked,
+            energy,
+            colony_hp,
+            enemy_banked,
+            enemy_colony_hp,
+            len(own) // 6,
+            len(enemy) // 6,
+            len(ore) // 12,
+            fuel,
+            *_OBS_PADDING,
+            *own,
+            *enemy,
+        )
+        + ore
+    )
 
 
-def _obs_layout(body_words: int) -> struct.Struct:
-    layout = _OBS_LAYOUTS[body_words] = struct.Struct(f"<{_OBS_WORDS + body_words}i")
+def _obs_layout(unit_words: int) -> struct.Struct:
+    layout = _OBS_LAYOUTS[unit_words] = struct.Struct(f"<{_OBS_WORDS + unit_words}i")
     return layout
 
 
