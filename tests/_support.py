@@ -96,14 +96,22 @@ def worker_pids() -> list[int]:
     return found
 
 
-def kill_workers_while(running: trio.Event, kills: list[int], limit: int) -> None:
-    """Kill workers (SIGKILL) as they appear, until ``limit`` kills or ``running`` is set.
+def kill_workers_while(
+    running: trio.Event, kills: list[int], limit: int, *, settle: float = 0.3
+) -> None:
+    """Kill workers (SIGKILL) once each has lived ``settle`` seconds, until ``limit`` kills or
+    ``running`` is set.
 
-    Run it in a thread (``trio.to_thread.run_sync``) beside the work it disturbs.
+    A worker killed while it still boots, before it took its call, is no death of a
+    match: trio-parallel quietly hands the call to another worker. Past its start
+    (about 0.1 s here), a worker is playing. Run it in a thread
+    (``trio.to_thread.run_sync``) beside the work it disturbs.
     """
+    seen: dict[int, float] = {}
     while not running.is_set() and len(kills) < limit:
+        now = time.monotonic()
         for pid in worker_pids():
-            if len(kills) < limit:
+            if len(kills) < limit and now - seen.setdefault(pid, now) >= settle:
                 os.kill(pid, signal.SIGKILL)
                 kills.append(pid)
         time.sleep(0.01)

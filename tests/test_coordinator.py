@@ -10,15 +10,25 @@ process.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import fcntl
+import hashlib
 import io
 import json
 import os
+import pty
 import random
+import re
 import secrets
+import select
 import signal
+import struct
 import subprocess
 import sys
+import tempfile
+import termios
 import time
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +41,7 @@ import sim
 from arena.cases import default_case
 from arena.cli import main
 from arena.coordinator import (
+    MatchRaisedError,
     TournamentProgress,
     add_contestant,
     create_tournament,
@@ -40,7 +51,7 @@ from arena.coordinator import (
     tournament_plan,
     tournament_standings,
 )
-from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, play
+from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, Session, play
 from arena.store import Entrant, Origin, Store, TournamentStatus
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings, TournamentPlan
 from tests._support import EXTRA, Builder, cli, kill_workers_while
@@ -262,6 +273,56 @@ def test_a_match_whose_workers_keep_dying_is_an_error_the_tournament_survives(
     assert [r.errors for r in standings.rows] == [1, 1]
 
 
+class OneJobRefused:
+    """Plays on a local session's workers, but gives a worker one job with seed -1, which the
+    match runner refuses with an exception: a host bug in one match, raised in the worker."""
+
+    def __init__(self, session: Session, bad: Pairing) -> None:
+        self.session, self.bad = session, bad
+
+    async def play(self, job: MatchJob) -> Outcome:
+        if (job.a.name, job.b.name, job.seed) == (self.bad.a, self.bad.b, self.bad.seed):
+            job = dataclasses.replace(job, seed=-1)
+        return await self.session.play(job)
+
+
+@pytest.mark.parametrize(("fmt", "playable"), [("round-robin", 11), ("bracket", 3)])
+def test_a_match_that_raises_in_its_worker_fails_the_tournament_once_the_rest_is_played(
+    store: Store, fmt: str, playable: int
+) -> None:
+    """A host bug is no result and no error of the controllers: that match is not recorded.
+    Every other match that does not need its result is, then the tournament fails; resumed
+    (the bug fixed), it plays only what is missing."""
+    record = create_tournament(store, fmt, _field(store), seeds=(0,), config=SHORT)
+    plan = tournament_plan(record)
+    bad = next(iter(Scheduler(plan).ready()))
+
+    async def main() -> None:
+        async with LocalExecutor(2).open_session() as session:
+            player = OneJobRefused(session, bad)
+            await run_tournament(store, record.id, player, slots=session.slots)
+
+    with pytest.raises(MatchRaisedError) as raised:
+        trio.run(main)
+    cause = raised.value.__cause__
+    assert isinstance(cause, arena.ArenaError) and "seed -1 is not" in str(cause)
+    assert "run_match" in "".join(traceback.format_exception(cause))  # the worker's traceback
+    assert [p for p, _ in raised.value.raised] == [bad]
+    failed = store.tournament(record.id)
+    assert failed.status is TournamentStatus.FAILED and failed.error is not None
+    assert f"MatchRaisedError: tournament {record.id}: 1 match(es) raised" in failed.error
+    assert f"{bad.a!r} against {bad.b!r} on seed 0: ArenaError: seed -1 is not" in failed.error
+    matches = store.tournament_matches(record.id)
+    assert len(matches) == playable and all(m.result is not None for m in matches)
+    assert bad not in {pairing_of(m) for m in matches}
+    player = InProcess()
+    resumed = run_tournament_sync(store, record.id, player, slots=2)
+    assert resumed.record.status is TournamentStatus.FINISHED and resumed.record.error is None
+    assert (player.played[0].a.name, player.played[0].b.name) == (bad.a, bad.b)
+    assert resumed.stats.played == plan.matches - playable
+    assert resumed.standings == _sequential(plan, SHORT)
+
+
 # --------------------------------------------------------------------------- the command line
 
 ENTRANTS = ("random", "greedy-raider", "border-soldier")
@@ -366,7 +427,6 @@ def test_the_commands_print_tables(capsys: Capture) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--resume", "1", "random"), "--resume plays tournament 1 as it was created: drop"),
         (("--resume", "7"), "no tournament 7 in the store"),
         (("random", "greedy-raider"), "give --format"),
         (("--format", "league", "random", "greedy-raider"), "format 'league' is not one of"),
@@ -378,6 +438,160 @@ def test_the_commands_print_tables(capsys: Capture) -> None:
 def test_operator_errors_exit_2(capsys: Capture, args: tuple[str, ...], message: str) -> None:
     out = cli(capsys, "tournament", *args)
     assert out.code == 2 and message in out.err, out.err
+
+
+# Rich draws the bar as it goes: erase the line, draw it again (an escape, then text).
+_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_BAR = re.compile(
+    r"tournament (?P<id>\d+) [━╺╸ ]*(?P<done>\d+)/(?P<total>\d+) "
+    r"(?:(?P<rate>\d+\.\d) matches/s )?(?P<left>\d+:\d\d:\d\d|-:--:--) "
+    r"leader: (?P<leader>\S+)$"
+)
+
+
+def _on_a_terminal(data_dir: Path, *args: str) -> tuple[int, bytes, str]:
+    """``arena ARGS`` with a pseudo-terminal of 160 columns as its stdin and stdout (stderr
+    apart): the exit code, everything the terminal received, and stderr."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
+    # What would make rich decide for itself, whatever the terminal, is left out.
+    forcing = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES")
+    env = {k: v for k, v in os.environ.items() if k not in forcing}
+    env.update(FORAY_DATA_DIR=str(data_dir), TERM="xterm-256color")
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", *args],
+            stdin=terminal,
+            stdout=terminal,
+            stderr=err,
+            env=env,
+            start_new_session=True,
+        )
+        os.close(terminal)
+        received = bytearray()
+        deadline = time.monotonic() + 120
+        try:
+            while time.monotonic() < deadline:
+                if select.select([controller], [], [], 1.0)[0]:
+                    try:
+                        chunk = os.read(controller, 65536)
+                    except OSError:  # EIO: every process holding the terminal has closed it
+                        break
+                    if not chunk:
+                        break
+                    received += chunk
+            code = proc.wait(timeout=60)
+        finally:
+            os.close(controller)
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        err.seek(0)
+        return code, bytes(received), err.read().decode()
+
+
+def test_on_a_terminal_a_progress_bar_shows_the_tournament_as_it_plays(
+    capsys: Capture, data_dir: Path
+) -> None:
+    args = ("--format", "round-robin", "--seeds", "4", "--max-ticks", "200", "--jobs", "1")
+    code, received, err = _on_a_terminal(data_dir, "tournament", *args, *BASELINE_FIELD)
+    assert code == 0, err
+    shown = _ESCAPE.sub("", received.decode())
+    bars = [m for line in re.split(r"[\r\n]+", shown) if (m := _BAR.search(line.rstrip()))]
+    assert bars, shown[-2000:]
+    done = [int(m["done"]) for m in bars]
+    assert done == sorted(done) and {int(m["total"]) for m in bars} == {48}
+    # Drawn while it played: matches done of the total, a rate, the time left, the leader.
+    playing = [m for m in bars if 0 < int(m["done"]) < 48 and m["rate"] and m["left"] != "-:--:--"]
+    assert playing, [m.group(0) for m in bars]
+    assert all(m["leader"] in BASELINE_FIELD for m in bars)
+    last = bars[-1]
+    assert (last["done"], last["left"]) == ("48", "0:00:00") and float(last["rate"]) > 0
+    standings = cli(capsys, "standings", last["id"], "--json").json()["standings"]
+    assert last["leader"] == standings[0]["name"]  # the leader at the end is the winner
+    assert "row vs column" in shown  # then the tables
+
+
+def test_on_a_terminal_json_is_all_that_stdout_gets(capsys: Capture, data_dir: Path) -> None:
+    args = ("--format", "gauntlet", "--max-ticks", "30", "--jobs", "1", "--json", *ENTRANTS)
+    code, received, err = _on_a_terminal(data_dir, "tournament", *args)
+    assert code == 0, err
+    assert b"\x1b" not in received  # no bar, no cursor hidden and shown again
+    data = json.loads(received.decode())  # the whole of it (the terminal's \r\n is whitespace)
+    assert data == cli(capsys, "standings", str(data["id"]), "--json").json()
+
+
+RESUMED = ("random", "border-soldier", "greedy-raider")
+RESUMED_ARGS = ("--format", "bracket", "--seeds", "2", "--shuffle", "7", "--max-ticks", "30")
+
+
+def _created_as_by_resumed_args(store: Store) -> int:
+    """The tournament ``arena tournament RESUMED_ARGS RESUMED`` creates, stored, nothing played."""
+    field = _field(store, RESUMED)
+    rules = default_case().rules.replace(max_ticks=30)
+    return create_tournament(store, "bracket", field, seeds=(0, 1), shuffle=7, config=rules).id
+
+
+def test_resume_takes_the_arguments_that_created_the_tournament(
+    capsys: Capture, data_dir: Path
+) -> None:
+    """The design's ``arena tournament --format ... [--resume ID] ... A B C``: a user may
+    repeat the command that created the tournament; what matches what is stored goes on."""
+    with Store.open(data_dir) as store:
+        tid = _created_as_by_resumed_args(store)
+    args = ("--resume", str(tid), "--jobs", "1", "--json")
+    out = cli(capsys, "tournament", *RESUMED_ARGS, *args, *RESUMED)
+    assert out.code == 0, out.err
+    data = out.json()
+    assert (data["id"], data["status"], data["format"]) == (tid, "finished", "bracket")
+    assert data["matches"] == data["total"] == 8 and data["seeds"] == [0, 1]
+    with Store.open(data_dir) as store:
+        assert [t.id for t in store.tournaments()] == [tid]  # no second tournament
+        matches = store.tournament_matches(tid)
+        assert {m.result.ticks for m in matches if m.result is not None} <= set(range(31))
+    # Some of them, or none, as well: the rest is as stored (the field included).
+    again = cli(capsys, "tournament", "--format", "bracket", "--seeds", "2", *args)
+    assert again.code == 0 and again.json() == data, again.err
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"--format": "swiss"}, "--format swiss (created as bracket)"),
+        ({"--seeds": "3"}, "--seeds 3 (created with --seeds 2)"),
+        ({"--shuffle": "8"}, "--shuffle 8 (created with 7)"),
+        ({"--max-ticks": "31"}, "--max-ticks 31 (created with 30)"),
+        ({"--rounds": "2"}, "--rounds 2 (created with none)"),
+        (
+            {"field": ("random", "greedy-raider", "border-soldier")},
+            "the entrants random, greedy-raider, border-soldier (created with random, "
+            "border-soldier, greedy-raider, in that order)",
+        ),
+        ({"field": ("random", "border-soldier")}, "the entrants random, border-soldier ("),
+        ({"field": "a file named random.wasm"}, "the module of random (not the one the"),
+    ],
+)
+def test_resume_refuses_arguments_that_differ_from_the_tournament(
+    capsys: Capture, data_dir: Path, tmp_path: Path, idle: bytes, change: dict[str, Any],
+    message: str,
+) -> None:  # fmt: skip
+    with Store.open(data_dir) as store:
+        tid = _created_as_by_resumed_args(store)
+    options = dict(zip(RESUMED_ARGS[::2], RESUMED_ARGS[1::2], strict=True))
+    options.update({k: v for k, v in change.items() if k != "field"})
+    field = change.get("field", RESUMED)
+    if field == "a file named random.wasm":  # the same name, another module
+        (tmp_path / "random.wasm").write_bytes(idle)
+        field = (str(tmp_path / "random.wasm"), *RESUMED[1:])
+    args = [x for pair in options.items() for x in pair]
+    out = cli(capsys, "tournament", *args, "--resume", str(tid), *field)
+    assert out.code == 2, out.err
+    assert f"--resume plays tournament {tid} as it was created, and these differ: " in out.err
+    assert message in out.err and "give them as they were, or leave them out" in out.err
+    with Store.open(data_dir) as store:
+        assert store.tournament(tid).matches == 0 and len(store.tournaments()) == 1
+        stored = {c.sha256 for c in store.controllers(include_hidden=True)}
+    assert hashlib.sha256(idle).hexdigest() not in stored  # refused before storing anything
 
 
 def _tournament_process(data_dir: Path, *args: str) -> subprocess.Popen[str]:
@@ -478,6 +692,71 @@ def test_ray_gives_the_standings_of_the_local_executor(capsys: Capture, tmp_path
             m.result.replay_sha256 for m in store.tournament_matches(1) if m.result is not None
         }
     assert ray_replays == local_replays and len(ray_replays) == 6
+
+
+# Python as a default install (no Ray extra) sees it: every finder of modules as it is,
+# except that none finds ray. Then the arena's command line, as ``python -m arena``.
+_WITHOUT_RAY = """
+import importlib.util, runpy, sys
+
+class WithoutRay:
+    def __init__(self, finder):
+        self.finder = finder
+    def find_spec(self, name, path=None, target=None):
+        if name == "ray" or name.startswith("ray."):
+            return None
+        return self.finder.find_spec(name, path, target)
+    def __getattr__(self, name):
+        return getattr(self.finder, name)
+
+sys.meta_path[:] = [WithoutRay(finder) for finder in sys.meta_path]
+assert importlib.util.find_spec("ray") is None and "ray" not in sys.modules
+try:
+    import ray
+except ModuleNotFoundError:
+    pass
+else:
+    raise SystemExit("ray can still be imported")
+sys.argv[0] = "arena"
+runpy.run_module("arena", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("how", ["--executor ray", "FORAY_RAY_ADDRESS"])
+def test_without_ray_the_ray_executor_is_refused_before_anything_is_stored(
+    data_dir: Path, how: str
+) -> None:
+    env = {**os.environ, "FORAY_DATA_DIR": str(data_dir)}
+    env.pop("FORAY_RAY_ADDRESS", None)
+    args = ["tournament", "--format", "round-robin", "--max-ticks", "20", *ENTRANTS]
+    if how == "FORAY_RAY_ADDRESS":
+        env["FORAY_RAY_ADDRESS"] = "127.0.0.1:6379"  # never reached
+    else:
+        args[1:1] = ["--executor", "ray"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_RAY, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr == 'error: the Ray executor needs Ray: pip install -e ".[ray]"\n'
+    if (data_dir / "arena.sqlite3").exists():
+        with Store.open(data_dir) as store:
+            assert store.tournaments() == [] and store.controllers(include_hidden=True) == []
+    # The same Python plays it locally: what it refused was Ray alone.
+    local = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_RAY, *args, "--executor", "local", "--jobs", "1", "--json"],
+        env={**env, "FORAY_RAY_ADDRESS": ""},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert local.returncode == 0, local.stderr
+    assert json.loads(local.stdout)["matches"] == 6
 
 
 # A Ray cluster of its own: a driver that started it keeps it up until its stdin closes,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
+import pytest
 import trio
 
 import arena
@@ -83,9 +86,31 @@ def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, bus
     assert "died 2 time(s)" in outcome.reason
 
 
+def test_an_exception_the_match_raises_in_a_worker_is_raised_not_a_failed_match(
+    idle: bytes, busy: bytes
+) -> None:
+    """A worker that dies is the arena's failure (``JobFailed``); an exception the match raised
+    in a live worker (here the runner refusing seed -1) is a bug, raised to the caller with
+    the worker's traceback, and the worker plays on."""
+    good = _jobs(idle, busy, 1)[0]
+    bad = dataclasses.replace(good, seed=-1)
+
+    async def main() -> Outcome:
+        async with LocalExecutor(1).open_session() as session:
+            with pytest.raises(arena.ArenaError, match="seed -1 is not an unsigned") as raised:
+                await session.play(bad)
+            assert "run_match" in "".join(traceback.format_exception(raised.value))
+            return await session.play(good)
+
+    outcome = trio.run(main)
+    assert isinstance(outcome, arena.MatchResult) and outcome.replay == play(good).replay
+
+
 _RAY_SCRIPT = """
 import hashlib, json, sys
+import trio
 import sim
+from arena import ArenaError
 from arena.executors import MatchJob, RayExecutor
 from arena.match import Contestant
 
@@ -94,15 +119,29 @@ busy, idle, trap = (Contestant(n, b) for n, b in zip(("busy", "idle", "trap"), b
 config = sim.Config(max_ticks=20)
 jobs = [MatchJob(busy, idle, seed=s, config=config) for s in range(3)]
 jobs.append(MatchJob(trap, busy, seed=1, config=config))
-outcomes = list(RayExecutor(num_cpus=2).map(jobs))
+executor = RayExecutor(num_cpus=2)
+outcomes = list(executor.map(jobs))
+bad = MatchJob(busy, idle, seed=-1, config=config)  # the runner refuses it in the task
+
+
+async def raised():
+    async with executor.open_session() as session:
+        try:
+            await session.play(bad)
+        except Exception as exc:
+            return [type(exc).__name__, isinstance(exc, ArenaError), "seed -1 is not" in str(exc)]
+
+
 print(json.dumps([hashlib.sha256(o.replay).hexdigest() for o in outcomes]))
+print(json.dumps(trio.run(raised)))
 """
 
 
 def test_ray_gives_what_the_local_executor_gives(
     idle: bytes, busy: bytes, build_c: Builder, tmp_path: Path
 ) -> None:
-    """A real local Ray, started here: the same match function, the same replay bytes.
+    """A real local Ray, started here: the same match function, the same replay bytes, and
+    an exception in a task raised as it is (not a failed match).
 
     The Ray driver runs in its own process: Ray's core installs crash handlers
     for SIGILL and SIGSEGV that would replace the ones wasmtime traps with, so
@@ -122,7 +161,10 @@ def test_ray_gives_what_the_local_executor_gives(
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    *_, shas, raised = proc.stdout.strip().splitlines()
+    got = json.loads(shas)
+    # A match that raises in its task is raised to the caller, as from a local worker.
+    assert json.loads(raised) == ["RayTaskError(ArenaError)", True, True]
     config = sim.Config(max_ticks=20)
     a, b, t = (arena.Contestant(n, x) for n, x in (("busy", busy), ("idle", idle), ("trap", trap)))
     jobs = [MatchJob(a, b, seed=s, config=config) for s in range(3)]

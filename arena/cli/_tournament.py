@@ -165,16 +165,56 @@ def print_standings(console: Console, record: TournamentRecord, standings: Stand
         console.print(rows)
 
 
-def _refused_with_resume(args: argparse.Namespace) -> list[str]:
-    given = [
-        ("--format", args.format),
-        ("--seeds", args.seeds),
-        ("--rounds", args.rounds),
-        ("--shuffle", args.shuffle),
-        ("--max-ticks", args.max_ticks),
-    ]
-    refused = [flag for flag, value in given if value is not None]
-    return refused + (["the entrants"] if args.entrants else [])
+def _seeds(seeds: tuple[int, ...]) -> str:
+    if seeds == tuple(range(len(seeds))):
+        return f"--seeds {len(seeds)}"
+    return f"seeds {', '.join(map(str, seeds))}"  # created through the API
+
+
+def _resume_mismatches(args: argparse.Namespace, record: TournamentRecord) -> list[str]:
+    """What ``args`` gives that tournament ``record`` was not created with (empty: it may go on).
+
+    A user may repeat the command that created it; only a value that differs is refused.
+    """
+    from arena.coordinator import tournament_rules
+    from arena.match import load_contestant
+
+    differ = []
+    if args.format is not None and args.format != record.format:  # stored as typed
+        differ.append(f"--format {shown(args.format)} (created as {record.format})")
+    if args.seeds is not None and tuple(range(args.seeds)) != record.seeds:
+        differ.append(f"--seeds {args.seeds} (created with {_seeds(record.seeds)})")
+    for flag, value, key in (
+        ("--rounds", args.rounds, "rounds"),
+        ("--shuffle", args.shuffle, "shuffle"),
+    ):
+        stored = record.options.get(key)
+        if value is not None and value != stored:
+            was = "none" if stored is None else str(stored)
+            differ.append(f"{flag} {value} (created with {was})")
+    if args.max_ticks is not None:
+        stored_ticks = tournament_rules(record)[1].max_ticks
+        if args.max_ticks != stored_ticks:
+            differ.append(f"--max-ticks {args.max_ticks} (created with {stored_ticks})")
+    if args.entrants:
+        field = [(e.name, e.sha256) for e in record.field]
+        given_field = [(c.name, c.sha256) for c in map(load_contestant, args.entrants)]
+        names = [name for name, _ in given_field]
+        stored_names = [e.name for e in record.field]
+        if names != stored_names:
+            differ.append(
+                f"the entrants {shown(', '.join(names))} "
+                f"(created with {shown(', '.join(stored_names))}, in that order)"
+            )
+        elif given_field != field:
+            other = [
+                name for (name, sha), (_, was) in zip(given_field, field, strict=True) if sha != was
+            ]
+            differ.append(
+                f"the module of {shown(', '.join(other))} (not the one the tournament holds "
+                "under that name)"
+            )
+    return differ
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -191,19 +231,20 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from arena.store import Store
 
     executor = make_executor(args.executor, args.jobs)
+    if args.resume is None and args.format is None:
+        raise ArenaError("give --format (round-robin, bracket, swiss or gauntlet)")
     console = Console()
     with Store.open() as store:
         if args.resume is not None:
-            refused = _refused_with_resume(args)
-            if refused:
+            record = store.tournament(args.resume)
+            differ = _resume_mismatches(args, record)
+            if differ:
                 raise ArenaError(
-                    f"--resume plays tournament {args.resume} as it was created: "
-                    f"drop {', '.join(refused)}"
+                    f"--resume plays tournament {record.id} as it was created, and these "
+                    f"differ: {'; '.join(differ)}; give them as they were, or leave them out"
                 )
-            tournament_id = store.tournament(args.resume).id
+            tournament_id = record.id
         else:
-            if args.format is None:
-                raise ArenaError("give --format (round-robin, bracket, swiss or gauntlet)")
             config = None
             if args.max_ticks is not None:
                 config = default_case().rules.replace(max_ticks=args.max_ticks)

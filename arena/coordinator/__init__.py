@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from arena.coordinator._run import (
         CoordinatorStats,
         MatchPlayer,
+        MatchRaisedError,
         OnProgress,
         TournamentProgress,
         TournamentResult,
@@ -42,6 +43,7 @@ _LAZY = dict.fromkeys(
     (
         "CoordinatorStats",
         "MatchPlayer",
+        "MatchRaisedError",
         "OnProgress",
         "TournamentProgress",
         "TournamentResult",
@@ -55,6 +57,7 @@ __all__ = [
     "EXECUTORS",
     "CoordinatorStats",
     "MatchPlayer",
+    "MatchRaisedError",
     "OnProgress",
     "TournamentProgress",
     "TournamentResult",

@@ -38,6 +38,7 @@ from arena.tournament import Format, Pairing, Played, Scheduler, Standings
 __all__ = [
     "CoordinatorStats",
     "MatchPlayer",
+    "MatchRaisedError",
     "OnProgress",
     "TournamentProgress",
     "TournamentResult",
@@ -50,10 +51,38 @@ class MatchPlayer(Protocol):
     """What plays a match for the coordinator: an executor's ``Session``, or a caller's pool.
 
     ``play`` must not raise for a match the arena could not play: that is a
-    ``JobFailed`` outcome (recorded as the match's error).
+    ``JobFailed`` outcome (recorded as the match's error). An exception from
+    ``play`` is a bug of the host: the match is held back, not recorded, and
+    the tournament fails once everything else is played (``MatchRaisedError``).
     """
 
     async def play(self, job: MatchJob) -> Outcome: ...
+
+
+class MatchRaisedError(RuntimeError):
+    """Matches whose play raised an exception (a bug of the arena, not a controller's).
+
+    They are not recorded: a host bug is no result, and no error a controller
+    should carry. The coordinator plays every other match it can first, then
+    raises this and the tournament is marked failed; once the cause is fixed,
+    resuming it plays only what is missing, these matches among them.
+    """
+
+    def __init__(self, tournament_id: int, raised: list[tuple[Pairing, Exception]]) -> None:
+        pairing, first = raised[0]
+        # The last line says what went wrong (a Ray task's error carries its traceback first).
+        lines = str(first).strip().splitlines() or [""]
+        super().__init__(
+            f"tournament {tournament_id}: {len(raised)} match(es) raised an exception while "
+            f"played and are not recorded (a bug of the arena, not of a controller); the first, "
+            f"{pairing.a!r} against {pairing.b!r} on seed {pairing.seed}: "
+            f"{type(first).__name__}: {lines[-1][:300]}; every other match playable is "
+            f"recorded: once the cause is fixed, arena tournament --resume {tournament_id} plays "
+            "what is missing"
+        )
+        self.tournament_id = tournament_id
+        self.raised = raised
+        """Each match that raised, and what it raised."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,12 +235,16 @@ async def _play(
     # ready() is asked again after each record.
     dynamic = sched.plan.format in (Format.BRACKET, Format.SWISS)
     handed: set[str] = set()  # keys handed out and not yet recorded
+    raised: list[tuple[Pairing, Exception]] = []  # plays that raised: held back, never recorded
+    held: set[str] = set()  # their keys, not handed out again in this run
     playing = 0
     pending: Iterator[Pairing] | None = None
     exhausted = False
     played = errors = 0
     store_wall = store_cpu = 0.0
-    outcomes_send, outcomes_recv = trio.open_memory_channel[tuple[Pairing, Outcome]](math.inf)
+    outcomes_send, outcomes_recv = trio.open_memory_channel[tuple[Pairing, Outcome | Exception]](
+        math.inf
+    )
     start = time.perf_counter()
 
     def report(last: Played | None = None, match_id: int | None = None) -> None:
@@ -233,8 +266,8 @@ async def _play(
     with _as_one_error():
         async with trio.open_nursery() as nursery:
 
-            def fill() -> None:
-                """Hand out ready matches until every slot is busy (workers never wait on us)."""
+            def take() -> Pairing | None:
+                """The next ready match to hand out, if a slot is free (it takes the slot)."""
                 nonlocal playing, pending, exhausted
                 while playing < slots and not exhausted:
                     if pending is None:
@@ -242,22 +275,42 @@ async def _play(
                     pairing = next(pending, None)
                     if pairing is None:
                         pending, exhausted = None, True
-                    elif pairing.key not in handed:
+                    elif pairing.key not in handed and pairing.key not in held:
                         handed.add(pairing.key)
                         playing += 1
-                        nursery.start_soon(play_one, pairing)
+                        return pairing
+                return None
 
-            async def play_one(pairing: Pairing) -> None:
+            def fill() -> None:
+                """Hand out ready matches until every slot is busy (workers never wait on us)."""
+                while (pairing := take()) is not None:
+                    nursery.start_soon(play_one, pairing)
+
+            async def play_one(first: Pairing) -> None:
                 nonlocal playing
-                outcome = await player.play(t.job(pairing))
-                playing -= 1
-                outcomes_send.send_nowait((pairing, outcome))
-                fill()
+                # A slot's task plays on: its next match goes out at once, with no new task
+                # to schedule first (a worker waits between matches for what runs here).
+                pairing: Pairing | None = first
+                while pairing is not None:
+                    outcome: Outcome | Exception
+                    try:
+                        outcome = await player.play(t.job(pairing))
+                    except Exception as exc:  # a host bug in this match: the others play on
+                        outcome = exc
+                    playing -= 1
+                    outcomes_send.send_nowait((pairing, outcome))
+                    pairing = take()
 
             fill()
             report()
             while handed:
                 pairing, outcome = await outcomes_recv.receive()
+                if isinstance(outcome, Exception):
+                    handed.discard(pairing.key)
+                    held.add(pairing.key)
+                    raised.append((pairing, outcome))
+                    fill()
+                    continue
                 # The store writes the replay file (fsynced) and the row in a thread, so the
                 # workers play on meanwhile; a record under way completes even on cancel.
                 match, wall, cpu = await trio.to_thread.run_sync(
@@ -276,6 +329,8 @@ async def _play(
                     pending, exhausted = None, False
                 fill()
                 report(result, match.id)
+    if raised:
+        raise MatchRaisedError(t.record.id, raised) from raised[0][1]
     if not sched.finished:
         raise RuntimeError(f"tournament {t.record.id}: nothing left to play, yet not finished")
     return CoordinatorStats(played, errors, time.perf_counter() - start, store_wall, store_cpu)
@@ -311,9 +366,12 @@ async def run_tournament(
     returned as it is; a failed one runs again. ``on_progress`` is called in
     this task at the start and after every record (keep it quick).
 
-    Cancelled (Ctrl-C), the matches in flight are stopped and the tournament
-    stays running in the store, to be resumed. Any other error marks it
-    failed, with the error, before it propagates (resuming it runs it again).
+    A match whose play raises (a bug of the host, not a ``JobFailed``) is
+    held back unrecorded while every other match that can be played is; then
+    ``MatchRaisedError`` is raised. Cancelled (Ctrl-C), the matches in flight
+    are stopped and the tournament stays running in the store, to be resumed.
+    Any other error, ``MatchRaisedError`` included, marks it failed, with the
+    error, before it propagates (resuming it runs it again).
     """
     if not isinstance(executor, Executor) and (slots is None or slots < 1):
         raise ValueError("a MatchPlayer needs slots: how many matches it plays at once")

@@ -144,7 +144,10 @@ class WorkerPool:
         raise WorkerDied(f"the worker died {len(deaths)} time(s) {doing}: {deaths[-1]}")
 
     async def play(self, job: MatchJob) -> Outcome:
-        """Play ``job`` in a worker: its result, or ``JobFailed`` if its workers kept dying."""
+        """Play ``job`` in a worker: its result, or ``JobFailed`` if its workers kept dying.
+
+        An exception the match raised in the worker (a bug, not a death) is raised here.
+        """
         try:
             return await self.call(play, job, doing="playing this match")
         except WorkerDied as exc:

@@ -6,6 +6,8 @@ modules costs one upload per module, not one per match. ``RayExecutor.stats``
 counts what went to the cluster (puts, tasks, the bytes each carried), which is
 how the tests and ``arena bench scale`` show it (docs/scaling.md). A task whose
 worker dies is retried by Ray; one that still fails is reported as ``JobFailed``.
+An exception the match itself raised (``RayTaskError``) propagates, as it does
+from a local worker.
 
 Ray is an optional extra (``pip install -e ".[ray]"``); nothing imports it until
 a ``RayExecutor`` runs.
@@ -167,6 +169,8 @@ class _RaySession(Session):
             try:
                 result: MatchResult = future.result()
                 return result
+            except self._ray.exceptions.RayTaskError:
+                raise  # the match itself raised (a host bug): as on a local worker, not a failure
             except self._ray.exceptions.RayError as exc:
                 reason = f"the Ray task failed: {type(exc).__name__}: {str(exc)[:300]}"
                 return JobFailed(job, reason)
