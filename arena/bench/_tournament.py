@@ -1,14 +1,17 @@
 """Tournament figures for ``arena bench tournament``: matches per second, scaling, overheads.
 
-A round-robin of the four baselines under the default case, played in one
-run: one match after another in this process, then through the coordinator
-and the store on 1 and N local workers (N = the cores) and on a local Ray of
-N CPUs, and once more on one worker that times each match from inside (where
-the rest of the time goes). This machine is shared and its cores do not scale
-like cores, so the same run also measures its own scaling (a pure-Python loop,
-and the same matches, in 1 and N independent processes) and reports the
-tournament's speed-up as a share of it; only ratios measured in one run mean
-anything here.
+A round-robin of the four baselines under the default case (48 seeds, 576
+matches: long enough that a worker's start is paid once, as in a real
+tournament; what it costs is printed apart), played in one run: one match
+after another in this process, then through the coordinator and the store on
+1 and N local workers (N = the cores), as ``arena tournament`` plays it (the
+store opened and the field stored inside the timing), and on a local Ray of N
+CPUs, and once more on one worker that times each match from inside
+(where the rest of the time goes). This machine is shared and its cores do
+not scale like cores, so the same run also measures its own scaling (a
+pure-Python loop, and the same matches, in 1 and N independent processes) and
+reports the tournament's speed-up as a share of it; only ratios measured in
+one run mean anything here.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import json
 import math
 import multiprocessing
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,7 +46,15 @@ from arena.coordinator import (
     run_tournament,
     run_tournament_sync,
 )
-from arena.executors import Executor, LocalExecutor, MatchJob, Outcome, default_jobs, play
+from arena.executors import (
+    Executor,
+    LocalExecutor,
+    MatchJob,
+    Outcome,
+    default_jobs,
+    play,
+    play_timed,
+)
 from arena.match import MatchResult, load_contestant
 from arena.store import Store, TournamentRecord
 
@@ -100,18 +113,24 @@ def _create(store: Store, seeds: int, max_ticks: int | None) -> TournamentRecord
     return create_tournament(store, "round-robin", field, seeds=range(seeds), config=rules)
 
 
+def _cpu() -> float:
+    """This process's CPU seconds so far, every thread's."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _tournament(
     executor: Executor, seeds: int, max_ticks: int | None = None
-) -> tuple[float, TournamentResult]:
-    """A round-robin of the baselines in a fresh store: its wall time (store included)."""
-    with (
-        tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as tmp,
-        Store.open(Path(tmp)) as store,
-    ):
-        record = _create(store, seeds, max_ticks)
-        start = time.perf_counter()
-        run = run_tournament_sync(store, record.id, executor)
-        return time.perf_counter() - start, run
+) -> tuple[float, float, TournamentResult]:
+    """A round-robin of the baselines in a fresh store, as ``arena tournament`` plays it: its
+    wall time from the store's opening to the standings stored, and the CPU time this
+    process (the coordinator) spent."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as tmp:
+        start, cpu = time.perf_counter(), _cpu()
+        with Store.open(Path(tmp)) as store:
+            record = _create(store, seeds, max_ticks)
+            run = run_tournament_sync(store, record.id, executor)
+        return time.perf_counter() - start, _cpu() - cpu, run
 
 
 def _jobs(seeds: int, max_ticks: int | None = None) -> tuple[list[MatchJob], list[MatchJob]]:
@@ -152,14 +171,6 @@ def _match_scaling(processes: int, seeds: int, max_ticks: int | None = None) -> 
     return processes * alone / together
 
 
-def _timed_play(job: MatchJob) -> tuple[MatchResult, float, float]:
-    """In a worker: play ``job``; say when the match began and ended (``time.monotonic`` is
-    the system's monotonic clock, the same in every process)."""
-    began = time.monotonic()
-    result = play(job)
-    return result, began, time.monotonic()
-
-
 class _TimedWorker:
     """A ``MatchPlayer`` on one trio-parallel worker, as ``LocalExecutor(1)`` plays, that
     keeps when each match began and ended inside the worker."""
@@ -169,29 +180,39 @@ class _TimedWorker:
         self.spans: list[tuple[float, float]] = []
 
     async def play(self, job: MatchJob) -> Outcome:
-        timed: tuple[MatchResult, float, float] = await self._ctx.run_sync(_timed_play, job)
+        timed: tuple[MatchResult, float, float] = await self._ctx.run_sync(play_timed, job)
         self.spans.append(timed[1:])
         return timed[0]
 
 
-def _inside_a_worker(
-    seeds: int, max_ticks: int | None = None
-) -> tuple[float, list[tuple[float, float]]]:
-    """A 1-worker tournament (coordinator, store, a fresh worker) timed from inside the
-    worker: its start, and each match's (began, ended), on the monotonic clock."""
+@dataclass(frozen=True, slots=True)
+class _Inside:
+    """A 1-worker tournament timed from inside its worker, on the monotonic clock."""
 
-    async def main() -> tuple[float, list[tuple[float, float]]]:
-        with (
-            tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as tmp,
-            Store.open(Path(tmp)) as store,
-        ):
-            record = _create(store, seeds, max_ticks)
+    start: float
+    """When the tournament began: the store opened, then the worker started."""
+    setup: float
+    """Seconds the store's opening and the field's storing took, before the worker started."""
+    spans: list[tuple[float, float]]
+    """Each match's (began, ended) in the worker."""
+    finished: float
+    """When the tournament was stored as finished and its worker had stopped."""
+
+
+def _inside_a_worker(seeds: int, max_ticks: int | None = None) -> _Inside:
+    """A 1-worker tournament as ``arena tournament --jobs 1`` plays it (coordinator, store, a
+    fresh worker), timed from inside the worker."""
+
+    async def main() -> _Inside:
+        with tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as tmp:
             start = time.monotonic()
-            async with trio_parallel.open_worker_context() as ctx:
-                player = _TimedWorker(ctx)
-                await run_tournament(store, record.id, player, slots=1)
-                player.spans.append((time.monotonic(), math.nan))  # the tournament is stored
-            return start, player.spans
+            with Store.open(Path(tmp)) as store:
+                record = _create(store, seeds, max_ticks)
+                setup = time.monotonic() - start
+                async with trio_parallel.open_worker_context() as ctx:
+                    player = _TimedWorker(ctx)
+                    await run_tournament(store, record.id, player, slots=1)
+                return _Inside(start, setup, player.spans, time.monotonic())
 
     return trio.run(main)
 
@@ -203,7 +224,7 @@ from arena.executors import RayExecutor
 seeds, cpus = int(sys.argv[1]), int(sys.argv[2])
 executor = RayExecutor(num_cpus=cpus)
 _tournament(executor, 1)  # Ray and its workers start, and compile, outside the timing
-wall, run = _tournament(executor, seeds)
+wall, _, run = _tournament(executor, seeds)
 print(json.dumps({"wall": wall, "matches": run.stats.played}))
 """
 
@@ -251,7 +272,7 @@ def _row(label: str, wall: float, matches: int, note: str = "") -> None:
 
 def tournament_figures(
     repeat: int,
-    seeds: Sequence[int] = (3, 12),
+    seeds: Sequence[int] | None = None,
     *,
     ray: bool = True,
     loop_seconds: float = 1.0,
@@ -261,7 +282,9 @@ def tournament_figures(
     """Print the figures and return the matches/s. ``repeat`` 1 (``--quick``): ``seeds[0]``
     seeds, one pass; else ``seeds[1]`` seeds, the best of two passes (each pass plays the
     matches in this process, then on 1 and N workers, so slow spells of a shared machine hit
-    all three alike).
+    all three alike). ``seeds`` defaults to (3, 48), 576 matches (a tournament long enough
+    that a worker's start is paid once, as in a real one; its cost is printed apart), and to
+    (3, 12) for the summary (``detail`` False).
 
     ``detail`` False measures only the coordinator on 1 and N workers (the
     one-run summary's figure): not the matches in this process, the machine's
@@ -269,6 +292,8 @@ def tournament_figures(
     ``loop_seconds`` is the length of the CPU loop that measures the machine and
     ``max_ticks`` shortens the matches: for a smoke test.
     """
+    if seeds is None:
+        seeds = (3, 48) if detail else (3, 12)
     n_seeds = seeds[0] if repeat == 1 else seeds[1]
     passes = 1 if repeat == 1 else 2
     workers = default_jobs()
@@ -279,9 +304,9 @@ def tournament_figures(
         for _ in range(passes):
             if detail:
                 inside = min(inside, _in_process(n_seeds, max_ticks))
-            wall, run_one = _tournament(LocalExecutor(1), n_seeds, max_ticks)
+            wall, cpu_one, run_one = _tournament(LocalExecutor(1), n_seeds, max_ticks)
             one = min(one, wall)
-            wall, run_many = _tournament(LocalExecutor(workers), n_seeds, max_ticks)
+            wall, cpu_many, run_many = _tournament(LocalExecutor(workers), n_seeds, max_ticks)
             many = min(many, wall)
         figures = TournamentFigures(matches, workers, matches / one, matches / many)
         if not detail:
@@ -293,7 +318,7 @@ def tournament_figures(
             _row("1 local worker", one, matches)
             _row(f"{workers} local workers", many, matches)
             return figures
-        start, spans = _inside_a_worker(n_seeds, max_ticks)
+        timed = _inside_a_worker(n_seeds, max_ticks)
         work = _match_scaling(workers, max(1, n_seeds // 2), max_ticks)
         on_ray = _on_ray(n_seeds, workers) if ray else "left out"
         after = machine_scaling(workers, loop_seconds)
@@ -321,23 +346,35 @@ def tournament_figures(
         f"  speed-up at {workers} workers: {speedup:.2f}x, {speedup / loop:.0%} of the loop's "
         f"scaling (goal: >= 90%), {speedup / work:.0%} of the matches' own"
     )
-    played, (finished, _) = spans[:-1], spans[-1]
-    total = finished - start
+    played, start = timed.spans, timed.start
+    total = timed.finished - start
     inside_worker = sum(ended - began for began, ended in played)
     gaps = [b[0] - a[1] for a, b in itertools.pairwise(played)]
+    first, last = played[0][0] - start, timed.finished - played[-1][1]
     print(
         "  time not spent inside matches, 1 worker, timed inside it: "
-        f"{1 - inside_worker / total:.1%} of the total (goal: < 2%): the worker's start "
-        f"(spawn, imports, loading 4 compiled modules) {played[0][0] - start:.2f} s before the "
-        f"first match, {(played[0][0] - start) / total:.1%}; between matches (the result back, "
-        f"the next match out) {sum(gaps) / len(gaps) * 1e3:.1f} ms each on average, "
-        f"{sum(gaps) / total:.1%}; storing the standings {finished - played[-1][1]:.2f} s"
+        f"{1 - inside_worker / total:.1%} of the total {total:.2f} s (goal: < 2%):"
     )
-    for label, run in (("1 worker", run_one), (f"{workers} workers", run_many)):
+    print(
+        f"    once: the first match began {first:.3f} s after the start ({first / total:.1%}: "
+        f"the store opened and the field stored, {timed.setup:.3f} s, then the worker's "
+        "start, spawning Python and importing the match code); after the last match "
+        f"{last:.3f} s ({last / total:.1%}: the standings stored, the worker stopped)"
+    )
+    print(
+        f"    per match: between matches {sum(gaps) / len(gaps) * 1e3:.2f} ms on average, "
+        f"median {statistics.median(gaps) * 1e3:.2f} ms ({sum(gaps) / total:.1%}: the result "
+        "back to the coordinator, the next match out to the worker)"
+    )
+    for label, run, cpu in (
+        ("1 worker", run_one, cpu_one),
+        (f"{workers} workers", run_many, cpu_many),
+    ):
         s = run.stats
         print(
             f"  store per match ({label}): {s.store_cpu / s.played * 1e3:.2f} ms of CPU, "
             f"{s.store_wall / s.played * 1e3:.2f} ms of wall time in the recording thread "
-            "while matches play (goal: < 1 ms added)"
+            "while matches play (goal: < 1 ms added); the coordinator's process in all, "
+            f"store included, {cpu / s.played * 1e3:.2f} ms of CPU per match"
         )
     return figures

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena._lazy import lazy_names
-from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs, play
+from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs, play, play_timed
 
 if TYPE_CHECKING:
     from arena.executors._local import (
@@ -68,6 +68,7 @@ __all__ = [
     "default_jobs",
     "open_worker_pool",
     "play",
+    "play_timed",
 ]
 
 
