@@ -96,25 +96,33 @@ def worker_pids() -> list[int]:
     return found
 
 
-def kill_workers_while(
-    running: trio.Event, kills: list[int], limit: int, *, settle: float = 0.3
-) -> None:
-    """Kill workers (SIGKILL) once each has lived ``settle`` seconds, until ``limit`` kills or
-    ``running`` is set.
+def _threads(pid: int) -> int:
+    """How many threads process ``pid`` runs (0 if it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next(
+        (int(line.split()[1]) for line in status.splitlines() if line.startswith("Threads:")), 0
+    )
 
-    A worker killed while it still boots, before it took its call, is no death of a
-    match: trio-parallel quietly hands the call to another worker. Past its start
-    (about 0.1 s here), a worker is playing. Run it in a thread
-    (``trio.to_thread.run_sync``) beside the work it disturbs.
+
+def kill_workers_while(running: trio.Event, kills: list[int], limit: int) -> None:
+    """Kill workers (SIGKILL) once each has begun a match, until ``limit`` kills or ``running``
+    is set.
+
+    A worker has begun a match once its sandbox's engine runs its epoch thread (a
+    worker boots with one thread). One killed sooner, while it still boots or
+    before it took its call, is no match's death: trio-parallel quietly hands the
+    call to another worker. Run it in a thread (``trio.to_thread.run_sync``)
+    beside the work it disturbs.
     """
-    seen: dict[int, float] = {}
     while not running.is_set() and len(kills) < limit:
-        now = time.monotonic()
         for pid in worker_pids():
-            if len(kills) < limit and now - seen.setdefault(pid, now) >= settle:
+            if len(kills) < limit and _threads(pid) > 1:
                 os.kill(pid, signal.SIGKILL)
                 kills.append(pid)
-        time.sleep(0.01)
+        time.sleep(0.005)
 
 
 # --------------------------------------------------------------------------- policies
