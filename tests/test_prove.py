@@ -598,15 +598,16 @@ def test_a_run_past_the_cases_time_limit_is_not_recorded(
 def test_prove_timeout_caps_the_whole_run_and_kills_its_workers(
     tmp_path: Path, capsys: Capture, data: Path, build_c: Builder
 ) -> None:
-    """The Foray case (four 400-tick matches) with a module that spends 3.3M fuel a tick,
-    on the local executor: a second is far too short, and nothing is left running."""
+    """The Foray case (four 400-tick matches) with a module that spends 4.6M of its 5M fuel
+    a tick, on the local executor: 0.3 s is far too short (a match alone takes 0.4 s or
+    more), and nothing is left running."""
     module = tmp_path / "slow.wasm"
-    module.write_bytes(build_c(BOTS / "acts_and_notes.c", "TICK_SPIN=300000"))
+    module.write_bytes(build_c(BOTS / "acts_and_notes.c", "TICK_SPIN=420000"))
     start = time.monotonic()
-    ran = cli(capsys, "prove", str(module), "--timeout", "1", "--jobs", "2")
+    ran = cli(capsys, "prove", str(module), "--timeout", "0.3", "--jobs", "2")
     elapsed = time.monotonic() - start
     assert ran.code == 2, ran.out
-    assert "did not finish within its limit of 1 s (the timeout asked for)" in ran.err
+    assert "did not finish within its limit of 0.3 s (the timeout asked for)" in ran.err
     assert "of 4 matches played, nothing is recorded" in ran.err
     assert elapsed < 20
     assert worker_pids() == []  # the matches under way were cancelled with their workers
