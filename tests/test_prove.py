@@ -195,6 +195,20 @@ def test_new_takes_only_a_new_or_empty_directory(
     assert cli(capsys, "new", str(tmp_path / "x"), "--lang", "rust").code == 2
 
 
+def test_case_names_a_slug_or_a_slug_and_version(
+    tmp_path: Path, capsys: Capture, data: Path
+) -> None:
+    ran = cli(capsys, "new", str(tmp_path / "one"), "--case", "foray/1")
+    assert ran.code == 0 and "case foray v1" in ran.out, ran.err
+    # "¹" is a digit to str.isdigit, not to int(): still the operator's error, no traceback.
+    for bad in ("foray/one", "foray/\u00b9", "foray/-1"):
+        ran = cli(capsys, "new", str(tmp_path / "two"), "--case", bad)
+        assert ran.code == 2 and "give SLUG or SLUG/VERSION" in ran.err, (bad, ran.err)
+    ran = cli(capsys, "new", str(tmp_path / "two"), "--case", "nobody")
+    assert ran.code == 2 and "nobody" in ran.err, ran.err
+    assert not (tmp_path / "two").exists()
+
+
 def test_new_names_the_languages_a_case_has(tmp_path: Path, short_case: MakeCase) -> None:
     case = short_case()
     assert case.paths.workspace is not None

@@ -422,6 +422,8 @@ def test_what_is_not_there_is_404(client: TestClient, path: str) -> None:
         ("limit=0", "'limit'"),
         ("limit=501", "'limit'"),
         ("limit=abc", "'limit'"),
+        ("limit=%C2%B9", "'limit'"),  # "¹": a digit to str.isdigit, not to int()
+        ("before=%D9%A1", "'before'"),  # an Arabic-Indic 1: only ASCII digits are numbers here
         ("before=0", "'before'"),
         ("before=-5", "'before'"),
         ("before=1e3", "'before'"),

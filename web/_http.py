@@ -110,7 +110,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     """The body, at most ``limit`` bytes (else 413), sent within the site's body timeout (408)."""
     length = request.headers.get("content-length")
     if length is not None:
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):  # h11 refuses others first, too
             raise ApiError(400, "Content-Length is not a number")
         if int(length) > limit:
             raise ApiError(413, f"the body is {int(length):,} bytes, over the {limit:,}-byte limit")
@@ -183,7 +183,7 @@ def int_query(
     text = request.query_params.get(name)
     if text is None:
         return default
-    if not text.isdigit() or len(text) > 18 or not low <= int(text) <= high:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18 or not low <= int(text) <= high:
         bound = "" if math.isinf(high) else f"..{int(high)}"
         raise ApiError(400, f"query {name!r}: an integer {low}{bound}")
     return int(text)

@@ -40,7 +40,7 @@ def _case(args: argparse.Namespace) -> Case:
     from arena.cases import find_case
 
     slug, _, version = args.case.partition("/")
-    if version and not version.isdigit():
+    if version and not (version.isascii() and version.isdigit()):
         raise ArenaError(f"--case {args.case!r}: give SLUG or SLUG/VERSION (foray, foray/1)")
     catalog = Path(args.catalog) if args.catalog else None
     return find_case(slug, int(version) if version else None, catalog=catalog)
