@@ -26,7 +26,7 @@ from arena.match import Contestant, MatchResult
 from arena.store import MAX_NAME_CHARS, MatchRecord, Origin, RunMatch, RunRecord, Store
 
 if TYPE_CHECKING:
-    from arena.executors import Executor, Outcome
+    from arena.executors import Executor
 
 __all__ = [
     "Proof",
@@ -170,26 +170,6 @@ class Proof:
         return {**self.report.to_json(), "found": self.found}
 
 
-def _play_by(executor: Executor, jobs: Sequence[MatchJob], deadline: float) -> list[Outcome | None]:
-    """The outcomes of ``jobs`` in their order; None for each one not played by ``deadline``
-    (``time.monotonic()``), when the rest are cancelled (their workers are killed)."""
-    import trio
-
-    outcomes: list[Outcome | None] = [None] * len(jobs)
-
-    async def keep(index: int, outcome: Outcome) -> None:
-        outcomes[index] = outcome
-        # A checkpoint: an executor that plays in this thread stops between matches.
-        await trio.lowlevel.checkpoint()
-
-    async def play_all() -> None:
-        with trio.move_on_after(max(0.0, deadline - time.monotonic())):
-            await executor.run(jobs, keep)
-
-    trio.run(play_all)
-    return outcomes
-
-
 def _name_of(source: Path) -> str:
     """A submission's default name: its directory's name, or its module file's stem."""
     path = source.resolve() if source.is_dir() else source
@@ -287,7 +267,7 @@ def prove(
         from arena.executors import LocalExecutor  # trio: loaded only to play
 
         executor = LocalExecutor(jobs)
-    outcomes = _play_by(executor, [job for _, job in plan], deadline)
+    outcomes = executor.map_until([job for _, job in plan], deadline)
     missing = sum(out is None for out in outcomes)
     if missing:
         whose = (

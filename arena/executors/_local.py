@@ -11,6 +11,7 @@ with the reason. No other match is affected, and none is reported twice.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
@@ -91,16 +92,27 @@ class Executor:
 
     def map(self, jobs: Iterable[MatchJob]) -> Iterator[Outcome]:
         """The outcomes of ``jobs``, in their order (runs its own trio loop)."""
-        work = list(jobs)
-        outcomes: list[Outcome | None] = [None] * len(work)
-
-        def keep(index: int, outcome: Outcome) -> None:
-            outcomes[index] = outcome
-
-        trio.run(self.run, work, keep)
-        for outcome in outcomes:
+        for outcome in self.map_until(list(jobs), math.inf):
             assert outcome is not None
             yield outcome
+
+    def map_until(self, jobs: Sequence[MatchJob], deadline: float) -> list[Outcome | None]:
+        """The outcomes of ``jobs``, in their order, as ``map``; None for each one not played
+        by ``deadline`` (``time.monotonic()``), when the rest are cancelled (their workers
+        killed). Runs its own trio loop."""
+        outcomes: list[Outcome | None] = [None] * len(jobs)
+
+        async def keep(index: int, outcome: Outcome) -> None:
+            outcomes[index] = outcome
+            # A checkpoint: an executor that plays in this thread stops between matches.
+            await trio.lowlevel.checkpoint()
+
+        async def play_all() -> None:
+            with trio.move_on_after(max(0.0, deadline - time.monotonic())):
+                await self.run(jobs, keep)
+
+        trio.run(play_all)
+        return outcomes
 
 
 class WorkerDied(Exception):
