@@ -19,7 +19,13 @@ import wasmtime
 from arena.sandbox import _ffi
 from arena.sandbox._engine import CompileTimeout, engine, epoch_ticks, format_reason, load_module
 from arena.sandbox._limits import MAX_TABLES, TABLE_ELEMENTS, Admission, Fault, Limits
-from arena.sandbox._structure import Structure, imports_reason, read_structure, segments_reason
+from arena.sandbox._structure import (
+    IMPORTS_NAMED,
+    Structure,
+    imports_reason,
+    read_structure,
+    segments_reason,
+)
 from sim import ForfeitKind
 
 __all__ = [
@@ -110,7 +116,8 @@ def structure_reason(module: wasmtime.Module, limits: Limits) -> str | None:
     """
     imports = module.imports
     if imports:
-        return imports_reason([f"{imp.module}.{imp.name}" for imp in imports[:3]], len(imports))
+        named = imports[:IMPORTS_NAMED]
+        return imports_reason([f"{imp.module}.{imp.name}" for imp in named], len(imports))
     exports = {exp.name: exp.type for exp in module.exports}
     missing: list[str] = []
     wrong: list[str] = []

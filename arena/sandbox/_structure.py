@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Final
 
 __all__ = [
+    "IMPORTS_NAMED",
     "STRUCTURAL_LIMITS",
     "Segment",
     "StructuralLimits",
@@ -113,7 +114,8 @@ _ARITH: Final = {
 }
 _FUNC_TYPE: Final = 0x60
 _NAME_CHARS: Final = 64  # of an import's names quoted in a refusal
-_IMPORTS_NAMED: Final = 3  # imports named in a refusal; the rest are counted
+IMPORTS_NAMED: Final = 3
+"""Imports named in a refusal (both checks, before and after compiling); the rest are counted."""
 _NAMES_CHARS: Final = 300  # of the named imports together (rules §8.2: foreign text)
 
 
@@ -279,7 +281,7 @@ class _Module:
             # The message the compiled-module check gives too (rules §8.2, check 6).
             names: list[str] = []
             try:
-                while len(names) < min(n, _IMPORTS_NAMED):
+                while len(names) < min(n, IMPORTS_NAMED):
                     names.append(f"{_name(r)}.{_name(r)}")
                     _import_desc(r)
             except _Refused:
