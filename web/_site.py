@@ -331,8 +331,12 @@ class Site:
             )
 
     def _name_free(self, name: str, sha256: str) -> None:
-        """409 if ``name`` leads to another module than ``sha256`` (``Store.controller`` takes
-        a sha256 or a name): a second module under a name would shadow the first."""
+        """409 if storing module ``sha256`` under ``name`` would take the name from another
+        module (``Store.controller`` takes a sha256 or a name): a second module under a
+        name would shadow the first. A module stored already keeps its record, so it
+        names nothing anew."""
+        if self._stored(sha256) is not None:
+            return
         try:
             holder = self.store.controller(name)
         except arena.NotInStoreError:
@@ -347,8 +351,7 @@ class Site:
 
     def _add_upload(self, blob: bytes, name: str, sha256: str) -> arena.ControllerRecord:
         with self._names_lock:  # two uploads under one name at once: the second gets 409
-            if self._stored(sha256) is None:
-                self._name_free(name, sha256)
+            self._name_free(name, sha256)
             return self.store.add_controller(blob, name=name, origin=arena.Origin.UPLOAD)
 
     def _stored(self, sha256: str) -> arena.ControllerRecord | None:
@@ -517,8 +520,7 @@ class Site:
         if found is not None:
             return found, False
         sha256 = bundle.module_sha256
-        if await asyncio.to_thread(self._stored, sha256) is None:
-            await asyncio.to_thread(self._name_free, bundle.controller, sha256)
+        await asyncio.to_thread(self._name_free, bundle.controller, sha256)
         # Even a module stored already: the store does not say it was admitted.
         await self._admit(
             bundle.module, sha256, "refused: the controller's module is not admissible"
@@ -644,8 +646,7 @@ class Site:
             found = self._same_run(bundle)
             if found is not None:
                 return found, False
-            if self._stored(bundle.module_sha256) is None:
-                self._name_free(bundle.controller, bundle.module_sha256)
+            self._name_free(bundle.controller, bundle.module_sha256)
             # The controller is stored in the run's own transaction: a push cut off
             # leaves neither.
             run = self.store.record_run(
