@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     )
     from arena.cli import shown
     from arena.coordinator import (
+        BatchPlayer,
         CoordinatorStats,
         MatchPlayer,
         TournamentProgress,
@@ -206,6 +207,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TournamentStatus",
     ),
     "arena.coordinator": (
+        "BatchPlayer",
         "CoordinatorStats",
         "MatchPlayer",
         "TournamentProgress",
@@ -259,6 +261,7 @@ __all__ = [
     "Admission",
     "ArenaError",
     "Baseline",
+    "BatchPlayer",
     "Build",
     "BuildStatus",
     "Case",

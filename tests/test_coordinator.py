@@ -29,7 +29,7 @@ import tempfile
 import termios
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,19 @@ class InProcess:
         return play(job)
 
 
+class InBatches(InProcess):
+    """``InProcess`` as a ``BatchPlayer`` of up to ``batch`` matches a call (keeps their sizes)."""
+
+    def __init__(self, batch: int, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.batch = batch
+        self.sizes: list[int] = []
+
+    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
+        self.sizes.append(len(jobs))
+        return [await self.play(job) for job in jobs]
+
+
 @pytest.fixture
 def store(data_dir: Path) -> Iterator[Store]:
     with Store.open(data_dir) as opened:
@@ -122,6 +135,33 @@ def test_every_format_ends_as_if_played_one_match_at_a_time(store: Store, fmt: s
     assert [r.done for r in reports] == list(range(len(matches) + 1))
     assert reports[-1].total == run.standings.total and reports[-1].playing == 0
     assert all(0 <= r.playing <= 3 for r in reports)
+
+
+@pytest.mark.parametrize("fmt", [f.value for f in Format])
+def test_matches_handed_out_in_batches_end_as_if_played_one_at_a_time(
+    store: Store, fmt: str
+) -> None:
+    """A ``BatchPlayer`` gets up to its ``batch`` matches a call: every match once, the same
+    standings. What is known from the start goes out in batches that shrink towards the end
+    (a share of what is left for each call), down to one."""
+    record = create_tournament(store, fmt, _field(store), seeds=range(4), config=SHORT)
+    player = InBatches(batch=4)
+    reports: list[TournamentProgress] = []
+    run = run_tournament_sync(store, record.id, player, slots=2, on_progress=reports.append)
+    assert run.standings == _sequential(tournament_plan(record), SHORT)
+    matches = store.tournament_matches(record.id)
+    assert len(matches) == len({m.pairing_key for m in matches}) == run.standings.total
+    assert sum(player.sizes) == len(player.played) == len(matches)
+    assert max(player.sizes) == 4 and all(r.playing <= 2 * 4 for r in reports)
+    if fmt in ("round-robin", "gauntlet"):
+        assert player.sizes == sorted(player.sizes, reverse=True) and player.sizes[-1] == 1
+
+
+def test_a_plain_match_player_is_handed_one_match_a_call(store: Store) -> None:
+    record = create_tournament(store, "round-robin", _field(store), seeds=(0,), config=SHORT)
+    reports: list[TournamentProgress] = []
+    run_tournament_sync(store, record.id, InProcess(), slots=2, on_progress=reports.append)
+    assert max(r.playing for r in reports) == 2
 
 
 def test_workers_are_kept_busy_across_round_boundaries(store: Store) -> None:
@@ -227,6 +267,8 @@ def _busy_field(store: Store, busy: bytes, idle: bytes) -> list[Entrant]:
 
 
 def _kill_while_playing(store: Store, tournament_id: int, kills: int) -> list[int]:
+    """Play the tournament on one local worker (batches of several matches when it is long
+    enough) while ``kills`` workers are killed mid-match."""
     killed: list[int] = []
 
     async def main() -> None:
@@ -258,6 +300,22 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
         p = pairing_of(m)
         job = MatchJob.for_case(case, contestants[p.a], contestants[p.b], seed=p.seed, config=LONG)
         assert m.result is not None and m.result.replay_sha256 == play(job).replay_sha256
+
+
+def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
+    store: Store, busy: bytes, idle: bytes
+) -> None:
+    """Eight matches on one worker go out in batches (4, 2, 1, 1): a worker killed in one
+    loses none of its matches, and none is recorded twice."""
+    field = _busy_field(store, busy, idle)
+    record = create_tournament(store, "round-robin", field, seeds=range(4), config=LONG)
+    assert len(_kill_while_playing(store, record.id, 1)) == 1
+    record, standings = tournament_standings(store, record.id)
+    matches = store.tournament_matches(record.id)
+    assert record.status is TournamentStatus.FINISHED and standings.complete
+    assert len(matches) == len({m.pairing_key for m in matches}) == 8
+    assert all(m.result is not None for m in matches)
+    assert not any(r.errors for r in standings.rows)
 
 
 def test_a_match_whose_workers_keep_dying_is_an_error_the_tournament_survives(

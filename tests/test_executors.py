@@ -86,6 +86,74 @@ def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, bus
     assert "died 2 time(s)" in outcome.reason
 
 
+def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy: bytes) -> None:
+    """``play_batch``: the outcomes in order, as each job alone gives them; what one job raises
+    (seed -1, refused by the runner) comes back in its place, with the worker's traceback,
+    and the jobs after it play on."""
+    jobs = _jobs(idle, busy, 4)
+    jobs[1] = dataclasses.replace(jobs[1], seed=-1)
+
+    async def main() -> list[Outcome | Exception]:
+        async with LocalExecutor(1).open_session() as session:
+            return await session.play_batch(jobs)
+
+    outcomes = trio.run(main)
+    assert len(outcomes) == 4
+    for job, outcome in zip(jobs, outcomes, strict=True):
+        if job.seed == -1:
+            assert isinstance(outcome, arena.ArenaError)
+            assert "seed -1 is not an unsigned" in str(outcome)
+            assert "run_match" in "\n".join(getattr(outcome, "__notes__", []))
+        else:
+            assert isinstance(outcome, arena.MatchResult) and outcome.replay == play(job).replay
+
+
+def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
+    idle: bytes, busy: bytes
+) -> None:
+    """Which match a batch's worker died in is unknown: each is played again alone, once."""
+    jobs = _jobs(idle, busy, 3, LONG)
+    kills: list[int] = []
+
+    async def main() -> list[Outcome | Exception]:
+        done = trio.Event()
+        async with trio.open_nursery() as nursery, LocalExecutor(1).open_session() as session:
+            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, kills, 1)
+            outcomes = await session.play_batch(jobs)
+            done.set()
+        return outcomes
+
+    outcomes = trio.run(main)
+    assert len(kills) == 1
+    assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
+
+
+def test_the_match_a_batch_dies_in_fails_when_it_dies_again_alone(idle: bytes, busy: bytes) -> None:
+    """The first death is the batch's; played again alone, the first match's worker dies
+    too: that match fails with both deaths counted, the other one is played."""
+    jobs = _jobs(idle, busy, 2, LONG)
+    kills: list[int] = []
+
+    async def main() -> list[Outcome | Exception]:
+        done = trio.Event()
+        async with trio.open_nursery() as nursery, LocalExecutor(1).open_session() as session:
+            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, kills, 2)
+            outcomes = await session.play_batch(jobs)
+            done.set()
+        return outcomes
+
+    first, second = trio.run(main)
+    assert len(kills) == 2
+    assert isinstance(first, JobFailed) and first.job == jobs[0]
+    assert "the worker died 2 time(s) playing this match" in first.reason
+    assert isinstance(second, arena.MatchResult) and second.replay == play(jobs[1]).replay
+
+
+def test_a_local_executor_needs_a_batch_of_at_least_one() -> None:
+    with pytest.raises(ValueError, match="batch must be at least 1, got 0"):
+        LocalExecutor(1, batch=0)
+
+
 def test_an_exception_the_match_raises_in_a_worker_is_raised_not_a_failed_match(
     idle: bytes, busy: bytes
 ) -> None:

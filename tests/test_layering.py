@@ -48,7 +48,15 @@ ALLOWED = {
     "web": {"arena", "replays"},
 }
 # The names that play a match: the runner, a rematch, an executor's in-process job, a controller.
-PLAYING_NAMES = {"run_match", "rematch", "replay_matches", "play", "play_timed", "Controller"}
+PLAYING_NAMES = {
+    "run_match",
+    "rematch",
+    "replay_matches",
+    "play",
+    "play_batch",
+    "play_batch_timed",
+    "Controller",
+}
 # Who may use them: their homes, the bench (which times them) and the facade (which re-exports).
 MATCH_PLAYERS = ("arena.match", "arena.executors", "arena.sandbox", "arena.bench")
 # Anyone else who plays, and why. A new caller fails until it is added here with its reason.

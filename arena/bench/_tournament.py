@@ -53,7 +53,7 @@ from arena.executors import (
     Outcome,
     default_jobs,
     play,
-    play_timed,
+    play_batch_timed,
 )
 from arena.match import MatchResult, load_contestant
 from arena.store import Store, TournamentRecord
@@ -172,17 +172,28 @@ def _match_scaling(processes: int, seeds: int, max_ticks: int | None = None) -> 
 
 
 class _TimedWorker:
-    """A ``MatchPlayer`` on one trio-parallel worker, as ``LocalExecutor(1)`` plays, that
-    keeps when each match began and ended inside the worker."""
+    """A ``BatchPlayer`` on one trio-parallel worker, as ``LocalExecutor(1)`` plays (batches of
+    up to ``LocalExecutor().batch``), that keeps when each match began and ended inside the
+    worker."""
 
     def __init__(self, ctx: trio_parallel.WorkerContext) -> None:
         self._ctx = ctx
+        self.batch = LocalExecutor(1).batch
         self.spans: list[tuple[float, float]] = []
+        self.firsts: list[int] = []
 
     async def play(self, job: MatchJob) -> Outcome:
-        timed: tuple[MatchResult, float, float] = await self._ctx.run_sync(play_timed, job)
-        self.spans.append(timed[1:])
-        return timed[0]
+        (outcome,) = await self.play_batch([job])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
+        timed: tuple[list[MatchResult | Exception], list[tuple[float, float]]]
+        timed = await self._ctx.run_sync(play_batch_timed, jobs)
+        self.firsts.append(len(self.spans))
+        self.spans.extend(timed[1])
+        return list(timed[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +206,8 @@ class _Inside:
     """Seconds the store's opening and the field's storing took, before the worker started."""
     spans: list[tuple[float, float]]
     """Each match's (began, ended) in the worker."""
+    firsts: list[int]
+    """The index in ``spans`` of each worker call's first match (each batch's)."""
     finished: float
     """When the tournament was stored as finished and its worker had stopped."""
 
@@ -212,7 +225,7 @@ def _inside_a_worker(seeds: int, max_ticks: int | None = None) -> _Inside:
                 async with trio_parallel.open_worker_context() as ctx:
                     player = _TimedWorker(ctx)
                     await run_tournament(store, record.id, player, slots=1)
-                return _Inside(start, setup, player.spans, time.monotonic())
+                return _Inside(start, setup, player.spans, player.firsts, time.monotonic())
 
     return trio.run(main)
 
@@ -361,10 +374,14 @@ def tournament_figures(
         "start, spawning Python and importing the match code); after the last match "
         f"{last:.3f} s ({last / total:.1%}: the standings stored, the worker stopped)"
     )
+    between_calls = [played[i][0] - played[i - 1][1] for i in timed.firsts[1:]] or [0.0]
     print(
-        f"    per match: between matches {sum(gaps) / len(gaps) * 1e3:.2f} ms on average, "
-        f"median {statistics.median(gaps) * 1e3:.2f} ms ({sum(gaps) / total:.1%}: the result "
-        "back to the coordinator, the next match out to the worker)"
+        f"    per match: between matches {sum(gaps) / len(gaps) * 1e3:.2f} ms on average "
+        f"({sum(gaps) / total:.1%}); the {len(played)} matches went out in "
+        f"{len(timed.firsts)} calls (batches of up to {LocalExecutor(1).batch}), between two calls "
+        f"{statistics.mean(between_calls) * 1e3:.2f} ms on average, median "
+        f"{statistics.median(between_calls) * 1e3:.2f} ms (the results back to the "
+        "coordinator, the next batch out to the worker)"
     )
     for label, run, cpu in (
         ("1 worker", run_one, cpu_one),

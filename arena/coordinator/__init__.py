@@ -28,6 +28,7 @@ from arena.coordinator._stored import (
 
 if TYPE_CHECKING:
     from arena.coordinator._run import (
+        BatchPlayer,
         CoordinatorStats,
         MatchPlayer,
         MatchRaisedError,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 # Playing loads on first use: it imports trio, which recording one match does not need.
 _LAZY = dict.fromkeys(
     (
+        "BatchPlayer",
         "CoordinatorStats",
         "MatchPlayer",
         "MatchRaisedError",
@@ -55,6 +57,7 @@ _LAZY = dict.fromkeys(
 
 __all__ = [
     "EXECUTORS",
+    "BatchPlayer",
     "CoordinatorStats",
     "MatchPlayer",
     "MatchRaisedError",

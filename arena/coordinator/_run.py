@@ -14,10 +14,10 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import trio
 
@@ -36,6 +36,7 @@ from arena.store import Entrant, MatchRecord, Store, TournamentRecord, Tournamen
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings
 
 __all__ = [
+    "BatchPlayer",
     "CoordinatorStats",
     "MatchPlayer",
     "MatchRaisedError",
@@ -57,6 +58,40 @@ class MatchPlayer(Protocol):
     """
 
     async def play(self, job: MatchJob) -> Outcome: ...
+
+
+@runtime_checkable
+class BatchPlayer(MatchPlayer, Protocol):
+    """A ``MatchPlayer`` that gains from several matches in one call (an executor's ``Session``).
+
+    The coordinator hands it up to ``batch`` matches at a time, fewer as the
+    tournament nears its end (so no worker finishes a batch long after the
+    others ran dry). ``play_batch`` gives their outcomes in order, what a
+    match's play raised in its place.
+    """
+
+    batch: int
+
+    async def play_batch(self, jobs: Sequence[MatchJob]) -> Sequence[Outcome | Exception]: ...
+
+
+class _OneAtATime:
+    """A plain ``MatchPlayer`` as a ``BatchPlayer`` of batches of one."""
+
+    batch = 1
+
+    def __init__(self, player: MatchPlayer) -> None:
+        self._player = player
+
+    async def play(self, job: MatchJob) -> Outcome:
+        return await self._player.play(job)
+
+    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
+        (job,) = jobs
+        try:
+            return [await self._player.play(job)]
+        except Exception as exc:
+            return [exc]
 
 
 class MatchRaisedError(RuntimeError):
@@ -225,11 +260,32 @@ def _record(
     return match, time.perf_counter() - wall, time.thread_time() - cpu
 
 
+IDLE_WAIT = 0.005
+"""The longest a record waits for the coordinator's other tasks to block (``_until_idle``)."""
+
+
+async def _until_idle() -> None:
+    """Wait until no other task of this trio loop is ready to run, for at most ``IDLE_WAIT`` s.
+
+    A record's thread holds the GIL through most of its work. Started while a
+    task is still handing a worker its next batch, it slows that hand-over by
+    half a millisecond or more (the trio thread waits for the GIL at each of its
+    steps), with the worker idle meanwhile: so the record waits until the
+    hand-over is out and its task is waiting on the worker. The bound keeps a
+    busy loop (a server's) from holding records back for long.
+    """
+    with trio.move_on_after(IDLE_WAIT):
+        # (trio.testing.wait_all_tasks_blocked would do, but trio.testing imports pytest.)
+        while trio.lowlevel.current_statistics().tasks_runnable:
+            await trio.lowlevel.checkpoint()
+
+
 async def _play(
     store: Store, t: _Tournament, player: MatchPlayer, slots: int, on_progress: OnProgress | None
 ) -> CoordinatorStats:
-    """Play every missing match of ``t``: at most ``slots`` at once, each recorded once."""
+    """Play every missing match of ``t``: at most ``slots`` calls at once, each recorded once."""
     sched = t.scheduler
+    batcher = player if isinstance(player, BatchPlayer) else _OneAtATime(player)
     # Round-robin and gauntlet know every match from the start: one pass over ready()
     # hands them all out. A bracket's or a swiss's results decide what comes next, so
     # ready() is asked again after each record.
@@ -237,7 +293,7 @@ async def _play(
     handed: set[str] = set()  # keys handed out and not yet recorded
     raised: list[tuple[Pairing, Exception]] = []  # plays that raised: held back, never recorded
     held: set[str] = set()  # their keys, not handed out again in this run
-    playing = 0
+    calls = playing = 0  # calls to the player under way; the matches they carry
     pending: Iterator[Pairing] | None = None
     exhausted = False
     played = errors = 0
@@ -266,40 +322,57 @@ async def _play(
     with _as_one_error():
         async with trio.open_nursery() as nursery:
 
-            def take() -> Pairing | None:
-                """The next ready match to hand out, if a slot is free (it takes the slot)."""
-                nonlocal playing, pending, exhausted
-                while playing < slots and not exhausted:
+            def next_ready() -> Pairing | None:
+                nonlocal pending, exhausted
+                while not exhausted:
                     if pending is None:
                         pending = sched.ready()
                     pairing = next(pending, None)
                     if pairing is None:
                         pending, exhausted = None, True
                     elif pairing.key not in handed and pairing.key not in held:
-                        handed.add(pairing.key)
-                        playing += 1
                         return pairing
                 return None
 
-            def fill() -> None:
-                """Hand out ready matches until every slot is busy (workers never wait on us)."""
-                while (pairing := take()) is not None:
-                    nursery.start_soon(play_one, pairing)
+            def take() -> list[Pairing]:
+                """The next ready matches to hand out in one call, if a call is free (it takes
+                it): as many as the player's batch while much is left, fewer towards the end
+                (a share of what is left for each call), one at the last."""
+                nonlocal calls, playing
+                if calls >= slots:
+                    return []
+                left = sched.total - sched.recorded - len(handed)
+                size = max(1, min(batcher.batch, left // (2 * slots)))
+                batch: list[Pairing] = []
+                while len(batch) < size and (pairing := next_ready()) is not None:
+                    handed.add(pairing.key)
+                    batch.append(pairing)
+                if batch:
+                    calls += 1
+                    playing += len(batch)
+                return batch
 
-            async def play_one(first: Pairing) -> None:
-                nonlocal playing
-                # A slot's task plays on: its next match goes out at once, with no new task
-                # to schedule first (a worker waits between matches for what runs here).
-                pairing: Pairing | None = first
-                while pairing is not None:
-                    outcome: Outcome | Exception
+            def fill() -> None:
+                """Hand out ready matches until every call is busy (workers never wait on us)."""
+                while batch := take():
+                    nursery.start_soon(play_on, batch)
+
+            async def play_on(first: list[Pairing]) -> None:
+                nonlocal calls, playing
+                # A call's task plays on: its next batch goes out at once, with no new task
+                # to schedule first (a worker waits between calls for what runs here).
+                batch = first
+                while batch:
+                    outcomes: Sequence[Outcome | Exception]
                     try:
-                        outcome = await player.play(t.job(pairing))
-                    except Exception as exc:  # a host bug in this match: the others play on
-                        outcome = exc
-                    playing -= 1
-                    outcomes_send.send_nowait((pairing, outcome))
-                    pairing = take()
+                        outcomes = await batcher.play_batch([t.job(p) for p in batch])
+                    except Exception as exc:  # a host bug in this call: the others play on
+                        outcomes = [exc] * len(batch)
+                    calls -= 1
+                    playing -= len(batch)
+                    for pairing, outcome in zip(batch, outcomes, strict=True):
+                        outcomes_send.send_nowait((pairing, outcome))
+                    batch = take()
 
             fill()
             report()
@@ -313,6 +386,7 @@ async def _play(
                     continue
                 # The store writes the replay file (fsynced) and the row in a thread, so the
                 # workers play on meanwhile; a record under way completes even on cancel.
+                await _until_idle()
                 match, wall, cpu = await trio.to_thread.run_sync(
                     _record, store, t, pairing, outcome, abandon_on_cancel=False
                 )

@@ -16,7 +16,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena._lazy import lazy_names
-from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs, play, play_timed
+from arena.executors._job import (
+    JobFailed,
+    MatchJob,
+    Outcome,
+    default_jobs,
+    play,
+    play_batch,
+    play_batch_timed,
+)
 
 if TYPE_CHECKING:
     from arena.executors._local import (
@@ -68,7 +76,8 @@ __all__ = [
     "default_jobs",
     "open_worker_pool",
     "play",
-    "play_timed",
+    "play_batch",
+    "play_batch_timed",
 ]
 
 

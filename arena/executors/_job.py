@@ -7,7 +7,10 @@ process (``arena match``) imports neither trio nor trio-parallel.
 from __future__ import annotations
 
 import os
+import pickle
 import time
+import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,7 +22,15 @@ from arena.sandbox import Limits
 if TYPE_CHECKING:
     from arena.cases import Case
 
-__all__ = ["JobFailed", "MatchJob", "Outcome", "default_jobs", "play", "play_timed"]
+__all__ = [
+    "JobFailed",
+    "MatchJob",
+    "Outcome",
+    "default_jobs",
+    "play",
+    "play_batch",
+    "play_batch_timed",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +102,42 @@ def play(job: MatchJob) -> MatchResult:
     )
 
 
-def play_timed(job: MatchJob) -> tuple[MatchResult, float, float]:
-    """``play``, and when the match began and ended on the system's monotonic clock (the same
-    in every process): how ``arena bench tournament`` times matches inside a worker, which
-    imports nothing for it that a match does not."""
-    began = time.monotonic()
-    result = play(job)
-    return result, began, time.monotonic()
+def play_batch(jobs: Sequence[MatchJob]) -> list[MatchResult | Exception]:
+    """``play`` each job in turn, in one call: how a local worker takes several matches for
+    one round trip to the coordinator. What a match raises (a bug of the host) is returned
+    in its place, the worker's traceback in its notes, and the rest play on."""
+    return play_batch_timed(jobs)[0]
+
+
+def play_batch_timed(
+    jobs: Sequence[MatchJob],
+) -> tuple[list[MatchResult | Exception], list[tuple[float, float]]]:
+    """``play_batch``, and when each match began and ended on the system's monotonic clock
+    (the same in every process): how ``arena bench tournament`` times matches inside a
+    worker, which imports nothing for it that a match does not."""
+    outcomes: list[MatchResult | Exception] = []
+    spans: list[tuple[float, float]] = []
+    for job in jobs:
+        began = time.monotonic()
+        try:
+            outcomes.append(play(job))
+        except Exception as exc:  # a host bug in this match: the batch plays on
+            outcomes.append(_portable(exc))
+        spans.append((began, time.monotonic()))
+    return outcomes, spans
+
+
+def _portable(exc: Exception) -> Exception:
+    """``exc`` as it can cross back to the coordinator: pickled with its traceback as a note
+    (a pickled exception loses its own), or, if it does not pickle, a ``RuntimeError`` that
+    says what it was."""
+    where = "".join(traceback.format_exception(exc))
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+    exc.add_note(f"raised in the worker:\n{where}")
+    return exc
 
 
 def default_jobs() -> int:

@@ -6,6 +6,11 @@ the on-disk cache of compiled modules with the other workers. A worker that
 dies mid-match (killed, out of memory) loses nothing: the match is played again
 on a fresh worker, and if that one dies too the match is reported as failed
 with the reason. No other match is affected, and none is reported twice.
+
+A coordinator with many matches to play hands a worker several at once
+(``Session.play_batch``): trio-parallel gives a worker one call at a time, and
+each call costs a round trip to the coordinator (about 0.85 ms here, against a
+24 ms match), so a batch of ``LocalExecutor.batch`` pays it once for them all.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import Any, TypeVar
 import trio
 import trio_parallel
 
-from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs, play
+from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs, play, play_batch
 
 __all__ = [
     "Executor",
@@ -35,6 +40,10 @@ T = TypeVar("T")
 
 OnOutcome = Callable[[int, "Outcome"], Awaitable[None] | None]
 
+BATCH = 32
+"""The most matches a local worker is handed in one call (``LocalExecutor.batch``): the
+round trip between two calls, about 0.85 ms here, is then 0.1 ms a match."""
+
 
 class Session:
     """Matches played as they come (``Executor.open_session``): ``await session.play(job)``.
@@ -45,22 +54,41 @@ class Session:
     """
 
     slots: int
-    """How many jobs play at once: keep this many calls going to keep every worker busy."""
+    """How many calls play at once: keep this many going to keep every worker busy."""
+
+    batch: int = 1
+    """The most jobs worth giving one ``play_batch`` call (1: batches gain nothing here)."""
 
     async def play(self, job: MatchJob) -> Outcome:
         """Play ``job``: its result, or ``JobFailed`` if the arena could not play it."""
         raise NotImplementedError
 
+    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
+        """Play ``jobs`` in one call, as ``play`` each: their outcomes, in order, with what a
+        job's play raised (a bug of the host) in its place. Here: one after another."""
+        outcomes: list[Outcome | Exception] = []
+        for job in jobs:
+            try:
+                outcomes.append(await self.play(job))
+            except Exception as exc:  # a host bug in this match: the others play on
+                outcomes.append(exc)
+        return outcomes
+
 
 class _LocalSession(Session):
-    def __init__(self, slots: int, pool: WorkerPool) -> None:
+    def __init__(self, slots: int, batch: int, pool: WorkerPool) -> None:
         self.slots = slots
+        self.batch = batch
         self._pool = pool
         self._limiter = trio.CapacityLimiter(slots)
 
     async def play(self, job: MatchJob) -> Outcome:
         async with self._limiter:
             return await self._pool.play(job)
+
+    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
+        async with self._limiter:
+            return await self._pool.play_batch(jobs)
 
 
 class Executor:
@@ -144,8 +172,13 @@ class WorkerPool:
 
         Cancelling the calling task kills the worker (the work is not finished).
         """
-        deaths: list[str] = []
-        for _attempt in range(1 + self.retries):
+        return await self._attempts(1 + self.retries, [], doing, fn, *args)
+
+    async def _attempts(
+        self, attempts: int, deaths: list[str], doing: str, fn: Callable[..., T], *args: Any
+    ) -> T:
+        """``call`` with ``attempts`` tries, after the ``deaths`` seen already."""
+        for _attempt in range(attempts):
             try:
                 result: T = await self._ctx.run_sync(
                     fn, *args, kill_on_cancel=True, limiter=self._unbounded
@@ -160,10 +193,42 @@ class WorkerPool:
 
         An exception the match raised in the worker (a bug, not a death) is raised here.
         """
+        return await self._play_alone(job, 1 + self.retries, [])
+
+    async def _play_alone(self, job: MatchJob, attempts: int, deaths: list[str]) -> Outcome:
         try:
-            return await self.call(play, job, doing="playing this match")
+            return await self._attempts(attempts, deaths, "playing this match", play, job)
         except WorkerDied as exc:
             return JobFailed(job, exc.reason)
+
+    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
+        """Play ``jobs`` one after another in one worker, for one round trip: their outcomes
+        in order, what a job's play raised (a bug of the host) in its place.
+
+        If the worker dies, which match it died in is unknown and none of the batch
+        came back: each is played again alone on a fresh worker, with the retries a
+        match has left, so the match that kills its worker fails as it would alone
+        and every other one is played, and reported, once.
+        """
+        if len(jobs) == 1:
+            try:
+                return [await self.play(jobs[0])]
+            except Exception as exc:
+                return [exc]
+        try:
+            outcomes: list[Outcome | Exception] = await self._ctx.run_sync(
+                play_batch, jobs, kill_on_cancel=True, limiter=self._unbounded
+            )
+            return outcomes
+        except trio_parallel.BrokenWorkerError as exc:
+            death = str(exc) or "the worker process died"
+        again: list[Outcome | Exception] = []
+        for job in jobs:
+            try:
+                again.append(await self._play_alone(job, self.retries, [death]))
+            except Exception as exc:
+                again.append(exc)
+        return again
 
 
 @asynccontextmanager
@@ -185,17 +250,21 @@ class LocalExecutor(Executor):
     """Plays matches on up to ``jobs`` worker processes (default: the number of cores).
 
     ``retries`` is how many times a match whose worker died is played again on a
-    fresh worker before it is reported as ``JobFailed``.
+    fresh worker before it is reported as ``JobFailed``; ``batch`` is the most
+    matches a worker is handed in one call (``Session.play_batch``).
     """
 
-    def __init__(self, jobs: int | None = None, *, retries: int = 1) -> None:
+    def __init__(self, jobs: int | None = None, *, retries: int = 1, batch: int = BATCH) -> None:
         if jobs is not None and jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
+        if batch < 1:
+            raise ValueError(f"batch must be at least 1, got {batch}")
         self.jobs = jobs or default_jobs()
         self.retries = retries
+        self.batch = batch
 
     @asynccontextmanager
     async def open_session(self) -> AsyncIterator[Session]:
         """Up to ``jobs`` worker processes for the life of the block; workers idle 60 s retire."""
         async with open_worker_pool(retries=self.retries) as pool:
-            yield _LocalSession(self.jobs, pool)
+            yield _LocalSession(self.jobs, self.batch, pool)
