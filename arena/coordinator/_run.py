@@ -260,26 +260,6 @@ def _record(
     return match, time.perf_counter() - wall, time.thread_time() - cpu
 
 
-IDLE_WAIT = 0.005
-"""The longest a record waits for the coordinator's other tasks to block (``_until_idle``)."""
-
-
-async def _until_idle() -> None:
-    """Wait until no other task of this trio loop is ready to run, for at most ``IDLE_WAIT`` s.
-
-    A record's thread holds the GIL through most of its work. Started while a
-    task is still handing a worker its next batch, it slows that hand-over by
-    half a millisecond or more (the trio thread waits for the GIL at each of its
-    steps), with the worker idle meanwhile: so the record waits until the
-    hand-over is out and its task is waiting on the worker. The bound keeps a
-    busy loop (a server's) from holding records back for long.
-    """
-    with trio.move_on_after(IDLE_WAIT):
-        # (trio.testing.wait_all_tasks_blocked would do, but trio.testing imports pytest.)
-        while trio.lowlevel.current_statistics().tasks_runnable:
-            await trio.lowlevel.checkpoint()
-
-
 async def _play(
     store: Store, t: _Tournament, player: MatchPlayer, slots: int, on_progress: OnProgress | None
 ) -> CoordinatorStats:
@@ -386,7 +366,6 @@ async def _play(
                     continue
                 # The store writes the replay file (fsynced) and the row in a thread, so the
                 # workers play on meanwhile; a record under way completes even on cancel.
-                await _until_idle()
                 match, wall, cpu = await trio.to_thread.run_sync(
                     _record, store, t, pairing, outcome, abandon_on_cancel=False
                 )
