@@ -8,9 +8,8 @@ the retry) comes back as ``JobFailed``, never as a result. ``open_session``
 plays jobs as they come, for a coordinator that decides what to play next
 from what has been played, one a call or several (``Session.play_batch``:
 one round trip to a local worker for all of them; docs/execution.md);
-``open_worker_pool`` keeps
-workers up for any call (the web server's matches, admission checks and push
-re-plays).
+``open_worker_pool`` keeps workers up for any call (the web server's
+matches, admission checks and push re-plays).
 """
 
 from __future__ import annotations
