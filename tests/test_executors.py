@@ -108,23 +108,30 @@ def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy:
             assert isinstance(outcome, arena.MatchResult) and outcome.replay == play(job).replay
 
 
-def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
-    idle: bytes, busy: bytes
-) -> None:
-    """Which match a batch's worker died in is unknown: each is played again alone, once."""
-    jobs = _jobs(idle, busy, 3, LONG)
-    kills: list[int] = []
+def _batch_while_killing(jobs: list[MatchJob], kills: int) -> tuple[list[Outcome | Exception], int]:
+    """One ``play_batch`` of ``jobs`` on one local worker, workers killed mid-match ``kills``
+    times meanwhile; the outcomes, and how many were killed."""
+    killed: list[int] = []
 
     async def main() -> list[Outcome | Exception]:
         done = trio.Event()
         async with trio.open_nursery() as nursery, LocalExecutor(1).open_session() as session:
-            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, kills, 1)
+            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, killed, kills)
             outcomes = await session.play_batch(jobs)
             done.set()
         return outcomes
 
     outcomes = trio.run(main)
-    assert len(kills) == 1
+    return outcomes, len(killed)
+
+
+def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
+    idle: bytes, busy: bytes
+) -> None:
+    """Which match a batch's worker died in is unknown: each is played again alone, once."""
+    jobs = _jobs(idle, busy, 3, LONG)
+    outcomes, killed = _batch_while_killing(jobs, 1)
+    assert killed == 1
     assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 
@@ -132,18 +139,8 @@ def test_the_match_a_batch_dies_in_fails_when_it_dies_again_alone(idle: bytes, b
     """The first death is the batch's; played again alone, the first match's worker dies
     too: that match fails with both deaths counted, the other one is played."""
     jobs = _jobs(idle, busy, 2, LONG)
-    kills: list[int] = []
-
-    async def main() -> list[Outcome | Exception]:
-        done = trio.Event()
-        async with trio.open_nursery() as nursery, LocalExecutor(1).open_session() as session:
-            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, kills, 2)
-            outcomes = await session.play_batch(jobs)
-            done.set()
-        return outcomes
-
-    first, second = trio.run(main)
-    assert len(kills) == 2
+    (first, second), killed = _batch_while_killing(jobs, 2)
+    assert killed == 2
     assert isinstance(first, JobFailed) and first.job == jobs[0]
     assert "the worker died 2 time(s) playing this match" in first.reason
     assert isinstance(second, arena.MatchResult) and second.replay == play(jobs[1]).replay
