@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -19,6 +20,7 @@ from arena._errors import ArenaError
 
 __all__ = [
     "atomic_write",
+    "atomic_write_all",
     "check_directory",
     "check_output",
     "data_dir",
@@ -138,18 +140,40 @@ def write_output(path: Path, data: bytes, what: str) -> None:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # A fresh name beside the target, created exclusively (tempfile's mkstemp,
-    # without importing tempfile: a one-off match should not pay for it).
-    tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    atomic_write_all([(path, data)])
+
+
+def atomic_write_all(files: Sequence[tuple[Path, bytes]]) -> None:
+    """``atomic_write`` for several files: every one written, then every one fsynced, then
+    each renamed into place, so that one journal commit covers them all on most file systems
+    (a batch of replays costs one commit, not one each). A failure leaves no temporary file
+    and renames nothing after it; the files renamed before it stay, each whole."""
+    tmps: list[Path] = []
+    fds: list[int] = []  # the temporary files still open
+    renamed = 0
     try:
-        os.fchmod(fd, 0o644)  # whatever the umask: these files are meant to be shared
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        for path, data in files:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # A fresh name beside the target, created exclusively (tempfile's mkstemp,
+            # without importing tempfile: a one-off match should not pay for it).
+            tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}"
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            fds.append(os.open(tmp, flags, 0o644))
+            tmps.append(tmp)
+            os.fchmod(fds[-1], 0o644)  # whatever the umask: these files are meant to be shared
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fds[-1], view) :]
+        for fd in fds:
+            os.fsync(fd)
+        while fds:
+            os.close(fds.pop())
+        for tmp, (path, _) in zip(tmps, files, strict=True):
+            os.replace(tmp, path)
+            renamed += 1
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for fd in fds:
+            os.close(fd)
+        for tmp in tmps[renamed:]:
+            tmp.unlink(missing_ok=True)
         raise

@@ -408,6 +408,65 @@ def test_a_tournament_keeps_its_field_seeds_options_and_standings(
         store.finish_tournament(t.id, [])
 
 
+def test_results_recorded_together_are_each_a_row_of_their_own_in_order(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    """A batch's results: every replay file first (one pair of identical replays, one file),
+    then a row each, as ``record_match`` one by one gives them; a key recorded already keeps
+    its first record."""
+    a, b = two
+    field = [Entrant("alpha", a.sha256), Entrant("beta", b.sha256)]
+    t = store.create_tournament("round-robin", field, seeds=[0, 1, 2])
+    results = [result_between(a, b, seed=s, replay=r) for s, r in ((0, b"x"), (1, b"y"), (2, b"x"))]
+    records = store.record_matches(results, tournament_id=t.id, pairing_keys=["k0", "k1", "k2"])
+    assert [m.pairing_key for m in records] == ["k0", "k1", "k2"]
+    assert (
+        [m.seed for m in records] == [0, 1, 2] == [m.seed for m in store.tournament_matches(t.id)]
+    )
+    assert [m.result.replay_sha256 for m in records if m.result] == [
+        r.replay_sha256 for r in results
+    ]
+    assert all(store.read_replay_bytes(r.replay_sha256) == r.replay for r in results)
+    again = store.record_matches(
+        [result_between(a, b, seed=0, replay=b"z")], tournament_id=t.id, pairing_keys=["k0"]
+    )
+    assert again == records[:1]
+    with pytest.raises(ValueError, match="2 results but 1 pairing keys"):
+        store.record_matches(results[:2], tournament_id=t.id, pairing_keys=["k9"])
+
+
+def test_a_row_refused_in_a_batch_keeps_the_rows_before_it_and_every_replay_file(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    field = [Entrant("alpha", a.sha256), Entrant("beta", b.sha256)]
+    t = store.create_tournament("round-robin", field, seeds=[0, 1, 2])
+    outsider = store.add_controller(b"outsider", name="c", origin=Origin.FILE)
+    good, bad = result_between(a, b, replay=b"good"), result_between(a, outsider, replay=b"bad")
+    with pytest.raises(ValueError, match="field"):
+        store.record_matches([good, bad], tournament_id=t.id, pairing_keys=["g", "b"])
+    assert [m.pairing_key for m in store.tournament_matches(t.id)] == ["g"]
+    # The refused row's replay file was written with the batch's: no row points at it.
+    assert store.read_replay_bytes(bad.replay_sha256) == b"bad"
+
+
+def test_files_written_together_are_all_or_none_when_one_cannot_be(tmp_path: Path) -> None:
+    """``atomic_write_all``: a file that cannot be written (its directory is a file) leaves no
+    temporary file behind and renames none of the others into place."""
+    from arena._files import atomic_write_all
+
+    (tmp_path / "taken").write_bytes(b"a file")
+    files = [(tmp_path / "ok" / "one", b"1"), (tmp_path / "taken" / "two", b"2")]
+    with pytest.raises(OSError):
+        atomic_write_all(files)
+    assert not (tmp_path / "ok" / "one").exists()
+    assert list((tmp_path / "ok").iterdir()) == []
+    atomic_write_all([files[0], (tmp_path / "ok" / "three", b"3" * 100_000)])
+    assert (tmp_path / "ok" / "one").read_bytes() == b"1"
+    assert (tmp_path / "ok" / "three").read_bytes() == b"3" * 100_000
+    assert sorted(p.name for p in (tmp_path / "ok").iterdir()) == ["one", "three"]
+
+
 def test_a_failed_tournament_resumes_and_tournaments_list_newest_first(
     store: Store, two: tuple[ControllerRecord, ControllerRecord]
 ) -> None:

@@ -14,11 +14,11 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from arena._files import atomic_write
+from arena._files import atomic_write_all
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 
 __all__ = ["CHUNK_BYTES", "Blobs", "ReplayStream", "check_sha256"]
@@ -49,15 +49,33 @@ class Blobs:
 
     def put(self, data: bytes) -> str:
         """Store ``data`` (atomically, fsynced) unless an identical file is there; its sha256."""
-        sha256 = hashlib.sha256(data).hexdigest()
-        path = self.path(sha256)
-        try:
-            if _holds(path, data):
-                return sha256
-            atomic_write(path, data)
-        except OSError as exc:
-            raise StoreError(f"cannot write the {self.what} file {path}: {_reason(exc)}") from exc
-        return sha256
+        return self.put_all([data])[0]
+
+    def put_all(self, datas: Sequence[bytes]) -> list[str]:
+        """``put`` each of ``datas``, the new files written together (``atomic_write_all``:
+        all fsynced before any is renamed into place); their sha256s, in order."""
+        shas = [hashlib.sha256(data).hexdigest() for data in datas]
+        new: dict[Path, bytes] = {}
+        for sha256, data in zip(shas, datas, strict=True):
+            path = self.path(sha256)
+            try:
+                if path not in new and not _holds(path, data):
+                    new[path] = data
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot write the {self.what} file {path}: {_reason(exc)}"
+                ) from exc
+        if new:
+            try:
+                atomic_write_all(list(new.items()))
+            except OSError as exc:
+                files = (
+                    f"the {self.what} file {next(iter(new))}"
+                    if len(new) == 1
+                    else f"{len(new)} {self.what} files in {self.directory}"
+                )
+                raise StoreError(f"cannot write {files}: {_reason(exc)}") from exc
+        return shas
 
     def sweep(self, older_than: float) -> list[Path]:
         """Delete the temporary files of writes that never finished, if older than ``older_than`` s.

@@ -9,6 +9,7 @@ a process killed at any point leaves either the whole record or none of it
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -309,19 +310,46 @@ class Store:
         the match recorded first (so a resumed coordinator cannot count a
         match twice). Both sides' controllers must be stored already.
         """
-        _check_pairing(tournament_id, pairing_key)
-        played = self._store_replay(result)
-        return self._db.write(
-            lambda conn: self._insert_match(
-                conn,
-                played.entrants,
-                result.seed,
-                played=played,
-                tournament_id=tournament_id,
-                pairing_key=pairing_key,
-            ),
-            "recording a match",
-        )
+        return self.record_matches(
+            [result], tournament_id=tournament_id, pairing_keys=[pairing_key]
+        )[0]
+
+    def record_matches(
+        self,
+        results: Sequence[MatchResult],
+        *,
+        tournament_id: int | None = None,
+        pairing_keys: Sequence[str | None] | None = None,
+    ) -> list[MatchRecord]:
+        """``record_match`` for several results (a worker's batch), in order: every replay file
+        first, written together (all fsynced before any row points at one, for one journal
+        commit rather than one each), then each row in a transaction of its own.
+
+        ``pairing_keys`` gives each result's key in the tournament. A failure
+        leaves the rows recorded before it, and replay files no row points at
+        (a later record of the same replay finds its file there).
+        """
+        keys = [None] * len(results) if pairing_keys is None else list(pairing_keys)
+        if len(keys) != len(results):
+            raise ValueError(f"{len(results)} results but {len(keys)} pairing keys")
+        for key in keys:
+            _check_pairing(tournament_id, key)
+        records = []
+        for result, played, key in zip(results, self._store_replays(results), keys, strict=True):
+            records.append(
+                self._db.write(
+                    functools.partial(
+                        self._insert_match,
+                        entrants=played.entrants,
+                        seed=result.seed,
+                        played=played,
+                        tournament_id=tournament_id,
+                        pairing_key=key,
+                    ),
+                    "recording a match",
+                )
+            )
+        return records
 
     def record_match_error(
         self,
@@ -360,7 +388,7 @@ class Store:
 
     def finish_match(self, match_id: int, result: MatchResult) -> MatchRecord:
         """Give a pending match its result (replay file first, then the row)."""
-        played = self._store_replay(result)
+        (played,) = self._store_replays([result])
 
         def tx(conn: sqlite3.Connection) -> MatchRecord:
             pending = self._pending(conn, match_id)
@@ -442,15 +470,18 @@ class Store:
         )
         return [match_record(r) for r in rows]
 
-    def _store_replay(self, result: MatchResult) -> ResultRows:
-        """Write a result's replay file (before any row points at it)."""
-        a, b = result.sides
-        entrants = (
-            _check_entrant(Entrant(a.name, a.sha256)),
-            _check_entrant(Entrant(b.name, b.sha256)),
-        )
+    def _store_replays(self, results: Sequence[MatchResult]) -> list[ResultRows]:
+        """Write the results' replay files, together (before any row points at one)."""
+        entrants = [
+            (_check_entrant(Entrant(a.name, a.sha256)), _check_entrant(Entrant(b.name, b.sha256)))
+            for a, b in (result.sides for result in results)
+        ]
         # Hashed once, here: MatchResult.replay_sha256 hashes on every access.
-        return ResultRows.of(result, self._replays.put(result.replay), entrants)
+        shas = self._replays.put_all([result.replay for result in results])
+        return [
+            ResultRows.of(result, sha, pair)
+            for result, sha, pair in zip(results, shas, entrants, strict=True)
+        ]
 
     def _pending(self, conn: sqlite3.Connection, match_id: int) -> MatchRecord:
         record = match_or_none(conn, match_id)
@@ -764,7 +795,7 @@ class Store:
             if hashlib.sha256(module).hexdigest() != controller_sha256:
                 raise ValueError("the module given is not the run's controller (another sha256)")
             self._modules.put(module)  # the file before the row that points at it
-        played = [self._store_replay(m.result) for m in matches]
+        played = self._store_replays([m.result for m in matches])
         log = _cut_head(build_log, MAX_BUILD_LOG_CHARS)
         now = utc_now()
 
