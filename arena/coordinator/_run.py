@@ -31,7 +31,7 @@ from arena.coordinator._stored import (
     tournament_rules,
 )
 from arena.executors import Executor, JobFailed, MatchJob, Outcome
-from arena.match import Contestant
+from arena.match import Contestant, MatchResult
 from arena.store import Entrant, MatchRecord, Store, TournamentRecord, TournamentStatus
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings
 
@@ -241,23 +241,50 @@ def _as_one_error() -> Iterator[None]:
 
 
 def _record(
-    store: Store, t: _Tournament, pairing: Pairing, outcome: Outcome
-) -> tuple[MatchRecord, float, float]:
-    """Record one outcome (in a worker thread); return it with the wall and CPU time it took."""
+    store: Store, t: _Tournament, arrived: list[tuple[Pairing, Outcome]]
+) -> tuple[list[MatchRecord], float, float]:
+    """Record outcomes that arrived together (in a worker thread), in order: the results'
+    replay files written together first, then a transaction for each row. Returns the
+    records with the wall and CPU time they took."""
     wall, cpu = time.perf_counter(), time.thread_time()
     tid = t.record.id
-    if isinstance(outcome, JobFailed):
-        match = store.record_match_error(
-            t.entrants[pairing.a],
-            t.entrants[pairing.b],
-            seed=pairing.seed,
-            error=outcome.reason,
-            tournament_id=tid,
-            pairing_key=pairing.key,
-        )
-    else:
-        match = store.record_match(outcome, tournament_id=tid, pairing_key=pairing.key)
-    return match, time.perf_counter() - wall, time.thread_time() - cpu
+    played = [(i, p, o) for i, (p, o) in enumerate(arrived) if isinstance(o, MatchResult)]
+    results = [o for _, _, o in played]
+    keys = [p.key for _, p, _ in played]
+    matches = store.record_matches(results, tournament_id=tid, pairing_keys=keys)
+    records = {i: match for (i, _, _), match in zip(played, matches, strict=True)}
+    for i, (pairing, outcome) in enumerate(arrived):
+        if isinstance(outcome, JobFailed):
+            records[i] = store.record_match_error(
+                t.entrants[pairing.a],
+                t.entrants[pairing.b],
+                seed=pairing.seed,
+                error=outcome.reason,
+                tournament_id=tid,
+                pairing_key=pairing.key,
+            )
+    ordered = [records[i] for i in range(len(arrived))]
+    return ordered, time.perf_counter() - wall, time.thread_time() - cpu
+
+
+IDLE_WAIT = 0.005
+"""The longest a record waits for the coordinator's other tasks (``_until_idle``)."""
+
+
+async def _until_idle() -> None:
+    """Wait until no other task of this trio loop is ready to run, for at most ``IDLE_WAIT`` s.
+
+    The recording thread holds the GIL through much of its work. Started while
+    a call's task still hands its worker the next batch, it slows that
+    hand-over (the trio thread waits for the GIL at each of its steps), the
+    worker idle meanwhile; so the records wait until the hand-over is out and
+    its task waits on the worker. The bound keeps a busy loop (a server's)
+    from holding records back for long.
+    """
+    with trio.move_on_after(IDLE_WAIT):
+        # (trio.testing.wait_all_tasks_blocked would do, but trio.testing imports pytest.)
+        while trio.lowlevel.current_statistics().tasks_runnable:
+            await trio.lowlevel.checkpoint()
 
 
 async def _play(
@@ -357,31 +384,45 @@ async def _play(
             fill()
             report()
             while handed:
-                pairing, outcome = await outcomes_recv.receive()
-                if isinstance(outcome, Exception):
-                    handed.discard(pairing.key)
-                    held.add(pairing.key)
-                    raised.append((pairing, outcome))
+                # Everything that has arrived is recorded together (a batch's results).
+                arrived = [await outcomes_recv.receive()]
+                while True:
+                    try:
+                        arrived.append(outcomes_recv.receive_nowait())
+                    except trio.WouldBlock:
+                        break
+                outcomes: list[tuple[Pairing, Outcome]] = []
+                for pairing, outcome in arrived:
+                    if isinstance(outcome, Exception):
+                        handed.discard(pairing.key)
+                        held.add(pairing.key)
+                        raised.append((pairing, outcome))
+                    else:
+                        outcomes.append((pairing, outcome))
+                if not outcomes:
                     fill()
                     continue
-                # The store writes the replay file (fsynced) and the row in a thread, so the
+                # The store writes the replay files (fsynced) and the rows in a thread, so the
                 # workers play on meanwhile; a record under way completes even on cancel.
-                match, wall, cpu = await trio.to_thread.run_sync(
-                    _record, store, t, pairing, outcome, abandon_on_cancel=False
+                await _until_idle()
+                matches, wall, cpu = await trio.to_thread.run_sync(
+                    _record, store, t, outcomes, abandon_on_cancel=False
                 )
                 store_wall += wall
                 store_cpu += cpu
-                # What the store holds is what counts (a pairing recorded first by another
-                # coordinator keeps that record).
-                result = played_of(match)
-                sched.record(result)
-                handed.discard(pairing.key)
-                played += 1
-                errors += result.error is not None
-                if dynamic:
-                    pending, exhausted = None, False
-                fill()
-                report(result, match.id)
+                for n, ((pairing, _), match) in enumerate(zip(outcomes, matches, strict=True)):
+                    # What the store holds is what counts (a pairing recorded first by another
+                    # coordinator keeps that record).
+                    result = played_of(match)
+                    sched.record(result)
+                    handed.discard(pairing.key)
+                    played += 1
+                    errors += result.error is not None
+                    if n == len(outcomes) - 1:
+                        if dynamic:
+                            pending, exhausted = None, False
+                        fill()
+                    report(result, match.id)
     if raised:
         raise MatchRaisedError(t.record.id, raised) from raised[0][1]
     if not sched.finished:
