@@ -248,23 +248,26 @@ def _record(
     records with the wall and CPU time they took."""
     wall, cpu = time.perf_counter(), time.thread_time()
     tid = t.record.id
-    played = [(i, p, o) for i, (p, o) in enumerate(arrived) if isinstance(o, MatchResult)]
-    results = [o for _, _, o in played]
-    keys = [p.key for _, p, _ in played]
-    matches = store.record_matches(results, tournament_id=tid, pairing_keys=keys)
-    records = {i: match for (i, _, _), match in zip(played, matches, strict=True)}
-    for i, (pairing, outcome) in enumerate(arrived):
-        if isinstance(outcome, JobFailed):
-            records[i] = store.record_match_error(
-                t.entrants[pairing.a],
-                t.entrants[pairing.b],
-                seed=pairing.seed,
-                error=outcome.reason,
-                tournament_id=tid,
-                pairing_key=pairing.key,
-            )
-    ordered = [records[i] for i in range(len(arrived))]
-    return ordered, time.perf_counter() - wall, time.thread_time() - cpu
+    played = [(p, o) for p, o in arrived if isinstance(o, MatchResult)]
+    recorded = iter(
+        store.record_matches(
+            [o for _, o in played], tournament_id=tid, pairing_keys=[p.key for p, _ in played]
+        )
+    )
+    records = [
+        store.record_match_error(
+            t.entrants[pairing.a],
+            t.entrants[pairing.b],
+            seed=pairing.seed,
+            error=outcome.reason,
+            tournament_id=tid,
+            pairing_key=pairing.key,
+        )
+        if isinstance(outcome, JobFailed)
+        else next(recorded)
+        for pairing, outcome in arrived
+    ]
+    return records, time.perf_counter() - wall, time.thread_time() - cpu
 
 
 IDLE_WAIT = 0.005

@@ -68,13 +68,20 @@ class Session:
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         """Play ``jobs`` in one call, as ``play`` each: their outcomes, in order, with what a
         job's play raised (a bug of the host) in its place. Here: one after another."""
-        outcomes: list[Outcome | Exception] = []
-        for job in jobs:
-            try:
-                outcomes.append(await self.play(job))
-            except Exception as exc:  # a host bug in this match: the others play on
-                outcomes.append(exc)
-        return outcomes
+        return await _each(self.play, jobs)
+
+
+async def _each(
+    play_one: Callable[[MatchJob], Awaitable[Outcome]], jobs: Sequence[MatchJob]
+) -> list[Outcome | Exception]:
+    """``play_one`` of each job in turn: the outcomes, what a play raised in its place."""
+    outcomes: list[Outcome | Exception] = []
+    for job in jobs:
+        try:
+            outcomes.append(await play_one(job))
+        except Exception as exc:  # a host bug in this match: the others play on
+            outcomes.append(exc)
+    return outcomes
 
 
 class _LocalSession(Session):
@@ -213,10 +220,7 @@ class WorkerPool:
         and every other one is played, and reported, once.
         """
         if len(jobs) == 1:
-            try:
-                return [await self.play(jobs[0])]
-            except Exception as exc:
-                return [exc]
+            return await _each(self.play, jobs)
         deaths: list[str] = []
         try:
             played: list[MatchResult | Exception] = await self._attempts(
@@ -225,13 +229,7 @@ class WorkerPool:
             return list(played)
         except WorkerDied:
             pass
-        again: list[Outcome | Exception] = []
-        for job in jobs:
-            try:
-                again.append(await self._play_alone(job, self.retries, list(deaths)))
-            except Exception as exc:
-                again.append(exc)
-        return again
+        return await _each(lambda job: self._play_alone(job, self.retries, list(deaths)), jobs)
 
 
 @asynccontextmanager
