@@ -267,3 +267,18 @@ def test_a_worker_pool_outlives_its_calls_and_reports_workers_that_keep_dying(
     assert len(set(pids)) == 1 and pids[0] != os.getpid()
     assert isinstance(outcome, arena.MatchResult) and outcome.replay == play(job).replay
     assert reason.startswith("the worker died 2 time(s) dying on purpose: ")
+
+
+def test_a_worker_ends_without_the_last_garbage_collections() -> None:
+    """``worker_started`` (how each local worker starts) has the worker's exit take its objects
+    out of the final collections' reach: seen at the very end of a process that ran it, by an
+    exit hook registered before it (exit hooks run last first). The exit code stays its own."""
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen' if gc.get_freeze_count() else 'not frozen'))\n"
+        "from arena.executors._job import worker_started\n"
+        "worker_started()\n"
+        "sys.exit(5)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (run.returncode, run.stdout.strip()) == (5, "frozen"), run.stderr

@@ -24,7 +24,15 @@ from typing import Any, TypeVar
 import trio
 import trio_parallel
 
-from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs, play, play_batch
+from arena.executors._job import (
+    JobFailed,
+    MatchJob,
+    Outcome,
+    default_jobs,
+    play,
+    play_batch,
+    worker_started,
+)
 from arena.match import MatchResult
 
 __all__ = [
@@ -238,11 +246,13 @@ async def open_worker_pool(
 ) -> AsyncIterator[WorkerPool]:
     """A ``WorkerPool`` for the life of the ``async with`` block (in a trio task).
 
-    Workers idle for ``idle_timeout`` seconds retire; on leaving the block,
-    workers still busy get ``grace_period`` seconds before they are killed.
+    Each worker loads the match code as it starts and exits without the
+    interpreter's last garbage collections (``worker_started``). Workers idle
+    for ``idle_timeout`` seconds retire; on leaving the block, workers still
+    busy get ``grace_period`` seconds before they are killed.
     """
     async with trio_parallel.open_worker_context(
-        idle_timeout=idle_timeout, grace_period=grace_period
+        idle_timeout=idle_timeout, init=worker_started, grace_period=grace_period
     ) as ctx:
         yield WorkerPool(ctx, retries)
 
