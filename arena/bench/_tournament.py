@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-import trio_parallel
 
 from arena.baselines import BASELINES
 from arena.cases import default_case
@@ -51,7 +50,9 @@ from arena.executors import (
     LocalExecutor,
     MatchJob,
     Outcome,
+    WorkerPool,
     default_jobs,
+    open_worker_pool,
     play,
     play_batch_timed,
 )
@@ -172,12 +173,12 @@ def _match_scaling(processes: int, seeds: int, max_ticks: int | None = None) -> 
 
 
 class _TimedWorker:
-    """A ``BatchPlayer`` on one trio-parallel worker, as ``LocalExecutor(1)`` plays (batches of
-    up to ``LocalExecutor().batch``), that keeps when each match began and ended inside the
-    worker."""
+    """A ``BatchPlayer`` on one local worker, as ``LocalExecutor(1)`` plays (its worker pool,
+    batches of up to ``LocalExecutor().batch``), that keeps when each match began and ended
+    inside the worker."""
 
-    def __init__(self, ctx: trio_parallel.WorkerContext) -> None:
-        self._ctx = ctx
+    def __init__(self, pool: WorkerPool) -> None:
+        self._pool = pool
         self.batch = LocalExecutor(1).batch
         self.spans: list[tuple[float, float]] = []
         self.firsts: list[int] = []
@@ -190,7 +191,7 @@ class _TimedWorker:
 
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         timed: tuple[list[MatchResult | Exception], list[tuple[float, float]]]
-        timed = await self._ctx.run_sync(play_batch_timed, jobs)
+        timed = await self._pool.call(play_batch_timed, jobs, doing="playing a batch")
         self.firsts.append(len(self.spans))
         self.spans.extend(timed[1])
         return list(timed[0])
@@ -222,8 +223,8 @@ def _inside_a_worker(seeds: int, max_ticks: int | None = None) -> _Inside:
             with Store.open(Path(tmp)) as store:
                 record = _create(store, seeds, max_ticks)
                 setup = time.monotonic() - start
-                async with trio_parallel.open_worker_context() as ctx:
-                    player = _TimedWorker(ctx)
+                async with open_worker_pool() as pool:
+                    player = _TimedWorker(pool)
                     await run_tournament(store, record.id, player, slots=1)
                 return _Inside(start, setup, player.spans, player.firsts, time.monotonic())
 
