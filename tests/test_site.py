@@ -322,7 +322,10 @@ def test_the_queue_full_gives_429_with_retry_after(
     tmp_path: Path, case: arena.Case, busy: bytes
 ) -> None:
     limits = web.SiteLimits(workers=1, queue=2)
-    with web.Site.open(tmp_path, limits=limits, case=case) as site:
+    # Matches long enough (about 0.2 s) that none is finished while the four are asked for:
+    # a worker that starts ready plays a match of the small case in some 20 ms.
+    long = dataclasses.replace(case, rules=case.rules.replace(max_ticks=1500))
+    with web.Site.open(tmp_path, limits=limits, case=long) as site:
         client = TestClient(web.site_app(site, SITE_TOKEN))
         client.post("/api/controllers?name=busy", content=busy, headers=AUTH)
         body = {"a": "busy", "b": "busy"}
