@@ -121,12 +121,12 @@ def _cpu() -> float:
 
 
 def _tournament(
-    executor: Executor, seeds: int, max_ticks: int | None = None
+    executor: Executor, seeds: int, max_ticks: int | None = None, *, under: str | None = None
 ) -> tuple[float, float, TournamentResult]:
-    """A round-robin of the baselines in a fresh store, as ``arena tournament`` plays it: its
-    wall time from the store's opening to the standings stored, and the CPU time this
-    process (the coordinator) spent."""
-    with tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as tmp:
+    """A round-robin of the baselines in a fresh store (a temporary directory, in ``under`` if
+    given), as ``arena tournament`` plays it: its wall time from the store's opening to the
+    standings stored, and the CPU time this process (the coordinator) spent."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-tournament-", dir=under) as tmp:
         start, cpu = time.perf_counter(), _cpu()
         with Store.open(Path(tmp)) as store:
             record = _create(store, seeds, max_ticks)
@@ -235,10 +235,10 @@ _RAY_CHILD = """
 import json, sys, time
 from arena.bench._tournament import _tournament
 from arena.executors import RayExecutor
-seeds, cpus = int(sys.argv[1]), int(sys.argv[2])
+seeds, cpus, under = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 executor = RayExecutor(num_cpus=cpus)
-_tournament(executor, 1)  # Ray and its workers start, and compile, outside the timing
-wall, _, run = _tournament(executor, seeds)
+_tournament(executor, 1, under=under)  # Ray and its workers start, and compile, untimed
+wall, _, run = _tournament(executor, seeds, under=under)
 print(json.dumps({"wall": wall, "matches": run.stats.played}))
 """
 
@@ -253,12 +253,15 @@ def _on_ray(seeds: int, cpus: int) -> dict[str, Any] | str:
         import ray  # noqa: F401
     except ImportError:
         return 'not installed (pip install -e ".[ray]")'
-    proc = subprocess.run(
-        [sys.executable, "-c", _RAY_CHILD, str(seeds), str(cpus)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    # The child's stores go in a directory of this process's: a Ray that fails ends its
+    # driver without Python's cleanup, which left them behind in the system's temp dir.
+    with tempfile.TemporaryDirectory(prefix="arena-bench-ray-") as under:
+        proc = subprocess.run(
+            [sys.executable, "-c", _RAY_CHILD, str(seeds), str(cpus), under],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     if proc.returncode != 0:
         last = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
         return f"failed: {last[0][:200]}"
