@@ -43,6 +43,13 @@ def case() -> arena.Case:
     return small_case()
 
 
+def long_case(case: arena.Case) -> arena.Case:
+    """``case`` with matches long enough (about 0.2 s between two ``busy`` bots, which play
+    to the last tick) that none finishes while a test makes a few requests: a worker that
+    starts ready plays a match of the small case in 10 to 20 ms."""
+    return dataclasses.replace(case, rules=case.rules.replace(max_ticks=1500))
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, case: arena.Case) -> Iterator[web.Site]:
     limits = web.SiteLimits(workers=1, queue=8, body_timeout=5.0, keepalive=1.0)
@@ -322,10 +329,7 @@ def test_the_queue_full_gives_429_with_retry_after(
     tmp_path: Path, case: arena.Case, busy: bytes
 ) -> None:
     limits = web.SiteLimits(workers=1, queue=2)
-    # Matches long enough (about 0.2 s) that none is finished while the four are asked for:
-    # a worker that starts ready plays a match of the small case in some 20 ms.
-    long = dataclasses.replace(case, rules=case.rules.replace(max_ticks=1500))
-    with web.Site.open(tmp_path, limits=limits, case=long) as site:
+    with web.Site.open(tmp_path, limits=limits, case=long_case(case)) as site:
         client = TestClient(web.site_app(site, SITE_TOKEN))
         client.post("/api/controllers?name=busy", content=busy, headers=AUTH)
         body = {"a": "busy", "b": "busy"}
@@ -349,14 +353,16 @@ def test_the_queue_full_gives_429_with_retry_after(
 
 
 def test_a_server_stopped_with_matches_queued_plays_them_when_it_starts_again(
-    tmp_path: Path, case: arena.Case
+    tmp_path: Path, case: arena.Case, busy: bytes
 ) -> None:
     limits = web.SiteLimits(workers=1, queue=4)
+    case = long_case(case)
     with web.Site.open(tmp_path, limits=limits, case=case) as site:
         client = TestClient(web.site_app(site, SITE_TOKEN))
+        client.post("/api/controllers?name=busy", content=busy, headers=AUTH)
         ids = [
             client.post(
-                "/api/matches", json={"a": "random", "b": "greedy-raider", "seed": s}, headers=AUTH
+                "/api/matches", json={"a": "busy", "b": "busy", "seed": s}, headers=AUTH
             ).json()["id"]
             for s in range(3)
         ]
