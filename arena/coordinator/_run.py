@@ -300,9 +300,11 @@ async def _play(
     # hands them all out. A bracket's or a swiss's results decide what comes next, so
     # ready() is asked again after each record.
     dynamic = sched.plan.format in (Format.BRACKET, Format.SWISS)
-    handed: set[str] = set()  # keys handed out and not yet recorded
+    # Pairings as themselves, not their keys: a key is a JSON text, and computing it three
+    # times a match on the way out to a worker was most of the coordinator's time there.
+    handed: set[Pairing] = set()  # handed out and not yet recorded
     raised: list[tuple[Pairing, Exception]] = []  # plays that raised: held back, never recorded
-    held: set[str] = set()  # their keys, not handed out again in this run
+    held: set[Pairing] = set()  # those, not handed out again in this run
     calls = playing = 0  # calls to the player under way; the matches they carry
     pending: Iterator[Pairing] | None = None
     exhausted = False
@@ -340,7 +342,7 @@ async def _play(
                     pairing = next(pending, None)
                     if pairing is None:
                         pending, exhausted = None, True
-                    elif pairing.key not in handed and pairing.key not in held:
+                    elif pairing not in handed and pairing not in held:
                         return pairing
                 return None
 
@@ -355,7 +357,7 @@ async def _play(
                 size = max(1, min(batcher.batch, left // (2 * slots)))
                 batch: list[Pairing] = []
                 while len(batch) < size and (pairing := next_ready()) is not None:
-                    handed.add(pairing.key)
+                    handed.add(pairing)
                     batch.append(pairing)
                 if batch:
                     calls += 1
@@ -397,8 +399,8 @@ async def _play(
                 outcomes: list[tuple[Pairing, Outcome]] = []
                 for pairing, outcome in arrived:
                     if isinstance(outcome, Exception):
-                        handed.discard(pairing.key)
-                        held.add(pairing.key)
+                        handed.discard(pairing)
+                        held.add(pairing)
                         raised.append((pairing, outcome))
                     else:
                         outcomes.append((pairing, outcome))
@@ -418,7 +420,7 @@ async def _play(
                     # coordinator keeps that record).
                     result = played_of(match)
                     sched.record(result)
-                    handed.discard(pairing.key)
+                    handed.discard(pairing)
                     played += 1
                     errors += result.error is not None
                     if n == len(outcomes) - 1:
