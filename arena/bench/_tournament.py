@@ -370,7 +370,7 @@ def tournament_figures(
     first, last = played[0][0] - start, timed.finished - played[-1][1]
     print(
         "  time not spent inside matches, 1 worker, timed inside it: "
-        f"{1 - inside_worker / total:.1%} of the total {total:.2f} s (goal: < 2%):"
+        f"{1 - inside_worker / total:.2%} of the total {total:.2f} s (goal: < 2%):"
     )
     print(
         f"    once: the first match began {first:.3f} s after the start ({first / total:.1%}: "
