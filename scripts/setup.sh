@@ -13,4 +13,9 @@ fi
 # uncompiled, and where Python may not write bytecode (PYTHONDONTWRITEBYTECODE,
 # a read-only checkout) every process, each worker included, would compile
 # them again as it starts: about 25 ms of a worker's start (docs/decisions.md).
-.venv/bin/python -m compileall -q -j 0 arena sim replays web >/dev/null
+# (The packages are pyproject.toml's. -q still lists each directory, so the
+# output is shown only if compiling fails: it then holds the errors.)
+if ! out=$(.venv/bin/python -m compileall -q -j 0 arena sim replays web 2>&1); then
+    printf '%s\n' "$out" >&2
+    exit 1
+fi
