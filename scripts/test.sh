@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# Every test, plus the linters and the type checker.
+# Every test, plus the linters and the type checker (the whole suite: before a commit).
+#   ./scripts/test.sh --fast   the development loop: the same checks and every test
+#                              that starts no browser, server, Ray or worker
+#                              process and is not slow (markers in pyproject.toml)
+# Other arguments go to pytest (a file, -k EXPR, -x, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+args=()
+for a in "$@"; do
+    if [ "$a" = "--fast" ]; then
+        args+=(-m "not (browser or server or ray or processes or slow)")
+        export FORAY_FAST_TESTS=1
+    else
+        args+=("$a")
+    fi
+done
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q "${args[@]}"

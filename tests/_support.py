@@ -45,6 +45,15 @@ Builder = Callable[..., bytes]
 """The ``build_c`` fixture: (C source, *defines) -> module bytes."""
 
 
+# `./scripts/test.sh --fast` sets it: property tests then try a tenth of their examples.
+FAST = os.environ.get("FORAY_FAST_TESTS") == "1"
+
+
+def examples(n: int) -> int:
+    """A property test's number of examples: ``n``, or a tenth (at least 5) in the fast loop."""
+    return max(5, n // 10) if FAST else n
+
+
 # --------------------------------------------------------------------------- the CLI
 
 

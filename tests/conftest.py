@@ -1,9 +1,21 @@
-"""Shared fixtures: real wasm modules built from C source with ziglang."""
+"""Shared fixtures: real wasm modules built from C source with ziglang.
+
+What the suite compiles is kept between runs in ``build/test-cache/`` (ignored
+by git): the modules built from C, by a digest of every input of the build, and
+the compiled-module cache of the sandbox, which is keyed by the module's
+sha256, wasmtime's version and its config as on any machine. A test of a cold
+cache makes its own. ``FORAY_TEST_CACHE=0`` starts each run from nothing.
+"""
 
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
+import importlib.metadata
+import multiprocessing.util
+import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -13,19 +25,69 @@ from typing import TYPE_CHECKING
 import pytest
 import wasmtime
 
-from arena.baselines import compile_c
-from tests._support import EXTRA, ZOO, Builder, Tab, write_viewer_replays
+from arena.baselines import ZIG_FLAGS, compile_c
+from tests._support import EXTRA, ROOT, ZOO, Builder, Tab, write_viewer_replays
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 ZOO_C_MODULES = ("good", "spin", "divzero", "grow")
 
+# A shell that starts the suite in the background ignores SIGINT in it, and
+# children inherit that: the tests that stop a server or a tournament with
+# SIGINT, as Ctrl-C would, need it back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The markers that allow a test to start worker processes (pyproject.toml).
+STARTS_PROCESSES = ("processes", "ray", "server", "browser")
+
+
+@pytest.fixture(autouse=True)
+def _worker_processes_are_marked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that starts worker processes says so, or ``--fast`` would run it unawares."""
+    if any(request.node.get_closest_marker(m) for m in STARTS_PROCESSES):
+        yield
+        return
+    spawned: list[str] = []
+    real = multiprocessing.util.spawnv_passfds
+
+    def spawn(path: bytes, args: list[str], passfds: tuple[int, ...]) -> int:
+        spawned.append(" ".join(map(str, args)))
+        return real(path, args, passfds)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(multiprocessing.util, "spawnv_passfds", spawn)
+        yield
+    assert not spawned, f"this test starts worker processes: mark it processes ({spawned[0]})"
+
+
+def _test_cache(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """``build/test-cache/NAME``, kept between runs, or a new directory each run."""
+    if os.environ.get("FORAY_TEST_CACHE") == "0":
+        return tmp_path_factory.mktemp(name)
+    path = ROOT / "build" / "test-cache" / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# Every file a test's C source can include, for the build cache's key.
+HEADERS = sorted([*(ROOT / "baselines").rglob("*.h"), *(ROOT / "tests").rglob("*.h")])
+
+
+def _build_key(source: Path, defines: tuple[str, ...]) -> str:
+    digest = hashlib.sha256()
+    for part in (importlib.metadata.version("ziglang"), *ZIG_FLAGS, "--", *defines, "--"):
+        digest.update(part.encode() + b"\0")
+    for path in (source, *HEADERS):
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
 
 @pytest.fixture(scope="session", autouse=True)
 def module_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One compiled-module disk cache for the session, never the repository's data directory."""
-    root = tmp_path_factory.mktemp("module-cache")
+    """The compiled-module disk cache of the suite, never the repository's data directory."""
+    root = _test_cache(tmp_path_factory, "modules")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("FORAY_CACHE_DIR", str(root))
         mp.delenv("FORAY_CACHE_BYTES", raising=False)
@@ -42,15 +104,21 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="session")
 def build_c(tmp_path_factory: pytest.TempPathFactory) -> Builder:
-    """Compile a C file (with -D defines) once per session and return the module bytes."""
-    out_dir = tmp_path_factory.mktemp("wasm")
+    """Compile a C file (with -D defines) and return the module bytes; built once, then kept."""
+    out_dir = _test_cache(tmp_path_factory, "wasm")
     cache: dict[tuple[Path, tuple[str, ...]], bytes] = {}
 
     def build(source: Path, *defines: str) -> bytes:
         key = (source, defines)
         if key not in cache:
-            out = out_dir / f"{source.stem}-{len(cache)}.wasm"
-            cache[key] = compile_c([source], out, extra_flags=[f"-D{d}" for d in defines])
+            out = out_dir / f"{source.stem}-{_build_key(source, defines)[:32]}.wasm"
+            if out.is_file():
+                cache[key] = out.read_bytes()
+            else:
+                # Built beside its place and renamed into it: a concurrent run reads all or none.
+                part = out.with_name(f"{out.name}.{os.getpid()}.part")
+                cache[key] = compile_c([source], part, extra_flags=[f"-D{d}" for d in defines])
+                part.replace(out)
         return cache[key]
 
     return build
@@ -97,6 +165,9 @@ def browser() -> Iterator[Browser]:
 
     import web
 
+    missing = web.chromium_missing()
+    if missing is not None:
+        pytest.skip(missing)
     with sync_playwright() as p:
         chromium = web.launch_chromium(p)
         yield chromium

@@ -28,7 +28,7 @@ import sim
 from arena import cases
 from arena.baselines import BASELINES, BASELINES_DIR, ZIG_BUILD_FLAGS, compile_c, compile_zig
 from arena.cases import Case, CaseError, CaseInvalidError, Role
-from tests._support import ROOT, cli
+from tests._support import ROOT, cli, examples
 
 Capture = pytest.CaptureFixture[str]
 
@@ -870,6 +870,7 @@ def bounded(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.processes
 def test_a_fifo_as_the_manifest_is_refused_at_once(tmp_path: Path, make_case: MakeCase) -> None:
     directory = make_case(tmp_path)
     manifest = directory / cases.MANIFEST
@@ -885,6 +886,7 @@ def test_a_fifo_as_the_manifest_is_refused_at_once(tmp_path: Path, make_case: Ma
         cases.load_case(directory)
 
 
+@pytest.mark.processes
 def test_a_fifo_as_an_opponent_module_is_refused_at_once(
     tmp_path: Path, make_case: MakeCase
 ) -> None:
@@ -926,6 +928,7 @@ def test_the_foray_case_records_replay_version_2() -> None:
     assert cases.REPLAY_VERSIONS == replays.SUPPORTED_VERSIONS == (1, 2)
 
 
+@pytest.mark.processes
 def test_a_case_of_replay_version_1_records_its_matches_in_version_1(
     capsys: Capture, tmp_path: Path, make_case: MakeCase
 ) -> None:
@@ -1144,7 +1147,7 @@ def _outcome(directory: Path) -> Case | CaseInvalidError:
 
 
 @settings(
-    max_examples=50,
+    max_examples=examples(50),
     deadline=timedelta(seconds=10),  # a hang guard, not a speed figure
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -1171,7 +1174,7 @@ def test_mutated_manifests_give_a_case_or_a_clear_error(scratch: Path, data: st.
         assert outcome.slug and outcome.opponents and outcome.canonical.role is Role.CANONICAL
 
 
-@settings(max_examples=100, deadline=timedelta(seconds=10))
+@settings(max_examples=examples(100), deadline=timedelta(seconds=10))
 @given(content=st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
 def test_random_bytes_give_a_clear_error(scratch: Path, content: bytes) -> None:
     (scratch / cases.MANIFEST).write_bytes(content)

@@ -184,6 +184,7 @@ def test_bench_before_must_be_a_checkout(capsys: Capture, tmp_path: Path) -> Non
     assert out.code == 2 and "not a checkout of the project" in out.err
 
 
+@pytest.mark.processes
 def test_demo_stores_a_round_robin_and_verifies_each_replay(
     capsys: Capture, data_dir: Path
 ) -> None:
@@ -251,11 +252,13 @@ def test_baselines_build_check_passes_on_the_committed_modules(capsys: Capture) 
 # --------------------------------------------------------------------------- as a process
 
 
+@pytest.mark.processes
 def test_python_dash_m_and_help() -> None:
     out = cli_process("--help")
     assert out.returncode == 0 and "match" in out.stdout
 
 
+@pytest.mark.processes
 def test_a_whole_match_as_a_process(tmp_path: Path) -> None:
     replay = tmp_path / "m.replay"
     out = cli_process("match", "random", "random", "--max-ticks", "3", "--replay", str(replay))
@@ -281,6 +284,7 @@ def test_a_one_off_match_imports_no_pairing_no_workers(tmp_path: Path) -> None:
     assert (tmp_path / "m.replay").is_file()
 
 
+@pytest.mark.processes
 def test_an_operator_error_as_a_process() -> None:
     out = cli_process("match", "no-such-bot", "random")
     assert out.returncode == 2 and out.stderr.startswith("error: ")
@@ -423,3 +427,36 @@ def test_every_command_parses_on_its_own(capsys: pytest.CaptureFixture[str]) -> 
     for command in commands:
         ran = cli(capsys, command, "--help")
         assert ran.code == 0 and ran.out.startswith(f"usage: arena {command} "), command
+
+
+def _stored_tournament_of_long_names() -> None:
+    from arena.store import Entrant, Origin, Store
+
+    with Store.open() as store:
+        field = []
+        for i in range(3):
+            name = f"controller-with-a-rather-long-descriptive-name-{i}"
+            record = store.add_controller(f"module {i}".encode(), name=name, origin=Origin.FILE)
+            field.append(Entrant(record.name, record.sha256))
+        store.create_tournament("round-robin", field, seeds=[0])
+
+
+def test_a_table_sent_to_a_pipe_never_wraps_its_rows(
+    capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Output that is not a terminal keeps each row on one line (rich would assume 80 columns)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    _stored_tournament_of_long_names()
+    lines = cli(capsys, "tournaments").out.splitlines()
+    row = next(line for line in lines if "long-descriptive-name-0" in line)
+    assert "name-1" in row and "name-2" in row, lines
+    assert max(map(len, lines)) > 80
+
+
+def test_a_table_sent_to_a_pipe_takes_the_width_columns_gives(
+    capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "70")
+    _stored_tournament_of_long_names()
+    lines = cli(capsys, "tournaments").out.splitlines()
+    assert lines and max(map(len, lines)) <= 70

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import arena
 import sim
-from tests._support import random_policy
+from tests._support import examples, random_policy
 
 TINY = """\
 ; 9x8 so the terrain (72 bytes) needs no padding, unlike 9x9
@@ -63,7 +63,7 @@ def test_seed_is_the_u32_bit_pattern() -> None:
     assert struct.unpack_from("<I", init_for(g, 0, seed=2**32 - 1), 16)[0] == 2**32 - 1
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([(8, 8), (9, 13), (32, 32), (64, 40)]))
 def test_both_sides_get_the_same_init_on_a_symmetric_map(seed: int, size: tuple[int, int]) -> None:
     w, h = size
@@ -89,7 +89,7 @@ def test_actions_decode_as_little_endian_triples() -> None:
     assert arena.decode_actions(raw) == [(1, 1, 2), (0, 5, 1)]
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), fuel=st.integers(-(2**40), 2**40))
 def test_the_one_pass_obs_is_the_typed_one_packed(seed: int, fuel: int) -> None:
     """encode_obs_for (the match loop's) gives encode_obs(observe()) byte for byte."""

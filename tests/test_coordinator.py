@@ -137,6 +137,7 @@ def test_every_format_ends_as_if_played_one_match_at_a_time(store: Store, fmt: s
     assert all(0 <= r.playing <= 3 for r in reports)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", [f.value for f in Format])
 def test_matches_handed_out_in_batches_end_as_if_played_one_at_a_time(
     store: Store, fmt: str
@@ -282,6 +283,7 @@ def _kill_while_playing(store: Store, tournament_id: int, kills: int) -> list[in
     return killed
 
 
+@pytest.mark.processes
 def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
     store: Store, busy: bytes, idle: bytes
 ) -> None:
@@ -302,6 +304,7 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
         assert m.result is not None and m.result.replay_sha256 == play(job).replay_sha256
 
 
+@pytest.mark.processes
 def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
     store: Store, busy: bytes, idle: bytes
 ) -> None:
@@ -318,6 +321,7 @@ def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
     assert not any(r.errors for r in standings.rows)
 
 
+@pytest.mark.processes
 def test_a_match_whose_workers_keep_dying_is_an_error_the_tournament_survives(
     store: Store, busy: bytes, idle: bytes
 ) -> None:
@@ -344,6 +348,7 @@ class OneJobRefused:
         return await self.session.play(job)
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize(("fmt", "playable"), [("round-robin", 11), ("bracket", 3)])
 def test_a_match_that_raises_in_its_worker_fails_the_tournament_once_the_rest_is_played(
     store: Store, fmt: str, playable: int
@@ -402,6 +407,7 @@ def _played_from_match_json(pairing: Pairing, data: dict[str, Any]) -> Played:
     )
 
 
+@pytest.mark.processes
 def test_standings_agree_with_the_same_matches_played_one_by_one_with_arena_match(
     capsys: Capture, data_dir: Path, build_c: Builder, tmp_path: Path
 ) -> None:
@@ -470,6 +476,7 @@ def test_arena_match_records_its_match(capsys: Capture, data_dir: Path, tmp_path
         assert store.controller("random").origin is Origin.BASELINE
 
 
+@pytest.mark.processes
 def test_the_commands_print_tables(capsys: Capture) -> None:
     args = ("--format", "gauntlet", "--max-ticks", "30", "--jobs", "1", *ENTRANTS)
     out = cli(capsys, "tournament", *args)
@@ -548,6 +555,7 @@ def _on_a_terminal(data_dir: Path, *args: str) -> tuple[int, bytes, str]:
         return code, bytes(received), err.read().decode()
 
 
+@pytest.mark.processes
 def test_on_a_terminal_a_progress_bar_shows_the_tournament_as_it_plays(
     capsys: Capture, data_dir: Path
 ) -> None:
@@ -570,6 +578,7 @@ def test_on_a_terminal_a_progress_bar_shows_the_tournament_as_it_plays(
     assert "row vs column" in shown  # then the tables
 
 
+@pytest.mark.processes
 def test_on_a_terminal_json_is_all_that_stdout_gets(capsys: Capture, data_dir: Path) -> None:
     args = ("--format", "gauntlet", "--max-ticks", "30", "--jobs", "1", "--json", *ENTRANTS)
     code, received, err = _on_a_terminal(data_dir, "tournament", *args)
@@ -590,6 +599,7 @@ def _created_as_by_resumed_args(store: Store) -> int:
     return create_tournament(store, "bracket", field, seeds=(0, 1), shuffle=7, config=rules).id
 
 
+@pytest.mark.processes
 def test_resume_takes_the_arguments_that_created_the_tournament(
     capsys: Capture, data_dir: Path
 ) -> None:
@@ -688,6 +698,7 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_a_stopped_arena_tournament_resumes_to_the_same_standings(
     capsys: Capture, data_dir: Path, uninterrupted: dict[str, Any], sig: signal.Signals
@@ -719,6 +730,8 @@ def test_a_stopped_arena_tournament_resumes_to_the_same_standings(
 RAY_ARGS = ("--format", "round-robin", "--max-ticks", "40", "--json", *ENTRANTS)
 
 
+@pytest.mark.ray
+@pytest.mark.processes
 def test_ray_gives_the_standings_of_the_local_executor(capsys: Capture, tmp_path: Path) -> None:
     """A local Ray, started by the ``arena tournament`` process the test starts.
 
@@ -780,6 +793,7 @@ runpy.run_module("arena", run_name="__main__", alter_sys=True)
 """
 
 
+@pytest.mark.ray
 @pytest.mark.parametrize("how", ["--executor ray", "FORAY_RAY_ADDRESS"])
 def test_without_ray_the_ray_executor_is_refused_before_anything_is_stored(
     data_dir: Path, how: str
@@ -830,6 +844,8 @@ ray.shutdown()
 """
 
 
+@pytest.mark.ray
+@pytest.mark.processes
 def test_the_cluster_foray_ray_address_names_plays_the_tournament(
     capsys: Capture, tmp_path: Path
 ) -> None:
@@ -874,6 +890,8 @@ def test_the_cluster_foray_ray_address_names_plays_the_tournament(
 # --------------------------------------------------------------------------- the benchmark
 
 
+@pytest.mark.processes
+@pytest.mark.slow
 def test_the_tournament_bench_runs(capsys: Capture) -> None:
     """A smoke test: short matches, one seed, no Ray (figures are printed, never asserted)."""
     from arena.bench import tournament_figures

@@ -28,6 +28,7 @@ def _jobs(idle: bytes, busy: bytes, n: int, config: sim.Config = SHORT) -> list[
     return [MatchJob(a, b, seed=seed, config=config) for seed in range(n)]
 
 
+@pytest.mark.processes
 def test_workers_give_what_this_process_gives(idle: bytes, busy: bytes) -> None:
     jobs = _jobs(idle, busy, 5)
     outcomes = list(LocalExecutor(2).map(jobs))
@@ -35,6 +36,7 @@ def test_workers_give_what_this_process_gives(idle: bytes, busy: bytes) -> None:
     assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 
+@pytest.mark.processes
 def test_each_outcome_arrives_once_in_the_coordinator(idle: bytes, busy: bytes) -> None:
     jobs = _jobs(idle, busy, 6)
     seen: list[int] = []
@@ -46,6 +48,7 @@ def test_each_outcome_arrives_once_in_the_coordinator(idle: bytes, busy: bytes) 
     assert sorted(seen) == list(range(6))
 
 
+@pytest.mark.processes
 def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
     idle: bytes, busy: bytes
 ) -> None:
@@ -67,6 +70,7 @@ def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
     assert outcome.replay == play(jobs[0]).replay
 
 
+@pytest.mark.processes
 def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, busy: bytes) -> None:
     jobs = _jobs(idle, busy, 1, LONG)
     kills: list[int] = []
@@ -86,6 +90,7 @@ def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, bus
     assert "died 2 time(s)" in outcome.reason
 
 
+@pytest.mark.processes
 def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy: bytes) -> None:
     """``play_batch``: the outcomes in order, as each job alone gives them; what one job raises
     (seed -1, refused by the runner) comes back in its place, with the worker's traceback,
@@ -125,6 +130,7 @@ def _batch_while_killing(jobs: list[MatchJob], kills: int) -> tuple[list[Outcome
     return outcomes, len(killed)
 
 
+@pytest.mark.processes
 def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
     idle: bytes, busy: bytes
 ) -> None:
@@ -135,6 +141,7 @@ def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
     assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 
+@pytest.mark.processes
 def test_the_match_a_batch_dies_in_fails_when_it_dies_again_alone(idle: bytes, busy: bytes) -> None:
     """The first death is the batch's; played again alone, the first match's worker dies
     too: that match fails with both deaths counted, the other one is played."""
@@ -151,6 +158,7 @@ def test_a_local_executor_needs_a_batch_of_at_least_one() -> None:
         LocalExecutor(1, batch=0)
 
 
+@pytest.mark.processes
 def test_an_exception_the_match_raises_in_a_worker_is_raised_not_a_failed_match(
     idle: bytes, busy: bytes
 ) -> None:
@@ -202,6 +210,7 @@ print(json.dumps(trio.run(raised)))
 """
 
 
+@pytest.mark.ray
 def test_ray_gives_what_the_local_executor_gives(
     idle: bytes, busy: bytes, build_c: Builder, tmp_path: Path
 ) -> None:
@@ -247,6 +256,7 @@ def _die() -> None:
     os._exit(3)
 
 
+@pytest.mark.processes
 def test_a_worker_pool_outlives_its_calls_and_reports_workers_that_keep_dying(
     idle: bytes, busy: bytes
 ) -> None:

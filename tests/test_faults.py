@@ -48,6 +48,8 @@ from arena.cli import main as arena_main
 from arena.store import STALE_TEMPORARY_SECONDS, STORE_FILE
 from tests._support import SITE_TOKEN, controller, proof_run
 
+pytestmark = [pytest.mark.server, pytest.mark.processes]
+
 ARENA = (sys.executable, "-m", "arena")
 WAIT = 60.0
 """Seconds any wait of these tests may take before it fails (never reached when all is well)."""

@@ -28,7 +28,7 @@ import arena
 import sim
 import web
 from arena.match import ObservationError, decode_actions, decode_obs, encode_obs
-from tests._support import GOLDEN_REPLAY
+from tests._support import GOLDEN_REPLAY, examples
 
 ROW_CHARS = ".#AB123456789"
 SECONDS = 5.0
@@ -49,7 +49,7 @@ def _parses_or_refuses(text: str) -> None:
     _bounded(started)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=600))
 def test_any_text_is_a_map_or_a_map_error(text: str) -> None:
     _parses_or_refuses(text)
@@ -70,14 +70,17 @@ def map_like(draw: st.DrawFn) -> str:
     return "\n".join([*header, *rows]) + draw(st.sampled_from(["", "\n", "\n\n", "\nx"]))
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(300), deadline=None)
 @given(map_like())
 def test_map_shaped_text_is_a_map_or_a_map_error(text: str) -> None:
     _parses_or_refuses(text)
 
 
 @settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.binary(max_size=2048))
 def test_any_map_file_is_a_map_or_an_error_naming_the_file(tmp_path: Path, data: bytes) -> None:
@@ -89,7 +92,7 @@ def test_any_map_file_is_a_map_or_an_error_naming_the_file(tmp_path: Path, data:
         assert str(path) in str(exc)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     n=st.integers(-(2**31), 2**31 - 1),
     raw=st.binary(max_size=12 * 70).map(lambda b: b[: len(b) // 12 * 12]),
@@ -107,7 +110,7 @@ def test_any_reply_is_valid_or_names_the_broken_rule(
         assert verdict.startswith(("action count n", "record "))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(*[st.integers(-(2**31), 2**31 - 1)] * 3), max_size=65))
 def test_packed_records_decode_back(records: list[tuple[int, int, int]]) -> None:
     raw = b"".join(struct.pack("<3i", *r) for r in records)
@@ -137,7 +140,7 @@ def _obs_or_refused(message: bytes) -> None:
     assert encode_obs(obs, fuel) == expected
 
 
-@settings(max_examples=300, deadline=2000)
+@settings(max_examples=examples(300), deadline=2000)
 @given(st.binary(max_size=400))
 def test_any_bytes_are_an_obs_message_or_an_observation_error(data: bytes) -> None:
     _obs_or_refused(data)
@@ -155,7 +158,7 @@ def obs_like(draw: st.DrawFn) -> bytes:
     return struct.pack("<16i", *head) + body
 
 
-@settings(max_examples=300, deadline=2000)
+@settings(max_examples=examples(300), deadline=2000)
 @given(obs_like())
 def test_obs_shaped_bytes_are_an_obs_message_or_an_observation_error(data: bytes) -> None:
     _obs_or_refused(data)
@@ -223,7 +226,7 @@ def test_the_sample_bundle_is_one() -> None:
     assert web.decode_bundle(SAMPLE.encode()) == SAMPLE
 
 
-@settings(max_examples=300, deadline=2000)
+@settings(max_examples=examples(300), deadline=2000)
 @given(st.binary(max_size=1024))
 def test_any_bytes_are_a_bundle_or_a_bundle_error(data: bytes) -> None:
     _bundle_or_refused(data)
@@ -249,7 +252,7 @@ def byte_mutations(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
-@settings(max_examples=300, deadline=2000)
+@settings(max_examples=examples(300), deadline=2000)
 @given(byte_mutations())
 def test_real_bundles_mutated_byte_by_byte_are_bundles_or_errors(data: bytes) -> None:
     _bundle_or_refused(data)
@@ -298,7 +301,7 @@ def field_mutations(draw: st.DrawFn) -> bytes:
     return packed
 
 
-@settings(max_examples=300, deadline=2000)
+@settings(max_examples=examples(300), deadline=2000)
 @given(field_mutations())
 def test_real_bundles_mutated_field_by_field_are_bundles_or_errors(data: bytes) -> None:
     _bundle_or_refused(data)

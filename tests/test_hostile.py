@@ -28,6 +28,7 @@ from tests._support import (
     UNREACHABLE,
     ZOO,
     controller,
+    examples,
     func_body,
     leb,
     module_bytes,
@@ -329,6 +330,7 @@ def _largest() -> dict[str, bytes]:
 LARGEST = _largest()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(LARGEST))
 def test_the_largest_structure_within_the_limits_compiles(name: str) -> None:
     """Shapes at the limits pass them and compile (within the backstop, by far).
@@ -363,7 +365,7 @@ def test_the_reader_refuses_hostile_framing(blob: bytes, reason: str) -> None:
     assert reason in refused
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=200))
 def test_the_reader_never_raises_on_random_bytes(tail: bytes) -> None:
     result = read_structure(b"\0asm\x01\0\0\0" + tail)
@@ -622,7 +624,7 @@ def _apply_more(edit: tuple[Any, ...], header: Any, frames: list[Any], result: A
         header["limits"][name] = int(value) if kind is int else float(value)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(edit=st.one_of(RESULT_EDITS, HEADER_EDITS, PROVED_EDITS, UNPROVED_EDITS))
 def test_modules_refuse_every_tampered_result_and_header(
     honest: tuple[bytes, bytes, bytes], edit: tuple[Any, ...]

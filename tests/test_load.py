@@ -29,6 +29,8 @@ import replays
 import web
 from tests._support import cli
 
+pytestmark = [pytest.mark.server, pytest.mark.processes]
+
 CONTEXT_KEYS = ("machine", "date", "load_average", "size", "seconds")
 """The summary's keys that say where and when, after its figures."""
 QUEUE = 3
@@ -147,6 +149,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
     assert "Traceback" not in server.stderr, server.stderr
 
 
+@pytest.mark.slow
 def test_arena_bench_json_prints_one_object_with_every_figure() -> None:
     """The one-run summary's shape, not its speed: every documented key, a positive number."""
     import subprocess

@@ -18,6 +18,7 @@ from sim._maps import (
     generate_map,
     parse_map,
 )
+from tests._support import examples
 
 MAPS = Path(__file__).parent / "maps"
 
@@ -325,7 +326,7 @@ def test_generator_colonies() -> None:
     assert generate_map(3, 9, 64).colonies == ((3, 3), (5, 60))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     width=st.integers(8, 64),

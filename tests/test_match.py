@@ -18,7 +18,7 @@ import arena
 import replays
 import sim
 from arena.cases import default_case
-from tests._support import BOTS, Builder
+from tests._support import BOTS, Builder, examples
 
 FAULTY = BOTS / "faulty.c"
 RICH = sim.Config(start_energy=100)
@@ -198,6 +198,7 @@ def _cli_match(tmp: Path, name: str, a: Path, b: Path) -> dict[str, object]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
+@pytest.mark.processes
 def test_two_processes_write_the_same_replay_bytes(
     tmp_path: Path, busy: bytes, idle: bytes
 ) -> None:
@@ -249,7 +250,9 @@ def test_a_controller_compiles_once_per_machine(
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(seed=st.integers(0, 2**32 - 1))
 def test_hostile_replies_become_forfeits_and_every_replay_verifies(

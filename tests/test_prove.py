@@ -232,6 +232,7 @@ def test_new_runs_the_cases_init_command(tmp_path: Path, short_case: MakeCase) -
 # --------------------------------------------------------------------------- end to end
 
 
+@pytest.mark.processes
 def test_new_build_prove_end_to_end_in_c(tmp_path: Path, capsys: Capture, data: Path) -> None:
     """The Foray case itself: four opponents, 400 ticks, the local executor."""
     bot = tmp_path / "bot"
@@ -293,6 +294,7 @@ def test_new_build_prove_end_to_end_in_c(tmp_path: Path, capsys: Capture, data: 
         assert len(store.runs()) == 1
 
 
+@pytest.mark.processes
 def test_new_build_prove_end_to_end_in_zig(
     tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
 ) -> None:
@@ -393,6 +395,7 @@ def test_a_failed_install_could_not_compete_and_the_build_never_ran(
     assert "no network" in proof.report.build_log and not (bot / "build-ran").exists()
 
 
+@pytest.mark.slow
 def test_a_hanging_build_is_killed_with_its_whole_process_group(
     tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
 ) -> None:
@@ -429,6 +432,7 @@ def test_a_build_leaves_nothing_running_behind(tmp_path: Path, short_case: MakeC
 ESCAPE = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' > /dev/null 2>&1 &\n"
 
 
+@pytest.mark.slow
 def test_a_process_that_left_the_group_is_ended_with_the_build(
     tmp_path: Path, short_case: MakeCase
 ) -> None:
@@ -441,6 +445,7 @@ def test_a_process_that_left_the_group_is_ended_with_the_build(
     assert gone(int((bot / "escaped.pid").read_text()))
 
 
+@pytest.mark.slow
 def test_a_process_that_left_the_group_is_ended_at_the_limit(
     tmp_path: Path, short_case: MakeCase
 ) -> None:
@@ -453,6 +458,7 @@ def test_a_process_that_left_the_group_is_ended_at_the_limit(
     assert gone(int((bot / "escaped.pid").read_text()))
 
 
+@pytest.mark.slow
 def test_the_build_time_limit_is_the_cases_or_sooner(tmp_path: Path, short_case: MakeCase) -> None:
     case = short_case(lambda doc: doc.__setitem__("max_runtime_hours", 1 / 3600))
     assert case.max_runtime_seconds == pytest.approx(1.0)
@@ -609,6 +615,7 @@ def test_a_run_past_the_cases_time_limit_is_not_recorded(
     assert store.runs() == [] and store.matches() == []
 
 
+@pytest.mark.processes
 def test_prove_timeout_caps_the_whole_run_and_kills_its_workers(
     tmp_path: Path, capsys: Capture, data: Path, build_c: Builder
 ) -> None:

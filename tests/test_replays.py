@@ -37,7 +37,7 @@ from replays import (
     read_replay,
     verify_replay,
 )
-from tests._support import LIMITS, TESTS, Played, pack
+from tests._support import LIMITS, TESTS, Played, examples, pack
 from tests._support import play_scripted as play
 
 
@@ -72,7 +72,7 @@ def small() -> Played:
 # --------------------------------------------------------------------------- round trip
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     max_ticks=st.integers(1, 25),
@@ -167,7 +167,7 @@ def test_the_same_scripted_game_writes_the_same_bytes() -> None:
 # --------------------------------------------------------------------------- drawn states
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     max_ticks=st.integers(1, 70),
@@ -579,14 +579,14 @@ def read_or_refuse(data: bytes, limits: ReplayLimits | None = None) -> Replay | 
     return replay
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=2048))
 def test_random_bytes_are_refused(data: bytes) -> None:
     # No replay is this short and random: a valid header alone takes more structure.
     assert read_or_refuse(data) is None
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_bytes_after_a_good_header_are_refused(data: st.DataObject) -> None:
     # A replay needs frames whose checksums re-simulate and a result after them: no
@@ -606,7 +606,7 @@ def test_every_truncation_is_refused(small: Played) -> None:
         assert not verify_replay(small.data[:end]).ok
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(position=st.integers(0, 10**9), flip=st.integers(1, 255))
 def test_byte_flips_are_refused_or_read(small: Played, position: int, flip: int) -> None:
     data = bytearray(small.data)

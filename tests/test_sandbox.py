@@ -166,6 +166,7 @@ def test_the_compile_backstop_is_a_timeout(zoo: dict[str, bytes], healthy: None)
     )
 
 
+@pytest.mark.slow
 def test_the_compile_bounds_hold_against_a_bomb(healthy: None) -> None:
     """The backstops behind the structural limits, on a bomb the limits would refuse."""
     from arena.sandbox import _engine

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import sim
 from arena.baselines import numbered_module
 from arena.bench import numbered_field
@@ -22,6 +24,8 @@ from arena.coordinator import (
 from arena.executors import LocalExecutor
 from arena.match import Contestant, load_contestant, run_match
 from arena.store import Store
+
+pytestmark = [pytest.mark.ray, pytest.mark.processes]
 
 FIELD = 8
 PAD = 64 * 1024  # every module is larger than anything a task may carry by value

@@ -31,6 +31,8 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 import web
 from tests._support import AUTH, SITE_TOKEN, small_case
 
+pytestmark = [pytest.mark.processes]
+
 DOCUMENT = web.openapi_document()
 OPERATIONS = [(path, method) for path, ops in DOCUMENT["paths"].items() for method in ops]
 EXAMPLES = int(os.environ.get("FORAY_SCHEMA_EXAMPLES", "15"))

@@ -40,6 +40,8 @@ from tests._support import (
     small_case,
 )
 
+pytestmark = [pytest.mark.server, pytest.mark.processes]
+
 FUEL_PROBE = "fuel-probe"
 DOC = web.openapi_document()
 LIMITS = {"/api/controllers": 8 * 1024 * 1024, "/api/runs": 64 * 1024 * 1024}

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import sim
 from sim import MOVE, SOLDIER, WORKER
-from tests._support import brute_observation, policy, random_policy, reference_checksum
+from tests._support import brute_observation, examples, policy, random_policy, reference_checksum
 
 OPEN_10 = "A" + "." * 9 + "\n" + ("." * 10 + "\n") * 8 + "." * 9 + "B\n"
 
@@ -26,7 +26,7 @@ def mirrored(g: sim.Game) -> bool:
     return ua == ub and g.ore == g.ore[::-1]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([(8, 8), (16, 12), (32, 32)]))
 def test_a_policy_playing_itself_stays_mirrored_and_draws(seed: int, size: tuple[int, int]) -> None:
     w, h = size
@@ -59,7 +59,7 @@ def _positions(g: sim.Game) -> list[tuple[int, int, int]]:
     return sorted((u.side, u.id, u.cell) for s in g.sides for u in s.units.values())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_moves_do_not_depend_on_listing_order(data: st.DataObject) -> None:
     g1, records = data.draw(st.builds(lambda: None).flatmap(lambda _: st.composite(_scatter)()))
@@ -77,7 +77,7 @@ def test_moves_do_not_depend_on_listing_order(data: st.DataObject) -> None:
     assert not any(g1.blocked[c] for c in cells)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_same_inputs_give_the_same_checksums(seed: int) -> None:
     def run() -> list[int]:
@@ -94,7 +94,7 @@ def test_the_same_inputs_give_the_same_checksums(seed: int) -> None:
     assert len(set(first)) > 1
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     data=st.data(),
     unit_vision=st.integers(0, 6),
@@ -115,7 +115,7 @@ def test_observations_match_a_brute_force_reading_of_the_spec(
         assert g.observe(side) == brute_observation(g, side)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     size=st.sampled_from([(8, 8), (12, 9), (16, 16)]),

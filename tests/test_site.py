@@ -35,6 +35,8 @@ import replays
 import web
 from tests._support import AUTH, SITE_TOKEN, Builder, cli, proof_run, small_case
 
+pytestmark = [pytest.mark.processes]
+
 FUEL_PROBE = "650e1fe4d4a98ec4887fbd4dfef73b52b37bd9b917284f2014848775c2167584"
 
 
@@ -676,6 +678,7 @@ def test_bundle_fields_are_checked_by_name(bundle: web.Bundle) -> None:
     assert web.decode_bundle(bundle.encode()) == bundle
 
 
+@pytest.mark.server
 def test_arena_push_uploads_a_local_run(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -928,6 +931,7 @@ def test_the_server_makes_its_token_once_and_keeps_it_private(
         web.server_token(tmp_path)
 
 
+@pytest.mark.server
 def test_a_slow_body_gets_408(tmp_path: Path, case: arena.Case) -> None:
     limits = web.SiteLimits(workers=1, body_timeout=0.5)
     with (
@@ -980,6 +984,7 @@ def test_the_demo_ends_by_serving_the_site(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
 
 
+@pytest.mark.server
 def test_arena_serve_serves_the_site_until_interrupted(tmp_path: Path) -> None:
     import signal
     import subprocess

@@ -21,6 +21,8 @@ import arena
 import web
 from tests._support import SITE_TOKEN, Builder, Tab, proof_run, small_case
 
+pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.processes]
+
 HOSTILE = '<img src=x onerror="window.hacked=1">&amp;'
 
 

@@ -48,7 +48,7 @@ from arena.store import (
     TournamentStatus,
     migrate,
 )
-from tests._support import result_between
+from tests._support import examples, result_between
 
 MANIFEST = "ab" * 32
 
@@ -220,7 +220,9 @@ forfeits = st.none() | st.builds(
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     names=st.tuples(names, names),

@@ -156,6 +156,7 @@ def test_a_store_inherited_across_a_fork_opens_its_own_connection(tmp_path: Path
         assert [m.id for m in store.matches()] == [after, child, before]
 
 
+@pytest.mark.slow
 def test_a_lock_held_past_the_busy_timeout_is_a_clear_error_and_reads_go_on(
     tmp_path: Path,
 ) -> None:
@@ -175,6 +176,7 @@ def test_a_lock_held_past_the_busy_timeout_is_a_clear_error_and_reads_go_on(
         holder.close()
 
 
+@pytest.mark.slow
 def test_a_writer_waits_for_a_lock_another_process_holds_for_a_while(tmp_path: Path) -> None:
     a, b, _ = _seed_store(tmp_path)
     locked = FORK.Event()

@@ -16,6 +16,8 @@ import sim
 from arena.baselines import BASELINES, load_baseline
 from arena.bench import ECONOMY, FuelTally, Tally, default_field, play_all
 
+pytestmark = [pytest.mark.processes, pytest.mark.slow]
+
 SEEDS = 4
 PROBE = "fuel-probe"
 SOLDIERS = ("border-soldier", "greedy-raider")

@@ -28,6 +28,7 @@ from arena.tournament import (
     TournamentPlan,
     TournamentSetupError,
 )
+from tests._support import examples
 
 DESIGN_ROW_KEYS = {"rank", "name", "wins", "losses", "draws", "forfeits", "fuel_total", "rating"}
 
@@ -131,7 +132,7 @@ def meetings(plan: TournamentPlan, log: Iterable[Played]) -> dict[tuple[int, int
 # --------------------------------------------------------------------------- every format
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(plan=plans(), salt=st.integers(0, 2**16))
 def test_each_meeting_plays_every_seed_with_both_sides_exactly_once(
     plan: TournamentPlan, salt: int
@@ -148,7 +149,7 @@ def test_each_meeting_plays_every_seed_with_both_sides_exactly_once(
     assert sched.total == plan.matches or plan.format is Format.SWISS
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(plan=plans(), salt=st.integers(0, 2**16), order=st.randoms(use_true_random=False))
 def test_no_controller_plays_twice_in_a_round(
     plan: TournamentPlan, salt: int, order: random.Random
@@ -161,7 +162,7 @@ def test_no_controller_plays_twice_in_a_round(
         assert len(entrants) == len(set(entrants))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(plan=plans(), salt=st.integers(0, 2**16), order=st.randoms(use_true_random=False))
 def test_parallel_and_round_by_round_play_give_the_same_tournament(
     plan: TournamentPlan, salt: int, order: random.Random
@@ -175,7 +176,7 @@ def test_parallel_and_round_by_round_play_give_the_same_tournament(
     assert one.leader == one.standings().leader == one.standings().rows[0].name
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(plan=plans(), salt=st.integers(0, 2**16), data=st.data())
 def test_a_resumed_tournament_plays_what_is_missing_and_ends_the_same(
     plan: TournamentPlan, salt: int, data: st.DataObject
@@ -201,7 +202,7 @@ def test_a_resumed_tournament_plays_what_is_missing_and_ends_the_same(
 # --------------------------------------------------------------------------- round-robin
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(n=st.integers(2, 24))
 def test_round_robin_stages_are_a_proper_edge_colouring_of_the_complete_graph(n: int) -> None:
     field = tuple(f"c{i}" for i in range(n))
@@ -245,7 +246,7 @@ def first_stage(plan: TournamentPlan, log: Iterable[Played]) -> dict[str, int]:
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(plan=plans([Format.BRACKET]), salt=st.integers(0, 2**16))
 def test_a_bracket_of_n_has_n_minus_one_eliminations_and_one_champion(
     plan: TournamentPlan, salt: int
@@ -289,7 +290,7 @@ def test_a_bracket_of_n_has_n_minus_one_eliminations_and_one_champion(
         assert row.reached == (plan.stages if row.name == champion else last[row.name])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(n=st.integers(2, 40))
 def test_the_bracket_is_a_digraph_in_which_every_match_points_to_the_next(n: int) -> None:
     plan = TournamentPlan(Format.BRACKET, tuple(f"c{i}" for i in range(n)), (1,))
@@ -344,7 +345,7 @@ def test_a_bracket_meeting_level_on_wins_and_fuel_goes_to_the_higher_seed() -> N
 # --------------------------------------------------------------------------- swiss
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(plan=plans([Format.SWISS]), salt=st.integers(0, 2**16))
 def test_swiss_never_pairs_twice(plan: TournamentPlan, salt: int) -> None:
     log = play_rounds(plan.scheduler(), salt)
@@ -354,7 +355,7 @@ def test_swiss_never_pairs_twice(plan: TournamentPlan, salt: int) -> None:
     assert stages == set(range(len(stages)))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(field=names, seeds=seed_lists, salt=st.integers(0, 2**16))
 def test_a_default_swiss_pairs_everyone_every_round_and_byes_go_round(
     field: list[str], seeds: list[int], salt: int
@@ -403,7 +404,7 @@ def test_swiss_pairs_by_score_and_gives_the_bye_to_the_lowest_ranked() -> None:
 # --------------------------------------------------------------------------- gauntlet
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(plan=plans([Format.GAUNTLET]), salt=st.integers(0, 2**16))
 def test_the_gauntlet_plays_the_first_controller_against_each_other_one(
     plan: TournamentPlan, salt: int
@@ -459,7 +460,7 @@ def reference_order(plan: TournamentPlan, log: Iterable[Played], st_: Standings)
     return sorted(plan.field, key=lambda x: (-reached[x], -wins[x], -h2h(x), fuel[x], x))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(plan=plans(), salt=st.integers(0, 2**16), data=st.data())
 def test_standings_follow_the_tie_break_order(
     plan: TournamentPlan, salt: int, data: st.DataObject
@@ -512,7 +513,7 @@ def test_a_three_way_tie_is_broken_by_wins_among_the_three_then_fuel_then_name()
     assert standings(cat_fuel=9) == [("bob", 2), ("cat", 2), ("ann", 2), ("dan", 0)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(plan=plans(), salt=st.integers(0, 2**16), order=st.randoms(use_true_random=False))
 def test_ratings_take_the_matches_in_schedule_order_whatever_order_they_came_in(
     plan: TournamentPlan, salt: int, order: random.Random
@@ -565,7 +566,7 @@ def test_the_json_rows_carry_the_design_keys() -> None:
 # --------------------------------------------------------------------------- records and errors
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(plan=plans(), salt=st.integers(0, 2**16))
 def test_plans_and_results_survive_their_json(plan: TournamentPlan, salt: int) -> None:
     assert TournamentPlan.from_json(plan.to_json()) == plan

@@ -34,6 +34,9 @@ from tests._support import Tab, pack, plain_state, play_scripted
 # --------------------------------------------------------------------------- the states
 
 
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+
 def python_states(path: Path) -> list[dict[str, Any]]:
     return [plain_state(s) for s in replays.iter_states(replays.read_replay(path.read_bytes()))]
 

@@ -256,6 +256,7 @@ def test_arena_view_refuses_a_missing_file(
     assert ran.err == f"error: {path}: cannot read the replay: No such file or directory\n"
 
 
+@pytest.mark.processes
 def test_arena_view_refuses_a_fifo_at_once(tmp_path: Path) -> None:
     """In a process of its own, with a timeout: a FIFO opened for reading would wait forever."""
     fifo = tmp_path / "pipe.replay"
@@ -281,6 +282,7 @@ def test_arena_view_refuses_what_is_not_a_file(
     assert ran.err == f"error: {where}: the replay is {kind}, not a regular file\n"
 
 
+@pytest.mark.server
 def test_arena_view_refuses_a_port_in_use(
     capsys: pytest.CaptureFixture[str], replay_file: Path
 ) -> None:
@@ -302,6 +304,7 @@ def test_arena_view_takes_only_port_numbers(
     assert "--port" in ran.err
 
 
+@pytest.mark.processes
 def test_arena_view_serves_the_replay_until_interrupted(
     replay_file: Path, replay_bytes: bytes
 ) -> None:
@@ -378,3 +381,24 @@ def test_the_vendored_libraries_are_those_the_lock_file_pins() -> None:
         "uplot/uPlot.min.css",
     ):
         assert (STATIC / "vendor" / path).stat().st_size > 0, path
+
+
+@pytest.mark.processes
+def test_without_chromium_the_browser_tests_are_skipped_with_the_setup_line(
+    tmp_path: Path,
+) -> None:
+    """No Chromium: setup's one line says what to install, and is the browser tests' skip reason."""
+    env = {**os.environ, "FORAY_CHROMIUM": str(tmp_path / "no-chromium")}
+    env.pop("FORAY_FAST_TESTS", None)
+    said = subprocess.run(
+        [sys.executable, "-m", "web._browser"], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert said and "\n" not in said and str(tmp_path / "no-chromium") in said
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+         "tests/test_viewer.py::test_the_page_draws_the_map"],
+        env=env, capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 skipped" in run.stdout and "error" not in run.stdout.lower(), run.stdout
+    assert said in " ".join(run.stdout.split()), run.stdout

@@ -223,6 +223,7 @@ def test_check_says_a_tiny_module_probably_lost_its_exports(
     assert "only 25 bytes: did the build keep your exports?" in reason and "-rdynamic" in reason
 
 
+@pytest.mark.slow
 def test_the_zig_template_builds_and_plays_the_c_templates_moves(tmp_path: Path) -> None:
     """The Zig SDK decodes and encodes the ABI exactly as foray.h does: same bot, same moves."""
     from arena.baselines import BASELINES_DIR, compile_c, compile_zig
