@@ -1,21 +1,42 @@
 #!/usr/bin/env bash
-# Create .venv at the repo root and install the project with its test tools
-# (Ray included: the tests start a real local Ray for the distributed executor).
+# Everything the main job and the tests need, on a fresh machine: Debian's
+# chromium (for the browser tests; apt as root), .venv at the repo root with the
+# project, its test tools and Ray (the tests start a real local Ray), and the
+# project's bytecode. Safe to run again: what is there already is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+
+# Debian's chromium, never a browser download (web/_browser.py). Without apt or
+# root, the line printed below says what to install; the browser tests are then
+# skipped with that same line as their reason.
+if [ -z "${FORAY_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ] \
+    && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing Debian's chromium with apt-get" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; } >&2; then
+        echo "setup: apt-get could not install chromium" >&2
+    fi
+fi
+
 if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".[dev,ray]"
+
 # Compile the project's bytecode now: an editable install leaves its sources
 # uncompiled, and where Python may not write bytecode (PYTHONDONTWRITEBYTECODE,
 # a read-only checkout) every process, each worker included, would compile
-# them again as it starts: about 25 ms of a worker's start (docs/decisions.md).
+# them again as it starts (docs/decisions.md).
 # (The packages are pyproject.toml's. -q still lists each directory, so the
 # output is shown only if compiling fails: it then holds the errors.)
 if ! out=$(.venv/bin/python -m compileall -q -j 0 arena sim replays web 2>&1); then
     printf '%s\n' "$out" >&2
     exit 1
+fi
+
+missing=$(.venv/bin/python -m web._browser)
+if [ -n "$missing" ]; then
+    echo "setup: $missing" >&2
 fi

@@ -22,7 +22,7 @@ from web._cli import register_commands
 if TYPE_CHECKING:
     from web._api import site_app
     from web._bench import bench_figures, summary_figures
-    from web._browser import CHROMIUM_ARGS, chromium_path, launch_chromium
+    from web._browser import CHROMIUM_ARGS, chromium_missing, chromium_path, launch_chromium
     from web._bundle import Bundle, BundleError, PushedMatch, decode_bundle
     from web._load import (
         LISTINGS,
@@ -78,6 +78,7 @@ __all__ = [
     "Timing",
     "bench_figures",
     "bundle_of",
+    "chromium_missing",
     "chromium_path",
     "decode_bundle",
     "drive",
@@ -128,6 +129,7 @@ _LAZY = {
     **dict.fromkeys(("TOKEN_ENV", "TOKEN_FILE", "serve_site", "server_token"), "web._serve"),
     **dict.fromkeys(("ApiError", "Site", "SiteLimits"), "web._site"),
     "CHROMIUM_ARGS": "web._browser",
+    "chromium_missing": "web._browser",
     "chromium_path": "web._browser",
     "launch_chromium": "web._browser",
     "CSP": "web._pages",
