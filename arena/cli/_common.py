@@ -3,10 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-__all__ = ["emit_json", "port", "positive", "shown", "u32"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["emit_json", "port", "positive", "shown", "stdout_console", "u32"]
+
+UNWRAPPED_WIDTH: Final = 1000
+"""Columns of output that is not a terminal when ``$COLUMNS`` is unset: a row is never wrapped."""
+
+
+def stdout_console(**options: Any) -> Console:
+    """Rich's console on stdout, as wide as where the text goes.
+
+    A terminal's own width; ``$COLUMNS`` when it is set (rich reads it); and
+    for a pipe or a file without it, wide enough that no table row wraps
+    (rich would assume 80 columns).
+    """
+    from rich.console import Console
+
+    out = Console(**options)
+    if not out.is_terminal and not os.environ.get("COLUMNS") and "width" not in options:
+        out = Console(width=UNWRAPPED_WIDTH, **options)
+    return out
 
 
 def shown(text: object) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from arena.cli._common import port, shown, u32
+from arena.cli._common import port, shown, stdout_console, u32
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -136,12 +136,10 @@ def run_demo(
     Every step runs, even after one went wrong; the code is 1 if any did.
     ``serve`` is where the site step listens (host, port).
     """
-    from rich.console import Console
-
     from arena.store import Store
 
     with Store.open() as store:
-        demo = Demo(Console(), store, seed)
+        demo = Demo(stdout_console(), store, seed)
         demo.notes["serve"] = serve
         results = [step(demo) for step in steps]
     return 0 if all(results) else 1

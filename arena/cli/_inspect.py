@@ -172,12 +172,11 @@ def _action(record: Sequence[int], fate: str, detail: str) -> dict[str, Any]:
 
 
 def _print_tick(report: dict[str, Any], replay: Any) -> None:
-    from rich.console import Console
     from rich.markup import escape
 
-    from arena.cli._common import shown
+    from arena.cli._common import shown, stdout_console
 
-    console = Console(highlight=False, soft_wrap=True)
+    console = stdout_console(highlight=False, soft_wrap=True)
     tick = report["tick"]
     names = [shown(s.name) for s in replay.header.sides]
     console.print(
@@ -290,10 +289,9 @@ def _summary(replay: Any) -> list[dict[str, Any]]:
 
 
 def _print_summary(rows: list[dict[str, Any]], replay: Any) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    from arena.cli._common import shown
+    from arena.cli._common import shown, stdout_console
 
     names = [shown(s.name) for s in replay.header.sides]
     result = replay.result
@@ -321,7 +319,7 @@ def _print_summary(rows: list[dict[str, Any]], replay: Any) -> None:
             f"{row['fuel'][1]:,}",
             events,
         )
-    Console(highlight=False, soft_wrap=True).print(table)
+    stdout_console(highlight=False, soft_wrap=True).print(table)
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.cli._common import emit_json, positive, shown
+from arena.cli._common import emit_json, positive, shown, stdout_console
 
 if TYPE_CHECKING:
     from arena.cases import Build, Case, RunReport
@@ -108,7 +108,6 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def _print_report(report: RunReport) -> None:
     """A run for people: its outcome, a table of its matches, and where their replays are."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -147,7 +146,7 @@ def _print_report(report: RunReport) -> None:
                 ", ".join(forfeits) or "-",
             ]
         table.add_row(*(Text(shown(cell)) for cell in row))
-    Console(width=max(100, Console().width)).print(table)
+    stdout_console().print(table)
     print("replays:")
     for m in report.matches:
         if m.replay is not None:
@@ -182,7 +181,6 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -210,7 +208,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
             r.created_at.strftime("%Y-%m-%d %H:%M"),
         ]
         table.add_row(*(Text(shown(cell)) for cell in row))
-    Console(width=max(100, Console().width)).print(table)
+    stdout_console().print(table)
     return 0
 
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from arena.cli._common import emit_json, positive, shown, u32
+from arena.cli._common import emit_json, positive, shown, stdout_console, u32
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -218,8 +218,6 @@ def _resume_mismatches(args: argparse.Namespace, record: TournamentRecord) -> li
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from arena._errors import ArenaError
     from arena.cases import default_case
     from arena.coordinator import (
@@ -233,7 +231,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     executor = make_executor(args.executor, args.jobs)
     if args.resume is None and args.format is None:
         raise ArenaError("give --format (round-robin, bracket, swiss or gauntlet)")
-    console = Console()
+    console = stdout_console()
     with Store.open() as store:
         if args.resume is not None:
             record = store.tournament(args.resume)
@@ -307,7 +305,6 @@ def _listing(record: TournamentRecord) -> dict[str, Any]:
 
 
 def cmd_tournaments(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from arena.store import Store
@@ -345,13 +342,11 @@ def cmd_tournaments(args: argparse.Namespace) -> int:
             table.add_column(head, justify="right" if right else "left", min_width=widest)
     for r in rows:
         table.add_row(*map(_text, r))
-    Console().print(table)
+    stdout_console().print(table)
     return 0
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from arena.coordinator import tournament_json, tournament_standings
     from arena.store import Store
 
@@ -360,7 +355,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(tournament_json(record, standings))
     else:
-        print_standings(Console(), record, standings)
+        print_standings(stdout_console(), record, standings)
     return 0
 
 
