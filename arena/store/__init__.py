@@ -19,6 +19,7 @@ from arena.store._errors import (
     StoreError,
     StoreVersionError,
 )
+from arena.store._facade import Store
 from arena.store._records import (
     SIDE_KEYS,
     ControllerRecord,
@@ -43,7 +44,6 @@ from arena.store._store import (
     MAX_TEXT_CHARS,
     STALE_TEMPORARY_SECONDS,
     STORE_FILE,
-    Store,
     migrate,
 )
 

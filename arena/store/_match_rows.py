@@ -1,4 +1,5 @@
-"""The records' SQL: the queries that read them, rows into records, results into rows."""
+"""A match and its two sides as rows: the query that reads them, rows into records, results
+into rows, and the matches of a tournament or a run."""
 
 from __future__ import annotations
 
@@ -6,49 +7,36 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import sim
+from arena.store._db import Database
+from arena.store._errors import NotInStoreError
 from arena.store._records import (
     SIDE_KEYS,
-    ControllerRecord,
     Entrant,
     MatchRecord,
     MatchStatus,
-    Origin,
     ResultRecord,
     Role,
-    RunOutcome,
-    RunRecord,
     SideRecord,
-    TournamentRecord,
-    TournamentStatus,
 )
+from arena.store._store import parse_stamp
 
 if TYPE_CHECKING:
     from arena.match import MatchResult
 
 __all__ = [
     "MATCHES",
-    "RUNS",
-    "TOURNAMENTS",
     "ResultRows",
-    "controller_record",
     "insert_match_rows",
     "match_or_none",
     "match_record",
+    "matches_of",
     "one_match",
-    "one_run",
-    "one_tournament",
     "result_columns",
     "result_record",
-    "run_record",
     "side_columns",
-    "stamp",
-    "tournament_or_none",
-    "tournament_record",
-    "utc_now",
 ]
 
 _SIDES = """
@@ -60,55 +48,17 @@ _SIDES = """
     b.forfeit_kind AS b_forfeit_kind, b.forfeit_detail AS b_forfeit_detail,
     a.extra AS a_extra, b.extra AS b_extra
 """
-# Every listing of matches, tournaments and runs selects through these.
-MATCHES = f"""
+MATCHES: Final = f"""
     SELECT m.*, {_SIDES}
     FROM matches AS m
     JOIN match_sides AS a ON a.match_id = m.id AND a.side = 0
     JOIN match_sides AS b ON b.match_id = m.id AND b.side = 1
 """
-TOURNAMENTS = """
-    SELECT t.*, (SELECT count(*) FROM matches WHERE tournament_id = t.id) AS match_count
-    FROM tournaments AS t
-"""
-RUNS = """
-    SELECT r.id, r.case_slug, r.case_version, r.manifest_sha256, r.controller,
-           r.controller_sha256, r.outcome, r.reason, r.created_at,
-           (SELECT count(*) FROM matches WHERE run_id = r.id) AS match_count
-    FROM runs AS r
-"""
-
-
-def stamp(when: datetime) -> str:
-    """A timestamp as stored: ISO 8601 with microseconds and the UTC offset."""
-    return when.isoformat(timespec="microseconds")
-
-
-def utc_now() -> str:
-    """Now, as stored (timestamps are metadata: no deterministic output holds one)."""
-    return stamp(datetime.now(UTC))
+"""Every read of matches selects through this: a match's row with its two sides'."""
+_OWNERS: Final = {"tournament": ("tournaments", "tournament_id"), "run": ("runs", "run_id")}
 
 
 # --------------------------------------------------------------------------- rows -> records
-
-
-def _time(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
-
-
-def _created(text: str) -> datetime:
-    return datetime.fromisoformat(text)
-
-
-def controller_record(row: sqlite3.Row) -> ControllerRecord:
-    return ControllerRecord(
-        sha256=row["sha256"],
-        name=row["name"],
-        origin=Origin(row["origin"]),
-        hidden=bool(row["hidden"]),
-        size=row["size"],
-        created_at=_created(row["created_at"]),
-    )
 
 
 def _side(row: sqlite3.Row, p: str) -> SideRecord:
@@ -131,6 +81,7 @@ def _side(row: sqlite3.Row, p: str) -> SideRecord:
 
 
 def match_record(row: sqlite3.Row) -> MatchRecord:
+    """A row of ``MATCHES`` as a record."""
     status = MatchStatus(row["status"])
     result = None
     if status is MatchStatus.FINISHED:
@@ -151,8 +102,8 @@ def match_record(row: sqlite3.Row) -> MatchRecord:
         ),
         result=result,
         error=row["error"],
-        created_at=_created(row["created_at"]),
-        finished_at=_time(row["finished_at"]),
+        created_at=parse_stamp(row["created_at"]),
+        finished_at=None if row["finished_at"] is None else parse_stamp(row["finished_at"]),
         tournament_id=row["tournament_id"],
         pairing_key=row["pairing_key"],
         run_id=row["run_id"],
@@ -162,69 +113,35 @@ def match_record(row: sqlite3.Row) -> MatchRecord:
 
 
 def match_or_none(conn: sqlite3.Connection, match_id: int) -> MatchRecord | None:
+    """The match ``match_id``, if there is one."""
     row = conn.execute(f"{MATCHES} WHERE m.id = ?", (match_id,)).fetchone()
     return None if row is None else match_record(row)
 
 
 def one_match(conn: sqlite3.Connection, match_id: int) -> MatchRecord:
+    """The match ``match_id``, written in this transaction."""
     record = match_or_none(conn, match_id)
     assert record is not None, f"match {match_id} was just written"
     return record
 
 
-def tournament_record(conn: sqlite3.Connection, row: sqlite3.Row) -> TournamentRecord:
-    field = tuple(
-        Entrant(r["name"], r["sha256"])
-        for r in conn.execute(
-            "SELECT name, sha256 FROM tournament_field WHERE tournament_id = ? ORDER BY position",
-            (row["id"],),
+def matches_of(
+    db: Database, what: str, owner_id: int, *, after: int = 0, limit: int = -1
+) -> list[MatchRecord]:
+    """The matches of a tournament or run (``what``) by id, those past id ``after``, at most
+    ``limit`` (-1: all), in the order they were recorded."""
+    table, column = _OWNERS[what]
+
+    def tx(conn: sqlite3.Connection) -> list[MatchRecord]:
+        if conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (owner_id,)).fetchone() is None:
+            raise NotInStoreError(f"no {what} {owner_id} in the store {db.path}")
+        rows = conn.execute(
+            f"{MATCHES} WHERE m.{column} = ? AND m.id > ? ORDER BY m.id LIMIT ?",
+            (owner_id, after, limit),
         )
-    )
-    return TournamentRecord(
-        id=row["id"],
-        format=row["format"],
-        field=field,
-        seeds=tuple(json.loads(row["seeds"])),
-        options=json.loads(row["options"]),
-        status=TournamentStatus(row["status"]),
-        standings=None if row["standings"] is None else json.loads(row["standings"]),
-        error=row["error"],
-        matches=row["match_count"],
-        created_at=_created(row["created_at"]),
-        finished_at=_time(row["finished_at"]),
-    )
+        return [match_record(r) for r in rows]
 
-
-def tournament_or_none(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord | None:
-    row = conn.execute(f"{TOURNAMENTS} WHERE t.id = ?", (tournament_id,)).fetchone()
-    return None if row is None else tournament_record(conn, row)
-
-
-def one_tournament(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord:
-    record = tournament_or_none(conn, tournament_id)
-    assert record is not None, f"tournament {tournament_id} was just written"
-    return record
-
-
-def run_record(row: sqlite3.Row) -> RunRecord:
-    return RunRecord(
-        id=row["id"],
-        case_slug=row["case_slug"],
-        case_version=row["case_version"],
-        manifest_sha256=row["manifest_sha256"],
-        controller=row["controller"],
-        controller_sha256=row["controller_sha256"],
-        outcome=RunOutcome(row["outcome"]),
-        reason=row["reason"],
-        matches=row["match_count"],
-        created_at=_created(row["created_at"]),
-    )
-
-
-def one_run(conn: sqlite3.Connection, run_id: int) -> RunRecord:
-    row = conn.execute(f"{RUNS} WHERE r.id = ?", (run_id,)).fetchone()
-    assert row is not None, f"run {run_id} was just written"
-    return run_record(row)
+    return db.read(tx, f"reading a {what}'s matches")
 
 
 # --------------------------------------------------------------------------- results -> rows
@@ -259,6 +176,7 @@ def result_columns(
 
 
 def result_record(played: ResultRows, entrants: Sequence[Entrant]) -> ResultRecord:
+    """The record of a result as it is written (its sides under the entrants' names)."""
     r = played.result
     a, b = (
         SideRecord(e.name, e.sha256, s.banked, s.fuel_total, s.fuel_peak, s.forfeit, extra)

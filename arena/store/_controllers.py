@@ -1,0 +1,122 @@
+"""The controllers table: a stored module's row (its bytes are ``modules/<sha256>.wasm``).
+
+A controller is its sha256: storing the same bytes again keeps the first name
+and origin, and ``hidden`` is sticky.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.store._errors import NotInStoreError
+from arena.store._records import ControllerRecord, Entrant, Origin
+from arena.store._store import Core, check_name, parse_stamp, utc_now
+
+__all__ = ["Controllers", "check_controllers", "insert_controller"]
+
+
+class Controllers(Core):
+    """``Store``'s controllers: store one, find one, list them."""
+
+    def add_controller(
+        self, blob: bytes, *, name: str, origin: Origin, hidden: bool = False
+    ) -> ControllerRecord:
+        """Store a controller's module (``modules/<sha256>.wasm``) and its row; idempotent.
+
+        The store does not judge the module: admission is the caller's. A
+        controller stored before keeps its first name and origin; ``hidden``
+        is sticky (once hidden, always hidden), so uploading a hidden
+        opponent's bytes never makes it public. Returns the stored record.
+        """
+        check_name(name, "controller name")
+        origin = Origin(origin)
+        sha256 = self._modules.put(blob)  # the file before the row that points at it
+        now = utc_now()
+
+        def tx(conn: sqlite3.Connection) -> ControllerRecord:
+            insert_controller(conn, sha256, name, origin, hidden, len(blob), now)
+            row = conn.execute("SELECT * FROM controllers WHERE sha256 = ?", (sha256,)).fetchone()
+            return _record(row)
+
+        return self._db.write(tx, f"storing controller {name!r}")
+
+    def controller(self, ref: str) -> ControllerRecord:
+        """A controller by sha256, or by name (the one stored last under it).
+
+        Hidden controllers are found too: check ``hidden`` before showing one.
+        """
+
+        def tx(conn: sqlite3.Connection) -> sqlite3.Row | None:
+            row: sqlite3.Row | None = conn.execute(
+                "SELECT * FROM controllers WHERE sha256 = ?", (ref,)
+            ).fetchone()
+            if row is None:
+                row = conn.execute(
+                    "SELECT * FROM controllers WHERE name = ?"
+                    " ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                    (ref,),
+                ).fetchone()
+            return row
+
+        row = self._db.read(tx, "reading a controller")
+        if row is None:
+            raise NotInStoreError(f"no controller {ref!r} in the store {self.path}")
+        return _record(row)
+
+    def controllers(self, *, include_hidden: bool = False) -> list[ControllerRecord]:
+        """Every stored controller, by name then age; hidden ones only if asked for."""
+        where = "" if include_hidden else " WHERE hidden = 0"
+        rows = self._db.read(
+            lambda c: c.execute(
+                f"SELECT * FROM controllers{where} ORDER BY name, created_at, rowid"
+            ).fetchall(),
+            "listing controllers",
+        )
+        return [_record(r) for r in rows]
+
+
+def insert_controller(
+    conn: sqlite3.Connection,
+    sha256: str,
+    name: str,
+    origin: Origin,
+    hidden: bool,
+    size: int,
+    now: str,
+) -> None:
+    """A controller's row; one stored already keeps its name and origin (hidden is sticky)."""
+    conn.execute(
+        "INSERT INTO controllers (sha256, name, origin, hidden, size, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (sha256) DO UPDATE SET hidden = max(hidden, excluded.hidden)",
+        (sha256, name, str(origin), int(hidden), size, now),
+    )
+
+
+def check_controllers(conn: sqlite3.Connection, entrants: Sequence[Entrant], store: Path) -> None:
+    """Refuse entrants whose controller is not stored, naming the first (a match's or a field's)."""
+    shas = sorted({e.sha256 for e in entrants})
+    marks = ", ".join("?" * len(shas))
+    known = {
+        r[0]
+        for r in conn.execute(f"SELECT sha256 FROM controllers WHERE sha256 IN ({marks})", shas)
+    }
+    for e in entrants:
+        if e.sha256 not in known:
+            raise NotInStoreError(
+                f"controller {e.name!r} ({e.sha256}) is not in the store {store}: "
+                "store it (add_controller) before its matches"
+            )
+
+
+def _record(row: sqlite3.Row) -> ControllerRecord:
+    return ControllerRecord(
+        sha256=row["sha256"],
+        name=row["name"],
+        origin=Origin(row["origin"]),
+        hidden=bool(row["hidden"]),
+        size=row["size"],
+        created_at=parse_stamp(row["created_at"]),
+    )

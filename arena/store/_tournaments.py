@@ -1,0 +1,227 @@
+"""The tournaments table and its field: a tournament's row, its entrants, its status changes.
+
+The store keeps a tournament's format, options and standings as given: their
+meaning belongs to ``arena.tournament`` and the coordinator, which writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from arena._errors import ArenaError
+from arena.store._controllers import check_controllers
+from arena.store._errors import NotInStoreError
+from arena.store._match_rows import matches_of
+from arena.store._records import Entrant, MatchRecord, TournamentRecord, TournamentStatus
+from arena.store._store import (
+    MAX_NAME_CHARS,
+    Core,
+    check_entrant,
+    check_seed,
+    cut,
+    page_bound,
+    parse_stamp,
+    utc_now,
+)
+
+__all__ = ["MATCH_PAGE", "Tournaments", "check_takes_match"]
+
+MATCH_PAGE: Final = 5_000
+"""Matches per read when a tournament's matches are folded page by page: a resume holds one
+page, whatever the tournament's size (docs/scaling.md has what a page weighs)."""
+_TOURNAMENTS: Final = """
+    SELECT t.*, (SELECT count(*) FROM matches WHERE tournament_id = t.id) AS match_count
+    FROM tournaments AS t
+"""
+
+
+class Tournaments(Core):
+    """``Store``'s tournaments: create one, change its status, read it and its matches."""
+
+    def create_tournament(
+        self,
+        format: str,
+        field: Sequence[Entrant],
+        *,
+        seeds: Sequence[int],
+        options: Mapping[str, Any] | None = None,
+    ) -> TournamentRecord:
+        """Record a new tournament, status running: its format, field (seeded order), seeds.
+
+        ``format`` is kept as given (a ``arena.tournament`` format's value);
+        ``options`` is any JSON object the coordinator needs to resume it.
+        Every entrant's controller must be stored already.
+        """
+        entrants = tuple(check_entrant(e) for e in field)
+        if len({e.sha256 for e in entrants}) != len(entrants):
+            raise ArenaError("a tournament's field names the same controller twice")
+        if not format or len(format) > MAX_NAME_CHARS:
+            raise ArenaError(f"tournament format {format!r} is empty or too long")
+        seeds_json = json.dumps([check_seed(s) for s in seeds])
+        options_json = _json(dict(options or {}))
+
+        def tx(conn: sqlite3.Connection) -> TournamentRecord:
+            check_controllers(conn, entrants, self.path)
+            cur = conn.execute(
+                "INSERT INTO tournaments (format, seeds, options, status, created_at)"
+                " VALUES (?, ?, ?, 'running', ?)",
+                (str(format), seeds_json, options_json, utc_now()),
+            )
+            tid = cur.lastrowid
+            assert tid is not None
+            conn.executemany(
+                "INSERT INTO tournament_field (tournament_id, position, name, sha256)"
+                " VALUES (?, ?, ?, ?)",
+                [(tid, i, e.name, e.sha256) for i, e in enumerate(entrants)],
+            )
+            return _one(conn, tid)
+
+        return self._db.write(tx, "recording a tournament")
+
+    def finish_tournament(self, tournament_id: int, standings: Any) -> TournamentRecord:
+        """A running tournament is over: store its standings (any JSON), status finished."""
+        standings_json = _json(standings)
+        return self._tournament_status(
+            tournament_id,
+            "status = 'finished', standings = ?, finished_at = ?",
+            (standings_json, utc_now()),
+            (TournamentStatus.RUNNING,),
+        )
+
+    def fail_tournament(self, tournament_id: int, error: str) -> TournamentRecord:
+        """A running tournament stopped for good: status failed, with why."""
+        return self._tournament_status(
+            tournament_id,
+            "status = 'failed', error = ?, finished_at = ?",
+            (cut(error), utc_now()),
+            (TournamentStatus.RUNNING,),
+        )
+
+    def resume_tournament(self, tournament_id: int) -> TournamentRecord:
+        """Make a failed tournament running again (a running one stays as it is)."""
+        return self._tournament_status(
+            tournament_id,
+            "status = 'running', error = NULL, finished_at = NULL",
+            (),
+            (TournamentStatus.RUNNING, TournamentStatus.FAILED),
+        )
+
+    def _tournament_status(
+        self,
+        tournament_id: int,
+        assignments: str,
+        args: tuple[object, ...],
+        allowed: tuple[TournamentStatus, ...],
+    ) -> TournamentRecord:
+        def tx(conn: sqlite3.Connection) -> TournamentRecord:
+            record = _or_none(conn, tournament_id)
+            if record is None:
+                raise NotInStoreError(f"no tournament {tournament_id} in the store {self.path}")
+            if record.status not in allowed:
+                raise ArenaError(f"tournament {tournament_id} is {record.status} already")
+            conn.execute(
+                f"UPDATE tournaments SET {assignments} WHERE id = ?", (*args, tournament_id)
+            )
+            return _one(conn, tournament_id)
+
+        return self._db.write(tx, f"updating tournament {tournament_id}")
+
+    def tournament(self, tournament_id: int) -> TournamentRecord:
+        """One tournament by id."""
+        return self._by_id("tournament", tournament_id, _or_none)
+
+    def tournaments(self, *, limit: int = 50, before: int | None = None) -> list[TournamentRecord]:
+        """The most recent tournaments first (paged like ``matches``)."""
+        below = page_bound(limit, before)
+
+        def tx(conn: sqlite3.Connection) -> list[TournamentRecord]:
+            rows = conn.execute(
+                f"{_TOURNAMENTS} WHERE t.id < ? ORDER BY t.id DESC LIMIT ?",
+                (below, limit),
+            ).fetchall()
+            return [_record(conn, r) for r in rows]
+
+        return self._db.read(tx, "listing tournaments")
+
+    def tournament_matches(self, tournament_id: int) -> list[MatchRecord]:
+        """A tournament's recorded matches, in the order they were recorded."""
+        return matches_of(self._db, "tournament", tournament_id)
+
+    def iter_tournament_matches(
+        self, tournament_id: int, *, page: int = MATCH_PAGE
+    ) -> Iterator[MatchRecord]:
+        """``tournament_matches`` read ``page`` at a time (one read each), so a caller that
+        folds them (a resume, the standings) holds one page, not a whole tournament's."""
+        after = 0
+        while True:
+            records = matches_of(self._db, "tournament", tournament_id, after=after, limit=page)
+            yield from records
+            if len(records) < page:
+                return
+            after = records[-1].id
+
+
+def check_takes_match(
+    conn: sqlite3.Connection, tournament_id: int, entrants: Sequence[Entrant], store: Path
+) -> None:
+    """Refuse a match for a tournament that is not running, or between controllers outside
+    its field."""
+    shas = sorted({e.sha256 for e in entrants})
+    marks = ", ".join("?" * len(shas))
+    row = conn.execute(
+        "SELECT status, (SELECT count(*) FROM tournament_field"
+        f" WHERE tournament_id = t.id AND sha256 IN ({marks}))"
+        " FROM tournaments AS t WHERE id = ?",
+        (*shas, tournament_id),
+    ).fetchone()
+    if row is None:
+        raise NotInStoreError(f"no tournament {tournament_id} in the store {store}")
+    if row[0] != TournamentStatus.RUNNING:
+        raise ArenaError(f"tournament {tournament_id} is {row[0]}: it takes no more matches")
+    if row[1] != len(shas):
+        raise ValueError(
+            f"a match of {' and '.join(repr(e.name) for e in entrants)} is not between "
+            f"controllers of the field of tournament {tournament_id}"
+        )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _record(conn: sqlite3.Connection, row: sqlite3.Row) -> TournamentRecord:
+    field = tuple(
+        Entrant(r["name"], r["sha256"])
+        for r in conn.execute(
+            "SELECT name, sha256 FROM tournament_field WHERE tournament_id = ? ORDER BY position",
+            (row["id"],),
+        )
+    )
+    return TournamentRecord(
+        id=row["id"],
+        format=row["format"],
+        field=field,
+        seeds=tuple(json.loads(row["seeds"])),
+        options=json.loads(row["options"]),
+        status=TournamentStatus(row["status"]),
+        standings=None if row["standings"] is None else json.loads(row["standings"]),
+        error=row["error"],
+        matches=row["match_count"],
+        created_at=parse_stamp(row["created_at"]),
+        finished_at=None if row["finished_at"] is None else parse_stamp(row["finished_at"]),
+    )
+
+
+def _or_none(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord | None:
+    row = conn.execute(f"{_TOURNAMENTS} WHERE t.id = ?", (tournament_id,)).fetchone()
+    return None if row is None else _record(conn, row)
+
+
+def _one(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord:
+    record = _or_none(conn, tournament_id)
+    assert record is not None, f"tournament {tournament_id} was just written"
+    return record
