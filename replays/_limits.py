@@ -1,7 +1,12 @@
 """The bounds of replays: on the strings a replay holds, and on what a reader accepts.
 
-This module imports nothing of the format, so a process that only needs a
-bound reads it without loading the replay format or msgpack.
+Each is defined once, here. ``MAX_NAME_CHARS`` bounds every name of the arena
+(the store, the site and a push use it too), so a name reads the same in the
+store and in its replays. The viewer's JavaScript (``web/static/replay.js``)
+copies the reader's decoder bounds; a browser test compares its copy with
+``ReplayLimits.decoder_bounds``. This module imports nothing of the format, so
+a process that only needs a bound reads it without loading the replay format
+or msgpack.
 """
 
 from __future__ import annotations
@@ -17,8 +22,11 @@ __all__ = [
     "clip",
 ]
 
-MAX_NAME_CHARS: Final = 128
-"""Characters of a side's name in a header (longer names are cut where they enter it)."""
+MAX_NAME_CHARS: Final = 256
+"""The arena's one limit on a name, in characters: of a controller, an entrant, an opponent or
+a case in the store, the site and a push, and of a side in a replay header. So a name the
+store keeps enters its replays whole; a name from elsewhere (a file's stem) is cut to it
+where it enters a replay."""
 MAX_DETAIL_CHARS: Final = 512
 """Characters of a forfeit's detail in a result. Both bounds keep every string of an
 honest replay far below the reader's ``max_str`` (a character is at most 4 bytes)."""

@@ -59,6 +59,7 @@ from arena.store._rows import (
     utc_now,
 )
 from arena.store._schema import MIGRATIONS
+from replays import MAX_NAME_CHARS
 
 if TYPE_CHECKING:
     from arena.match import MatchResult
@@ -77,8 +78,6 @@ __all__ = [
 
 STORE_FILE: Final = "arena.sqlite3"
 """The database's file name in the data directory."""
-MAX_NAME_CHARS: Final = 256
-"""Longest controller, entrant, opponent or case name."""
 MAX_TEXT_CHARS: Final = 4096
 """Longest pairing key; longest error or reason kept (a longer one is cut, with a note)."""
 MAX_BUILD_LOG_CHARS: Final = 64 * 1024
