@@ -3,10 +3,12 @@
 A match is recorded by a ``Recorder`` (header, one frame per tick, result).
 Reading is for untrusted bytes: ``iter_replay``, ``read_replay`` and
 ``frame_chunks`` bound every length and validate every object against the
-format (see ``replays._format``) before building its typed record, raising
-``ReplayError``; ``verify_replay`` re-simulates the recorded actions with
-``sim`` and reports the first mismatch. ``iter_states`` rebuilds the full drawn
-state of every applied tick from the keyframes and delta frames, for viewers.
+format (``replays._format``, checked by ``replays._schema``) before building
+its typed record, raising ``ReplayError``; ``verify_replay`` re-simulates the
+recorded actions with ``sim`` and reports the first mismatch. ``iter_states``
+rebuilds the full drawn state of every applied tick from the keyframes and
+delta frames, for viewers. The bounds (``replays._limits``) are defined once:
+``MAX_NAME_CHARS`` is the arena's one limit on a name.
 
 Names load on first use (PEP 562): a process that only writes replays (a
 match) never loads the reader, the verifier or the drawn states.
@@ -23,8 +25,6 @@ if TYPE_CHECKING:
         FORMAT,
         KEYFRAME_INTERVAL,
         LIMIT_RANGES,
-        MAX_DETAIL_CHARS,
-        MAX_NAME_CHARS,
         MEDIA_TYPE,
         SUPPORTED_VERSIONS,
         VERSION,
@@ -33,26 +33,23 @@ if TYPE_CHECKING:
         Events,
         ForfeitFrame,
         Frame,
-        FrameEncoder,
         Header,
         KeyFrame,
         Note,
         Notes,
-        Recorder,
-        ReplayWriter,
         Result,
         ResultSide,
         SideInfo,
+    )
+    from replays._limits import (
+        DEFAULT_LIMITS,
+        MAX_DETAIL_CHARS,
+        MAX_NAME_CHARS,
+        ReplayLimits,
         clip,
     )
-    from replays._reader import (
-        DEFAULT_LIMITS,
-        Replay,
-        ReplayLimits,
-        frame_chunks,
-        iter_replay,
-        read_replay,
-    )
+    from replays._reader import Replay, frame_chunks, iter_replay, read_replay
+    from replays._recorder import FrameEncoder, Recorder, ReplayWriter
     from replays._states import FrameState, iter_games, iter_states
     from replays._verify import VerifyReport, verify_replay
 
@@ -102,8 +99,6 @@ _LAZY = {
             "FORMAT",
             "KEYFRAME_INTERVAL",
             "LIMIT_RANGES",
-            "MAX_DETAIL_CHARS",
-            "MAX_NAME_CHARS",
             "MEDIA_TYPE",
             "SUPPORTED_VERSIONS",
             "VERSION",
@@ -112,31 +107,22 @@ _LAZY = {
             "Events",
             "ForfeitFrame",
             "Frame",
-            "FrameEncoder",
             "Header",
             "KeyFrame",
             "Note",
             "Notes",
-            "Recorder",
-            "ReplayWriter",
             "Result",
             "ResultSide",
             "SideInfo",
-            "clip",
         ),
         "replays._format",
     ),
     **dict.fromkeys(
-        (
-            "DEFAULT_LIMITS",
-            "Replay",
-            "ReplayLimits",
-            "frame_chunks",
-            "iter_replay",
-            "read_replay",
-        ),
-        "replays._reader",
+        ("DEFAULT_LIMITS", "MAX_DETAIL_CHARS", "MAX_NAME_CHARS", "ReplayLimits", "clip"),
+        "replays._limits",
     ),
+    **dict.fromkeys(("Replay", "frame_chunks", "iter_replay", "read_replay"), "replays._reader"),
+    **dict.fromkeys(("FrameEncoder", "Recorder", "ReplayWriter"), "replays._recorder"),
     "ReplayError": "replays._errors",
     **dict.fromkeys(("FrameState", "iter_games", "iter_states"), "replays._states"),
     **dict.fromkeys(("VerifyReport", "verify_replay"), "replays._verify"),

@@ -43,7 +43,7 @@ frame   The state after tick "t" was resolved. Three shapes:
   "v"  events: [attacks [side, id, cell, ...], deaths [side, id, ...],
        spawns [side, id, kind, cell, ...], deposits [side, id, amount, ...]].
   "x"  the u64 checksum of the resolved state (of the unchanged state, in a
-       forfeit frame): ``sim.Game.checksum`` (its docstring spells it out).
+       forfeit frame): ``sim.Game.checksum`` (sim/_checksum.py spells it out).
 
   A viewer draws tick t from the latest keyframe at or before t (its units
   "u" and its ore "g"), applying the delta frames after it in order: drop the
@@ -65,20 +65,16 @@ checks each against its own checksum. Writers write version 2.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import chain
-from typing import Any, BinaryIO, Final, TypeAlias
-
-import msgpack
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
 
 import sim
+from replays._limits import MAX_NAME_CHARS, clip
 
 __all__ = [
     "FORMAT",
     "KEYFRAME_INTERVAL",
     "LIMIT_RANGES",
-    "MAX_DETAIL_CHARS",
-    "MAX_NAME_CHARS",
     "MEDIA_TYPE",
     "SUPPORTED_VERSIONS",
     "VERSION",
@@ -87,18 +83,14 @@ __all__ = [
     "Events",
     "ForfeitFrame",
     "Frame",
-    "FrameEncoder",
     "Header",
     "KeyFrame",
     "Note",
     "Notes",
-    "Recorder",
-    "ReplayWriter",
     "Result",
     "ResultSide",
     "SideInfo",
     "Wire",
-    "clip",
 ]
 
 FORMAT = "foray-replay"
@@ -109,12 +101,6 @@ SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2)
 MEDIA_TYPE = "application/x-msgpack"
 KEYFRAME_INTERVAL = 20
 """Full unit lists every this many ticks bound how far a viewer replays deltas to seek."""
-
-MAX_NAME_CHARS = 128
-"""Characters of a side's name in a header (longer names are cut where they enter it)."""
-MAX_DETAIL_CHARS = 512
-"""Characters of a forfeit's detail in a result. Both bounds keep every string of an
-honest replay far below the reader's ``max_str`` (4,096 bytes; a character is at most 4)."""
 
 LIMIT_RANGES: Final[dict[str, tuple[type, int | float, int | float]]] = {
     "fuel_per_tick": (int, 1, 10**13),
@@ -137,21 +123,6 @@ Note: TypeAlias = str | int | None
 returned when that was out of 0..256 (the note was dropped); or None (no note)."""
 Notes: TypeAlias = tuple[Note, Note]
 Actions: TypeAlias = tuple[tuple[sim.Record, ...], tuple[sim.Record, ...]]
-
-
-def clip(text: str, most: int) -> str:
-    """``text`` as a replay may hold it: at most ``most`` characters, every one encodable.
-
-    A cut is marked with an ellipsis; a lone surrogate (a file name that was not
-    UTF-8) becomes U+FFFD.
-    """
-    if len(text) > most:
-        text = text[: most - 1] + "…"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
-    return text
 
 
 # --------------------------------------------------------------------------- header
@@ -536,278 +507,12 @@ class Result:
         )
 
 
-# --------------------------------------------------------------------------- writing
-
-
-class FrameEncoder:
-    """Builds the frames of one match in order; keeps the previous state for deltas.
-
-    The recorder writes with it and the re-simulation check rebuilds with it, so
-    what is written and what is checked cannot drift apart. ``wire`` builds a
-    frame's wire object straight from the state (the recorder's path, every
-    tick); the typed frame is ``Frame.from_wire`` of it.
-    """
-
-    def __init__(self, game: sim.Game, version: int = VERSION) -> None:
-        if version not in SUPPORTED_VERSIONS:
-            raise ValueError(f"replay format version {version} is not supported")
-        # The checksum this version records, bound once: it is taken every tick.
-        self._checksum = game.checksum_v1 if version == 1 else game.checksum
-        # The previous frame's state as ``Game.unit_words`` gave it (lists the
-        # game never changes afterwards): deltas are taken against it.
-        self._prev = game.unit_words()
-        # A step of one cell or none, in cell indices, to its "m" byte (the direction's number).
-        w = game.width
-        self._move_byte = {dx + dy * w: d for d, (dx, dy) in enumerate(sim.DIRECTION_DELTAS)}
-
-    def checksum(self, units: sim.UnitWords | None = None) -> int:
-        """The checksum of the game's current state, as this encoder's format version records
-        it (version 1's hashes every cell's ore); ``units`` as for ``Game.checksum``."""
-        return self._checksum(units)
-
-    def wire(
-        self,
-        game: sim.Game,
-        submitted: Sequence[Sequence[sim.Record]],
-        fuel: Sequence[int],
-        ev: sim.TickEvents,
-        checksum: int | None = None,
-        notes: Notes | None = None,
-    ) -> Wire:
-        """The wire object of the tick ``game`` has just stepped (``game`` is the state after it).
-
-        ``checksum`` is the state's, when the caller has it already. ``notes`` are
-        the sides' debug notes; the frame carries them (key "n") only when given.
-        """
-        tick = game.tick - 1
-        s0, s1 = game.sides
-        obj: Wire = {
-            "t": tick,
-            "a": [_packed_side(submitted[0]), _packed_side(submitted[1])],
-            "f": [fuel[0], fuel[1]],
-        }
-        if tick % KEYFRAME_INTERVAL == 0:
-            words = game.unit_words()  # for the next deltas and the checksum
-            w = game.width
-            units: list[list[int]] = []
-            for side in game.sides:
-                flat: list[int] = []
-                for u in side.units.values():
-                    flat += (u.id, u.kind, u.cell % w, u.cell // w, u.hp, u.carry)
-                units.append(flat)
-            obj["u"] = units
-            obj["g"] = _cells_and_amounts(game.ore_cells(), game.ore)
-        else:
-            words, obj["m"], obj["h"] = self._deltas(game, ev)
-        self._prev = words
-        obj["k"] = [s0.colony_hp, s1.colony_hp]
-        obj["b"] = [s0.banked, s1.banked]
-        obj["e"] = [s0.energy, s1.energy]
-        obj["o"] = _cells_and_amounts(sorted(ev.ore_changed), game.ore) if ev.ore_changed else []
-        # Most ticks have no events at all: four empty lists without a look at each.
-        attacks, deaths, spawns, deposits = ev.attacks, ev.deaths, ev.spawns, ev.deposits
-        if attacks or deaths or spawns or deposits:
-            obj["v"] = [
-                list(chain.from_iterable(attacks)),
-                list(chain.from_iterable(deaths)),
-                list(chain.from_iterable(spawns)),
-                list(chain.from_iterable(deposits)),
-            ]
-        else:
-            obj["v"] = [[], [], [], []]
-        obj["x"] = self._checksum(words) if checksum is None else checksum
-        if notes is not None:
-            obj["n"] = [notes[0], notes[1]]
-        return obj
-
-    def _deltas(
-        self, game: sim.Game, ev: sim.TickEvents
-    ) -> tuple[sim.UnitWords, list[bytes], list[list[int]]]:
-        """The state's unit words, and per side "m" and "h" since the previous frame.
-
-        One pass over the units makes all three (a pass for the words and another
-        over them for the deltas took a tenth longer). The words are those of
-        ``Game.unit_words`` (id, kind, cell, hp, carry per unit, by id): the
-        checksum hashes them, and verification, which takes them from the game,
-        would catch any difference. The survivors of the previous state come
-        first, in the same order: units spawned this tick have higher ids and
-        follow, in the words only.
-        """
-        words: list[list[int]] = []
-        moves: list[bytes] = []
-        changes: list[list[int]] = []
-        move_byte = self._move_byte
-        for s, state in enumerate(game.sides):
-            then = self._prev[s]
-            if ev.deaths:
-                dead = {uid for side, uid in ev.deaths if side == s}
-                if dead:
-                    then = [
-                        v
-                        for i in range(0, len(then), 5)
-                        if then[i] not in dead
-                        for v in then[i : i + 5]
-                    ]
-            survivors = len(then)
-            now: list[int] = []
-            steps: list[int] = []
-            changed: list[int] = []
-            i = 0
-            for u in state.units.values():
-                cell, hp, carry = u.cell, u.hp, u.carry
-                now += (u.id, u.kind, cell, hp, carry)
-                if i < survivors:
-                    steps.append(move_byte[cell - then[i + 2]])
-                    if hp != then[i + 3] or carry != then[i + 4]:
-                        changed += (u.id, hp, carry)
-                    i += 5
-            words.append(now)
-            moves.append(bytes(steps))
-            changes.append(changed)
-        return (words[0], words[1]), moves, changes
-
-    def applied(
-        self,
-        game: sim.Game,
-        submitted: Sequence[Sequence[sim.Record]],
-        fuel: Sequence[int],
-        ev: sim.TickEvents,
-        checksum: int | None = None,
-        notes: Notes | None = None,
-    ) -> KeyFrame | DeltaFrame:
-        """The typed frame of the tick ``game`` has just stepped (see ``wire``)."""
-        obj = self.wire(game, submitted, fuel, ev, checksum, notes)
-        return KeyFrame.from_wire(obj) if "u" in obj else DeltaFrame.from_wire(obj)
-
-    def forfeit(
-        self,
-        game: sim.Game,
-        submitted: Sequence[Sequence[sim.Record]],
-        fuel: Sequence[int],
-        notes: Notes | None = None,
-    ) -> ForfeitFrame:
-        """The frame of the current tick, in which a side forfeited: not applied."""
-        return ForfeitFrame(
-            tick=game.tick,
-            actions=(tuple(submitted[0]), tuple(submitted[1])),
-            fuel=(fuel[0], fuel[1]),
-            checksum=self.checksum(),
-            notes=notes,
-        )
-
-
 def _packed_side(records: Sequence[sim.Record]) -> list[int]:
     """One side's valid records, flat and packed: [id, op * 8 + arg, ...]."""
     flat: list[int] = []
     for uid, op, arg in records:
-        # Two appends, not += of a pair: the interpreter's fast path for a call
-        # of list.append, and no tuple per record (twice as fast).
+        # Two appends, not += of a pair: a call of list.append takes the
+        # interpreter's fast path, and no tuple is made per record.
         flat.append(uid)
         flat.append(op * 8 + arg)
     return flat
-
-
-def _cells_and_amounts(cells: list[int], ore: Sequence[int]) -> list[int]:
-    """[cell, amount, ...] of ``cells``."""
-    if len(cells) < 8:  # a tick's changed cells: a loop is quickest
-        flat: list[int] = []
-        for cell in cells:
-            flat += (cell, ore[cell])
-        return flat
-    # A keyframe's every ore cell: two columns interleaved by slice assignment.
-    flat = cells * 2
-    flat[0::2] = cells
-    flat[1::2] = [ore[c] for c in cells]
-    return flat
-
-
-class ReplayWriter:
-    """Append header, frames and result to a binary stream, in that order."""
-
-    def __init__(self, out: BinaryIO) -> None:
-        self._out = out
-        self._packer = msgpack.Packer(use_bin_type=True)
-        self._state = "header"
-
-    def header(self, header: Header) -> None:
-        self._expect("header")
-        self._write(header.to_wire())
-        self._state = "frames"
-
-    def frame(self, frame: Frame | Wire) -> None:
-        """Append a frame, typed or as its wire object."""
-        if self._state != "frames":  # _expect, inline: this runs every tick
-            self._expect("frames")
-        self._out.write(self._packer.pack(frame if isinstance(frame, dict) else frame.to_wire()))
-
-    def result(self, result: Result) -> None:
-        self._expect("frames")
-        self._write(result.to_wire())
-        self._state = "done"
-
-    def _expect(self, state: str) -> None:
-        if self._state != state:
-            raise RuntimeError(f"replay writer: cannot write {state} in state {self._state}")
-
-    def _write(self, obj: Wire) -> None:
-        self._out.write(self._packer.pack(obj))
-
-
-@dataclass(slots=True)
-class Recorder:
-    """Records one match as it is played: the header now, then each tick, then the result.
-
-    The match runner drives it; so do tests that script a match without wasm, so
-    both write exactly the same shapes.
-    """
-
-    out: BinaryIO
-    game: sim.Game
-    header: Header
-    _writer: ReplayWriter = field(init=False)
-    _encoder: FrameEncoder = field(init=False)
-
-    def __post_init__(self) -> None:
-        self._writer = ReplayWriter(self.out)
-        self._writer.header(self.header)
-        self._encoder = FrameEncoder(self.game, self.header.version)
-
-    def applied(
-        self,
-        submitted: Sequence[Sequence[sim.Record]],
-        fuel: Sequence[int],
-        ev: sim.TickEvents,
-        notes: Notes | None = None,
-    ) -> None:
-        """Record the tick the game has just stepped (with the sides' notes, if any)."""
-        self._writer.frame(self._encoder.wire(self.game, submitted, fuel, ev, notes=notes))
-
-    def forfeit(
-        self,
-        submitted: Sequence[Sequence[sim.Record]],
-        fuel: Sequence[int],
-        notes: Notes | None = None,
-    ) -> Frame:
-        """Record the current tick, in which a side forfeited, as not applied."""
-        frame = self._encoder.forfeit(self.game, submitted, fuel, notes)
-        self._writer.frame(frame)
-        return frame
-
-    def result(self, result: Result) -> None:
-        """Record the result; forfeit details are clipped to ``MAX_DETAIL_CHARS``."""
-        self._writer.result(
-            Result(
-                result.winner,
-                result.reason,
-                result.ticks,
-                (_clipped(result.sides[0]), _clipped(result.sides[1])),
-            )
-        )
-
-
-def _clipped(side: ResultSide) -> ResultSide:
-    f = side.forfeit
-    if f is None:
-        return side
-    forfeit = sim.Forfeit(f.tick, f.kind, clip(f.detail, MAX_DETAIL_CHARS))
-    return ResultSide(side.banked, side.fuel_total, side.fuel_peak, forfeit)

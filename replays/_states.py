@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import sim
+from replays._errors import ReplayError
 from replays._format import DeltaFrame, ForfeitFrame, Frame, KeyFrame
-from replays._reader import Replay, ReplayError
+from replays._reader import Replay
 
 __all__ = ["FrameState", "iter_games", "iter_states"]
 

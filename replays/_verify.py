@@ -22,15 +22,11 @@ from dataclasses import dataclass, fields
 from typing import Any, BinaryIO, Final
 
 import sim
-from replays._format import (
-    LIMIT_RANGES,
-    ForfeitFrame,
-    FrameEncoder,
-    Header,
-    Result,
-    ResultSide,
-)
-from replays._reader import DEFAULT_LIMITS, ReplayError, ReplayLimits, iter_replay
+from replays._errors import ReplayError
+from replays._format import LIMIT_RANGES, ForfeitFrame, Header, Result, ResultSide
+from replays._limits import DEFAULT_LIMITS, ReplayLimits
+from replays._reader import iter_replay
+from replays._recorder import FrameEncoder
 
 __all__ = ["VerifyReport", "verify_replay"]
 

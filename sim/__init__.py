@@ -32,8 +32,10 @@ from sim._actions import (
     UnitRecord,
     validate_actions,
 )
+from sim._checksum import UnitWords
 from sim._config import Config, ConfigError
 from sim._explain import ActionReport, Fate, explain_tick
+from sim._game import Game
 from sim._maps import (
     GENERATOR_VERSION,
     GameMap,
@@ -43,19 +45,9 @@ from sim._maps import (
     generate_map,
     parse_map,
 )
-from sim._state import (
-    RULES_VERSION,
-    FlatObservation,
-    Forfeit,
-    Game,
-    Observation,
-    Outcome,
-    SideState,
-    TickEvents,
-    Unit,
-    UnitWords,
-    forfeit_outcome,
-)
+from sim._observer import FlatObservation, Observation
+from sim._rules import RULES_VERSION, Forfeit, Outcome, TickEvents, forfeit_outcome
+from sim._units import SideState, Unit
 
 __all__ = [
     "ARG_RANGE",

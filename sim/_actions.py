@@ -96,6 +96,15 @@ WORKER, SOLDIER = UnitKind
 DIRECTION_DELTAS: tuple[tuple[int, int], ...] = ((0, 0), (0, -1), (1, 0), (0, 1), (-1, 0))
 """(dx, dy) of each direction, indexed by its number: HERE, NORTH (y-1), EAST, SOUTH, WEST."""
 
+# Per side, each of its directions in absolute terms: side 1's view is turned
+# 180 degrees, so its NORTH is absolute SOUTH (rules §3).
+_TURN = ((0, 1, 2, 3, 4), (0, 3, 4, 1, 2))
+
+# The vocabulary as plain ints for the hot paths: comparisons of two exact ints
+# take the interpreter's fast path, comparisons with an IntEnum member do not.
+_MOVE, _ATTACK, _MINE, _DEPOSIT, _SPAWN = map(int, (MOVE, ATTACK, MINE, DEPOSIT, SPAWN))
+_WORKER, _SOLDIER = int(WORKER), int(SOLDIER)
+
 Record = tuple[int, int, int]
 """One action record as submitted: (unit_id, op, arg); unit id 0 is the colony."""
 

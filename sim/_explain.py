@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sim._actions import (
+    _TURN,
     ATTACK,
     DEPOSIT,
     DIRECTION_DELTAS,
@@ -26,7 +27,9 @@ from sim._actions import (
     Op,
     Record,
 )
-from sim._state import Game, TickEvents, Unit
+from sim._game import Game
+from sim._rules import TickEvents
+from sim._units import Unit
 
 __all__ = ["ActionReport", "Fate", "explain_tick"]
 
@@ -48,8 +51,6 @@ class ActionReport:
     detail: str
 
 
-# A side's direction in absolute terms (side 1's view is turned 180 degrees).
-_TURN = ((0, 1, 2, 3, 4), (0, 3, 4, 1, 2))
 _KIND: dict[int, str] = {WORKER: "worker", SOLDIER: "soldier"}
 
 

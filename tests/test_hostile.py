@@ -142,7 +142,8 @@ def test_every_string_a_replay_holds_is_bounded() -> None:
         config=CONFIG,
     )
     header = replays.read_replay(result.replay).header
-    assert header.sides[0].name == "n" * 127 + "…" == result.sides[0].name
+    cut = "n" * (replays.MAX_NAME_CHARS - 1) + "…"
+    assert header.sides[0].name == cut == result.sides[0].name
     assert replays.verify_replay(result.replay).ok
     assert replays.clip("bot\udcff", 10) == "bot\ufffd"
     assert len(replays.clip("d" * 5000, replays.MAX_DETAIL_CHARS)) == replays.MAX_DETAIL_CHARS

@@ -28,6 +28,7 @@ from arena import ArenaError
 from arena.match import Contestant, MatchResult, SideResult, run_match
 from arena.store import (
     MAX_BUILD_LOG_CHARS,
+    MAX_NAME_CHARS,
     MIGRATIONS,
     SCHEMA_VERSION,
     SIDE_KEYS,
@@ -211,6 +212,25 @@ def test_a_real_match_is_stored_and_its_replay_read_back_verifies(
         assert stream.size == len(result.replay)
         assert b"".join(stream) == result.replay
     assert store.match(record.id) == record
+
+
+def test_a_long_name_reads_the_same_in_the_store_and_in_its_replay(
+    store: Store, idle: bytes
+) -> None:
+    """One name limit (``replays.MAX_NAME_CHARS``) for the store and replays: a name the store
+    keeps enters the replays of its matches whole."""
+    name = "long-name-" + "é" * 190
+    assert len(name) == 200 <= replays.MAX_NAME_CHARS == MAX_NAME_CHARS
+    stored = store.add_controller(idle, name=name, origin=Origin.FILE)
+    played = Contestant(stored.name, store.read_module_bytes(stored.sha256))
+    result = run_match(played, played, seed=3, config=sim.Config(max_ticks=5))
+    record = store.record_match(result)
+    header = replays.read_replay(store.read_replay_bytes(result.replay_sha256)).header
+    assert [side.name for side in header.sides] == [name, name]
+    assert [e.name for e in store.match(record.id).entrants] == [name, name]
+    assert store.controller(stored.sha256).name == name
+    with pytest.raises(ArenaError, match=f"1..{MAX_NAME_CHARS} characters"):
+        store.add_controller(idle, name="n" * (MAX_NAME_CHARS + 1), origin=Origin.FILE)
 
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=40)

@@ -28,6 +28,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route
 
 import replays
+import sim
 import web
 from tests._support import Tab, pack, plain_state, play_scripted
 
@@ -94,6 +95,37 @@ def test_vision_is_the_union_of_the_sides_squares(
                 [tick, side],
             )
             assert mask == python_vision(replay_files["baselines"], tick, side), (tick, side)
+
+
+def test_the_viewer_copies_the_python_constants_and_the_readers_bounds(
+    tab: Tab, viewers: dict[str, str]
+) -> None:
+    """Every constant replay.js exports is Python's: the format's, the vocabulary's and the
+    reader's decoder bounds (``replays.ReplayLimits.decoder_bounds``, camelCased as the
+    msgpack decoder names them)."""
+    tab.open(viewers["golden"])
+    copied = tab.js(
+        """async () => {
+            const module = await import("/static/replay.js");
+            return Object.fromEntries(
+                Object.entries(module).filter(([, value]) => typeof value !== "function"));
+        }"""
+    )
+    bounds = replays.DEFAULT_LIMITS.decoder_bounds()
+    # max_str_len -> maxStrLength
+    camel = {
+        "max" + "".join(w.title() for w in k.split("_")[1:-1]) + "Length": v
+        for k, v in bounds.items()
+    }
+    assert copied == {
+        "FORMAT": replays.FORMAT,
+        "VERSIONS": list(replays.SUPPORTED_VERSIONS),
+        "KEYFRAME_INTERVAL": replays.KEYFRAME_INTERVAL,
+        "WORKER": sim.WORKER,
+        "SOLDIER": sim.SOLDIER,
+        "DIRECTION_DELTAS": [list(d) for d in sim.DIRECTION_DELTAS],
+        "DECODE_LIMITS": camel,
+    }
 
 
 # --------------------------------------------------------------------------- the page

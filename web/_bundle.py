@@ -32,6 +32,7 @@ import msgpack
 
 import arena
 import replays
+from replays import MAX_NAME_CHARS
 
 __all__ = [
     "FORMAT",
@@ -51,7 +52,6 @@ MAX_BUNDLE_BYTES: Final = 64 * 1024 * 1024
 """A bundle's largest size: the module (8 MiB at most) and every replay of the run."""
 MAX_MATCHES: Final = 1024
 """Most matches in one run (a case has at most 100 seeds and a few opponents)."""
-MAX_NAME_CHARS: Final = 256
 MAX_TEXT_BYTES: Final = 256 * 1024
 """Longest string (UTF-8 bytes): a build log of 64 Ki characters fits."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -21,6 +21,7 @@ from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 
+from replays import MAX_NAME_CHARS
 from web._site import ApiError, Site
 
 __all__ = [
@@ -148,7 +149,7 @@ async def read_json(request: Request, keys: dict[str, bool]) -> dict[str, Any]:
     return data
 
 
-def string_field(data: dict[str, Any], key: str, *, most: int = 256) -> str:
+def string_field(data: dict[str, Any], key: str, *, most: int = MAX_NAME_CHARS) -> str:
     value = data[key]
     if not isinstance(value, str) or not 1 <= len(value) <= most:
         raise ApiError(400, f"field {key!r}: a string of 1..{most} characters")

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import arena
+from replays import MAX_NAME_CHARS
 from web._bundle import Bundle, check_pushed_match, decode_bundle
 from web._coordinator import Coordinator, Lane
 from web._live import Changes
@@ -53,8 +54,6 @@ __all__ = ["ApiError", "Site", "SiteLimits"]
 _log = logging.getLogger("web")
 
 T = TypeVar("T")
-
-MAX_NAME_CHARS: Final = 256
 
 
 class ApiError(Exception):
@@ -844,7 +843,8 @@ def _claimed(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def check_name(name: str, what: str) -> str:
-    """A name as the store keeps it: 1..256 characters, no control characters (else 400)."""
+    """A name as the store keeps it: 1..MAX_NAME_CHARS characters, no control characters
+    (else 400)."""
     if not 1 <= len(name) <= MAX_NAME_CHARS:
         raise ApiError(400, f"{what}: 1..{MAX_NAME_CHARS} characters, not {len(name)}")
     if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):

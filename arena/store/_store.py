@@ -27,6 +27,7 @@ from arena.store._db import Database
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 from arena.store._records import Entrant
 from arena.store._schema import MIGRATIONS
+from replays import MAX_NAME_CHARS
 
 __all__ = [
     "MAX_BUILD_LOG_CHARS",
@@ -53,8 +54,6 @@ T = TypeVar("T")
 
 STORE_FILE: Final = "arena.sqlite3"
 """The database's file name in the data directory."""
-MAX_NAME_CHARS: Final = 256
-"""Longest controller, entrant, opponent or case name."""
 MAX_TEXT_CHARS: Final = 4096
 """Longest pairing key; longest error or reason kept (a longer one is cut, with a note)."""
 MAX_BUILD_LOG_CHARS: Final = 64 * 1024

@@ -5,6 +5,9 @@
 // a tick, applying the delta frames after it in order: drop the dead, move the
 // survivors by "m", apply "h", add the spawned, set the ore of "o". A delta that
 // does not fit the state before it is a ReplayError naming the tick, as in Python.
+//
+// The constants below copy Python's (replays, sim, and the reader's decoder bounds,
+// replays.ReplayLimits.decoder_bounds); tests/test_viewer.py compares every one.
 
 import { decodeMultiStream } from "./vendor/msgpack/decodeAsync.mjs";
 
@@ -15,7 +18,7 @@ export const KEYFRAME_INTERVAL = 20;
 export const WORKER = 1;
 export const SOLDIER = 2;
 /** (dx, dy) of the absolute directions 0 stayed, 1 N, 2 E, 3 S, 4 W. */
-const DIRECTION_DELTAS = [
+export const DIRECTION_DELTAS = [
   [0, 0],
   [0, -1],
   [1, 0],
@@ -23,8 +26,8 @@ const DIRECTION_DELTAS = [
   [-1, 0],
 ];
 
-// The decoder's own bounds, those of the Python reader (replays.ReplayLimits).
-const DECODE_LIMITS = {
+/** The decoder's own bounds, those of the Python reader (replays.ReplayLimits.decoder_bounds). */
+export const DECODE_LIMITS = {
   maxStrLength: 4096,
   maxBinLength: 4096,
   maxArrayLength: 2 * 64 * 64,
