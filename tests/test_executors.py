@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 import traceback
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,16 @@ import trio
 
 import arena
 import sim
-from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, play
+from arena.executors import (
+    Executor,
+    JobFailed,
+    LocalExecutor,
+    MatchJob,
+    Outcome,
+    RayExecutor,
+    Session,
+    play,
+)
 from tests._support import BOTS, Builder, kill_workers_while
 
 SHORT = sim.Config(max_ticks=20)
@@ -26,6 +37,31 @@ LONG = sim.Config(max_ticks=2000, start_energy=100_000)
 def _jobs(idle: bytes, busy: bytes, n: int, config: sim.Config = SHORT) -> list[MatchJob]:
     a, b = arena.Contestant("busy", busy), arena.Contestant("idle", idle)
     return [MatchJob(a, b, seed=seed, config=config) for seed in range(n)]
+
+
+def test_an_executor_is_an_interface(idle: bytes, busy: bytes) -> None:
+    """``Executor`` and ``Session`` are abstract: an executor implements ``open_session`` and its
+    session ``play``; ``run``, ``map`` and a session's ``play_batch`` come with the interface."""
+    with pytest.raises(TypeError, match="open_session"):
+        Executor()  # type: ignore[abstract]
+    with pytest.raises(TypeError, match="play"):
+        Session()  # type: ignore[abstract]
+    assert issubclass(LocalExecutor, Executor) and issubclass(RayExecutor, Executor)
+
+    class InThisProcess(Session):
+        slots = 1
+
+        async def play(self, job: MatchJob) -> Outcome:
+            return play(job)
+
+    class Here(Executor):
+        @asynccontextmanager
+        async def open_session(self) -> AsyncIterator[Session]:
+            yield InThisProcess()
+
+    jobs = _jobs(idle, busy, 2)
+    outcomes = list(Here().map(jobs))
+    assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 
 @pytest.mark.processes
@@ -286,7 +322,7 @@ def test_a_worker_ends_without_the_last_garbage_collections() -> None:
     code = (
         "import atexit, gc, sys\n"
         "atexit.register(lambda: print('frozen' if gc.get_freeze_count() else 'not frozen'))\n"
-        "from arena.executors._job import worker_started\n"
+        "from arena.executors._play import worker_started\n"
         "worker_started()\n"
         "sys.exit(5)\n"
     )

@@ -10,7 +10,8 @@ import hashlib
 import shutil
 import time
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ import arena.store
 from arena import cases
 from arena.baselines import BASELINES_DIR, compile_c
 from arena.cases import Build, BuildStatus, Case, Lang, RunOutcome
-from arena.executors import Executor, JobFailed, MatchJob, OnOutcome, play
+from arena.executors import Executor, JobFailed, MatchJob, Outcome, Session, play
 from arena.store import NotInStoreError, Origin, Store
 from tests._support import BOTS, ZOO, Builder, cli, worker_pids
 
@@ -42,24 +43,34 @@ sleep 300
 """
 
 
+class _InProcessSession(Session):
+    slots = 1
+
+    async def play(self, job: MatchJob) -> Outcome:
+        return play(job)
+
+
 class InProcess(Executor):
     """Plays the jobs one after the other in this process (no worker start-up for 30 ticks)."""
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
-        for index, job in enumerate(jobs):
-            maybe = on_outcome(index, play(job))
-            if maybe is not None:
-                await maybe
+    @asynccontextmanager
+    async def open_session(self) -> AsyncIterator[Session]:
+        yield _InProcessSession()
+
+
+class _BrokenSession(Session):
+    slots = 1
+
+    async def play(self, job: MatchJob) -> Outcome:
+        return JobFailed(job, "the worker died 2 time(s): SIGKILL")
 
 
 class Broken(Executor):
     """An executor whose workers always die: every job comes back as JobFailed."""
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
-        for index, job in enumerate(jobs):
-            maybe = on_outcome(index, JobFailed(job, "the worker died 2 time(s): SIGKILL"))
-            if maybe is not None:
-                await maybe
+    @asynccontextmanager
+    async def open_session(self) -> AsyncIterator[Session]:
+        yield _BrokenSession()
 
 
 MakeCase = Callable[..., Case]
