@@ -8,8 +8,6 @@ import os
 import subprocess
 import sys
 import traceback
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -27,7 +25,7 @@ from arena.executors import (
     Session,
     play,
 )
-from tests._support import BOTS, Builder, kill_workers_while
+from tests._support import BOTS, Builder, InProcess, kill_workers_while
 
 SHORT = sim.Config(max_ticks=20)
 # Long enough that the killer (polling every 10 ms) finds the worker mid-match.
@@ -48,19 +46,8 @@ def test_an_executor_is_an_interface(idle: bytes, busy: bytes) -> None:
         Session()  # type: ignore[abstract]
     assert issubclass(LocalExecutor, Executor) and issubclass(RayExecutor, Executor)
 
-    class InThisProcess(Session):
-        slots = 1
-
-        async def play(self, job: MatchJob) -> Outcome:
-            return play(job)
-
-    class Here(Executor):
-        @asynccontextmanager
-        async def open_session(self) -> AsyncIterator[Session]:
-            yield InThisProcess()
-
     jobs = _jobs(idle, busy, 2)
-    outcomes = list(Here().map(jobs))
+    outcomes = list(InProcess().map(jobs))  # an executor that implements open_session only
     assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 

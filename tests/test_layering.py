@@ -39,9 +39,8 @@ import pytest
 
 from arena.cases import default_case
 from arena.coordinator import add_contestant, create_tournament, run_tournament_sync
-from arena.executors import MatchJob, Outcome, play
 from arena.store import RunOutcome, Store
-from tests._support import GOLDEN_REPLAY, ROOT
+from tests._support import GOLDEN_REPLAY, ROOT, InProcess
 
 PACKAGES = ("sim", "replays", "arena", "web")
 # package -> the project packages it may import
@@ -518,13 +517,6 @@ def test_what_an_import_loads_transitively(code: str, forbidden: tuple[str, ...]
     assert not loaded, f"{code!r} loads {', '.join(loaded)}"
 
 
-class _InProcess:
-    """A ``MatchPlayer`` that plays each match in this process."""
-
-    async def play(self, job: MatchJob) -> Outcome:
-        return play(job)
-
-
 @pytest.fixture
 def stored(data_dir: Path) -> Path:
     """The test's data directory with a finished tournament (id 1) and a proof run (id 1)."""
@@ -533,7 +525,7 @@ def stored(data_dir: Path) -> Path:
         field = [add_contestant(store, name)[1] for name in ("random", "greedy-raider")]
         short = case.rules.replace(max_ticks=20)
         record = create_tournament(store, "round-robin", field, case=case, config=short)
-        run_tournament_sync(store, record.id, _InProcess(), slots=1)
+        run_tournament_sync(store, record.id, InProcess())
         store.record_run(
             case_slug=case.slug,
             case_version=case.version or 1,

@@ -24,9 +24,9 @@ import arena.store
 from arena import cases
 from arena.baselines import BASELINES_DIR, compile_c
 from arena.cases import Build, BuildStatus, Case, Lang, RunOutcome
-from arena.executors import Executor, JobFailed, MatchJob, Outcome, Session, play
+from arena.executors import Executor, JobFailed, MatchJob, Outcome, Session
 from arena.store import NotInStoreError, Origin, Store
-from tests._support import BOTS, ZOO, Builder, cli, worker_pids
+from tests._support import BOTS, ZOO, Builder, InProcess, cli, worker_pids
 
 Capture = pytest.CaptureFixture[str]
 FORAY = cases.CATALOG_DIR / "adversarial" / "medium" / "foray" / "1"
@@ -41,21 +41,6 @@ sh -c 'sleep 300 & echo $! > grandchild.pid; wait' &
 echo $$ > leader.pid
 sleep 300
 """
-
-
-class _InProcessSession(Session):
-    slots = 1
-
-    async def play(self, job: MatchJob) -> Outcome:
-        return play(job)
-
-
-class InProcess(Executor):
-    """Plays the jobs one after the other in this process (no worker start-up for 30 ticks)."""
-
-    @asynccontextmanager
-    async def open_session(self) -> AsyncIterator[Session]:
-        yield _InProcessSession()
 
 
 class _BrokenSession(Session):
@@ -612,15 +597,16 @@ def test_a_run_the_arena_could_not_play_is_not_recorded(
 def test_a_run_past_the_cases_time_limit_is_not_recorded(
     tmp_path: Path, store: Store, short_case: MakeCase
 ) -> None:
-    """``max_runtime_hours`` caps the whole run: an executor in this thread stops between
-    matches once it is past (the first match alone takes longer than 0.0036 s)."""
+    """``max_runtime_hours`` caps the whole run: once it is past, no other match starts. It
+    passes while the module is gated or during the first match (each takes longer than
+    0.0036 s), so at most that match is played."""
     case = short_case(lambda doc: doc.__setitem__("max_runtime_hours", 1e-6))
     module = tmp_path / "random.wasm"
     module.write_bytes(arena.load_baseline("random"))
     with pytest.raises(
         cases.RunNotPlayedError,
         match=r"did not finish within its limit of 0\.0036 s \(the case's max_runtime_hours"
-        r" = 1e-06\): 1 of 4 matches played, nothing is recorded",
+        r" = 1e-06\): [01] of 4 matches played, nothing is recorded",
     ):
         cases.prove(module, case, store=store, executor=InProcess())
     assert store.runs() == [] and store.matches() == []
