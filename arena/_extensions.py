@@ -29,7 +29,8 @@ SITE: Final = "foray_arena.site"
 
 def extensions(group: str) -> dict[str, EntryPoint]:
     """The entry points of ``group``, by name, in name order."""
-    # importlib.metadata takes about 20 ms to import: only commands that look it up pay.
+    # importlib.metadata is slow to import (docs/benchmarks.md): only commands that
+    # look it up pay.
     from importlib.metadata import entry_points
 
     return {ep.name: ep for ep in sorted(entry_points(group=group), key=lambda ep: ep.name)}

@@ -15,7 +15,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ import trio
 import replays
 import sim
 from arena.cli import main
+from arena.executors import Executor, MatchJob, Outcome, Session, play
 from arena.match import MatchResult, SideResult
 from arena.store import ControllerRecord, Entrant
 
@@ -88,6 +90,29 @@ def cli_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
 
 
 # --------------------------------------------------------------------------- worker processes
+
+
+class _PlayHere(Session):
+    """One call at a time (``slots``): the others wait their turn, and a cancelled one
+    never starts its match."""
+
+    slots = 1
+
+    def __init__(self) -> None:
+        self._limiter = trio.CapacityLimiter(self.slots)
+
+    async def play(self, job: MatchJob) -> Outcome:
+        async with self._limiter:
+            return play(job)
+
+
+class InProcess(Executor):
+    """An executor that plays the jobs one after the other in this process (no worker start-up):
+    what an executor implements, and no more."""
+
+    @asynccontextmanager
+    async def open_session(self) -> AsyncIterator[Session]:
+        yield _PlayHere()
 
 
 def worker_pids() -> list[int]:

@@ -15,8 +15,17 @@ import trio
 
 import arena
 import sim
-from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, play
-from tests._support import BOTS, Builder, kill_workers_while
+from arena.executors import (
+    Executor,
+    JobFailed,
+    LocalExecutor,
+    MatchJob,
+    Outcome,
+    RayExecutor,
+    Session,
+    play,
+)
+from tests._support import BOTS, Builder, InProcess, kill_workers_while
 
 SHORT = sim.Config(max_ticks=20)
 # Long enough that the killer (polling every 10 ms) finds the worker mid-match.
@@ -26,6 +35,20 @@ LONG = sim.Config(max_ticks=2000, start_energy=100_000)
 def _jobs(idle: bytes, busy: bytes, n: int, config: sim.Config = SHORT) -> list[MatchJob]:
     a, b = arena.Contestant("busy", busy), arena.Contestant("idle", idle)
     return [MatchJob(a, b, seed=seed, config=config) for seed in range(n)]
+
+
+def test_an_executor_is_an_interface(idle: bytes, busy: bytes) -> None:
+    """``Executor`` and ``Session`` are abstract: an executor implements ``open_session`` and its
+    session ``play``; ``run``, ``map`` and a session's ``play_batch`` come with the interface."""
+    with pytest.raises(TypeError, match="open_session"):
+        Executor()  # type: ignore[abstract]
+    with pytest.raises(TypeError, match="play"):
+        Session()  # type: ignore[abstract]
+    assert issubclass(LocalExecutor, Executor) and issubclass(RayExecutor, Executor)
+
+    jobs = _jobs(idle, busy, 2)
+    outcomes = list(InProcess().map(jobs))  # an executor that implements open_session only
+    assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 
 @pytest.mark.processes
@@ -286,7 +309,7 @@ def test_a_worker_ends_without_the_last_garbage_collections() -> None:
     code = (
         "import atexit, gc, sys\n"
         "atexit.register(lambda: print('frozen' if gc.get_freeze_count() else 'not frozen'))\n"
-        "from arena.executors._job import worker_started\n"
+        "from arena.executors._play import worker_started\n"
         "worker_started()\n"
         "sys.exit(5)\n"
     )

@@ -684,7 +684,7 @@ def test_the_scan_reads_every_instruction_the_engine_accepts(zoo: dict[str, byte
     leave the scan out of step, stopped before its body's end.
     """
     from arena.baselines import BASELINES, load_baseline
-    from arena.sandbox._structure import scan_code
+    from arena.sandbox._opcode_cost import scan_code
 
     assert check_module(zoo["every_instruction"]).admissible
     modules = {**zoo, **{name: load_baseline(name) for name in BASELINES}}
@@ -699,7 +699,7 @@ def test_the_scan_reads_every_instruction_the_engine_accepts(zoo: dict[str, byte
 def test_real_controllers_use_a_fraction_of_the_instruction_cost() -> None:
     """The largest baseline, as rules §8.4 says: about a tenth of the instruction cost."""
     from arena.baselines import load_baseline
-    from arena.sandbox._structure import instruction_cost
+    from arena.sandbox._opcode_cost import instruction_cost
 
     costs = [instruction_cost(code) for code in _code_bodies(load_baseline("fuel-probe"))]
     assert 0.05 < sum(costs) / LIM.instruction_cost < 0.15
@@ -721,14 +721,14 @@ def test_real_controllers_use_a_fraction_of_the_instruction_cost() -> None:
     ],
 )
 def test_instructions_weigh_what_they_cost_to_compile(code: bytes, cost: int) -> None:
-    from arena.sandbox._structure import scan_code
+    from arena.sandbox._opcode_cost import scan_code
 
     assert scan_code(code) == (cost, len(code))
 
 
 def test_the_scan_stops_at_an_opcode_the_engine_refuses() -> None:
     """Threads, exceptions, GC: the scan stops there and the compiler refuses the module."""
-    from arena.sandbox._structure import scan_code
+    from arena.sandbox._opcode_cost import scan_code
 
     for code in (b"\xfe\x00" + b"\x03\x40\x0b" * 100, b"\x06\x40\x0b", b"\xfb\x00\x0b"):
         cost, stopped = scan_code(code)

@@ -37,7 +37,10 @@ from typing import Literal
 
 import pytest
 
-from tests._support import GOLDEN_REPLAY, ROOT
+from arena.cases import default_case
+from arena.coordinator import add_contestant, create_tournament, run_tournament_sync
+from arena.store import RunOutcome, Store
+from tests._support import GOLDEN_REPLAY, ROOT, InProcess
 
 PACKAGES = ("sim", "replays", "arena", "web")
 # package -> the project packages it may import
@@ -80,7 +83,15 @@ DYNAMIC_IMPORTERS = {
     "web": "its lazy table, which the scan reads",
     "arena.sandbox._engine": "wasmtime's installed version (wasmtime is the sandbox's anyway)",
 }
-LAZY_TABLES = {"arena", "arena.coordinator", "arena.executors", "replays", "web"}
+LAZY_TABLES = {
+    "arena",
+    "arena.coordinator",
+    "arena.executors",
+    "arena.match",
+    "arena.sandbox",
+    "replays",
+    "web",
+}
 
 
 @dataclass(frozen=True)
@@ -506,22 +517,96 @@ def test_what_an_import_loads_transitively(code: str, forbidden: tuple[str, ...]
     assert not loaded, f"{code!r} loads {', '.join(loaded)}"
 
 
+@pytest.fixture
+def stored(data_dir: Path) -> Path:
+    """The test's data directory with a finished tournament (id 1) and a proof run (id 1)."""
+    case = default_case()
+    with Store.open(data_dir) as store:
+        field = [add_contestant(store, name)[1] for name in ("random", "greedy-raider")]
+        short = case.rules.replace(max_ticks=20)
+        record = create_tournament(store, "round-robin", field, case=case, config=short)
+        run_tournament_sync(store, record.id, InProcess())
+        store.record_run(
+            case_slug=case.slug,
+            case_version=case.version or 1,
+            manifest_sha256=case.manifest_sha256,
+            controller="unbuilt",
+            controller_sha256=None,
+            outcome=RunOutcome.COULD_NOT_COMPETE,
+            reason="the build failed",
+        )
+    return data_dir
+
+
+FORAY_CASE = ROOT / "cases" / "adversarial" / "medium" / "foray" / "1"
+
+
 @pytest.mark.parametrize(
     "args",
     [
         ("map", "generate", "--seed", "1"),
+        ("map", "check", str(ROOT / "tests" / "maps" / "tiny.txt")),
         ("replay", "verify", str(GOLDEN_REPLAY)),
         ("replay", "show", str(GOLDEN_REPLAY)),
+        ("replay", "show", str(GOLDEN_REPLAY), "--tick", "3", "--side", "B"),
+        ("replay", "fuel", str(GOLDEN_REPLAY)),
         ("tournaments",),
+        ("standings", "1"),
+        ("cases", "--all"),
+        ("case", "check", str(FORAY_CASE)),
+        ("runs",),
+        ("runs", "show", "1"),
+        ("new", "{tmp}/project"),
     ],
-    ids=lambda args: " ".join(args[:2]),
+    ids=lambda args: " ".join(a for a in args if not a.startswith(("/", "{"))),
 )
-def test_commands_that_play_nothing_never_import_wasmtime(args: tuple[str, ...]) -> None:
-    """docs/decisions.md names these commands (in a data directory of the test's own); the
-    others load arena.match, and with it the sandbox."""
-    code = f"from arena.cli import main\nassert main({list(args)!r}) == 0"
-    loaded = _loaded_after(code, ("wasmtime", "arena.sandbox"))
+def test_commands_that_play_nothing_never_import_wasmtime(
+    args: tuple[str, ...], stored: Path, tmp_path: Path
+) -> None:
+    """No command that plays nothing loads the engine (docs/decisions.md, "The house"): here
+    over a data directory with a tournament and a run of the test's own."""
+    argv = [a.format(tmp=tmp_path) for a in args]
+    code = f"from arena.cli import main\nassert main({argv!r}) == 0"
+    loaded = _loaded_after(code, ("wasmtime", "arena.sandbox._engine"))
     assert not loaded, f"arena {' '.join(args)} loads {', '.join(loaded)}"
+
+
+def test_a_command_that_compiles_imports_wasmtime() -> None:
+    """What the test above watches for is seen when it happens: ``arena check`` loads it."""
+    module = ROOT / "baselines" / "random.wasm"
+    code = f"from arena.cli import main\nassert main(['check', {str(module)!r}]) == 0"
+    assert _loaded_after(code, ("wasmtime", "arena.sandbox._engine")) == [
+        "wasmtime",
+        "arena.sandbox._engine",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("code", "forbidden"),
+    [
+        # the limits, the records of a match, the codec and maps are read without the engine
+        (
+            "import arena.sandbox, arena.match\n"
+            "arena.sandbox.Limits(); arena.sandbox.STRUCTURAL_LIMITS; arena.match.Contestant\n"
+            "arena.match.MatchResult; arena.match.encode_obs; arena.match.load_map",
+            ("wasmtime", "arena.sandbox._engine", "arena.match._runner"),
+        ),
+        # a job is built and kept without the engine or the executors' trio
+        (
+            "import arena.executors\narena.executors.MatchJob; arena.executors.JobFailed",
+            ("wasmtime", "trio", "trio_parallel"),
+        ),
+        # the Ray executor shares the executors' interface, not the local executor's workers
+        (
+            "import arena.executors\narena.executors.RayExecutor",
+            ("trio_parallel", "arena.executors._local"),
+        ),
+    ],
+    ids=["limits and records", "a job", "the Ray executor"],
+)
+def test_what_a_name_loads(code: str, forbidden: tuple[str, ...]) -> None:
+    loaded = _loaded_after(code, forbidden)
+    assert not loaded, f"{code!r} loads {', '.join(loaded)}"
 
 
 def test_every_package_names_its_api() -> None:

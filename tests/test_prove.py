@@ -10,7 +10,8 @@ import hashlib
 import shutil
 import time
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,9 @@ import arena.store
 from arena import cases
 from arena.baselines import BASELINES_DIR, compile_c
 from arena.cases import Build, BuildStatus, Case, Lang, RunOutcome
-from arena.executors import Executor, JobFailed, MatchJob, OnOutcome, play
+from arena.executors import Executor, JobFailed, MatchJob, Outcome, Session
 from arena.store import NotInStoreError, Origin, Store
-from tests._support import BOTS, ZOO, Builder, cli, worker_pids
+from tests._support import BOTS, ZOO, Builder, InProcess, cli, worker_pids
 
 Capture = pytest.CaptureFixture[str]
 FORAY = cases.CATALOG_DIR / "adversarial" / "medium" / "foray" / "1"
@@ -42,24 +43,19 @@ sleep 300
 """
 
 
-class InProcess(Executor):
-    """Plays the jobs one after the other in this process (no worker start-up for 30 ticks)."""
+class _BrokenSession(Session):
+    slots = 1
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
-        for index, job in enumerate(jobs):
-            maybe = on_outcome(index, play(job))
-            if maybe is not None:
-                await maybe
+    async def play(self, job: MatchJob) -> Outcome:
+        return JobFailed(job, "the worker died 2 time(s): SIGKILL")
 
 
 class Broken(Executor):
     """An executor whose workers always die: every job comes back as JobFailed."""
 
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
-        for index, job in enumerate(jobs):
-            maybe = on_outcome(index, JobFailed(job, "the worker died 2 time(s): SIGKILL"))
-            if maybe is not None:
-                await maybe
+    @asynccontextmanager
+    async def open_session(self) -> AsyncIterator[Session]:
+        yield _BrokenSession()
 
 
 MakeCase = Callable[..., Case]
@@ -601,15 +597,16 @@ def test_a_run_the_arena_could_not_play_is_not_recorded(
 def test_a_run_past_the_cases_time_limit_is_not_recorded(
     tmp_path: Path, store: Store, short_case: MakeCase
 ) -> None:
-    """``max_runtime_hours`` caps the whole run: an executor in this thread stops between
-    matches once it is past (the first match alone takes longer than 0.0036 s)."""
+    """``max_runtime_hours`` caps the whole run: once it is past, no other match starts. It
+    passes while the module is gated or during the first match (each takes longer than
+    0.0036 s), so at most that match is played."""
     case = short_case(lambda doc: doc.__setitem__("max_runtime_hours", 1e-6))
     module = tmp_path / "random.wasm"
     module.write_bytes(arena.load_baseline("random"))
     with pytest.raises(
         cases.RunNotPlayedError,
         match=r"did not finish within its limit of 0\.0036 s \(the case's max_runtime_hours"
-        r" = 1e-06\): 1 of 4 matches played, nothing is recorded",
+        r" = 1e-06\): [01] of 4 matches played, nothing is recorded",
     ):
         cases.prove(module, case, store=store, executor=InProcess())
     assert store.runs() == [] and store.matches() == []

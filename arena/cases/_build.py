@@ -26,7 +26,7 @@ from typing import Any, Final
 from arena._errors import ArenaError
 from arena._files import read_regular
 from arena.cases._model import Case
-from arena.sandbox import MAX_MODULE_BYTES, check_module
+from arena.sandbox import MAX_MODULE_BYTES
 
 __all__ = [
     "MAX_LOG_BYTES",
@@ -269,6 +269,8 @@ def _judge(
     directory: Path | None, module: Path, blob: bytes, case: Case, log: str, seconds: float
 ) -> Build:
     """Gate a module's bytes against the contract under the case's limits."""
+    from arena.sandbox import check_module  # the engine: loaded only to gate a module
+
     sha256 = hashlib.sha256(blob).hexdigest()
     admission = check_module(blob, case.limits)
     if not admission.admissible:

@@ -1,16 +1,419 @@
-"""``arena replay verify``."""
+"""``arena replay``: ``verify`` a replay, ``show`` what a bot saw and did, its ``fuel``.
+
+``verify`` re-simulates the replay (``replays.verify_replay``) or, with
+``--modules``, plays its match again and compares the bytes. ``show`` and
+``fuel`` work from the replay alone: the state of any tick is re-simulated from
+the header and the recorded actions (``replays.iter_games``), the observation
+is encoded exactly as the match runner encoded it and decoded field by field.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import replays
-from arena.cli import _inspect
-from arena.cli._common import emit_json, shown
+import sim
+from arena.cli._common import emit_json, shown, stdout_console
 
 __all__ = ["register"]
+
+_SIDES = "AB"
+_KINDS = {1: "worker", 2: "soldier"}
+_DIRECTIONS = ("HERE", "NORTH", "EAST", "SOUTH", "WEST")
+
+
+def _load(path: str) -> Any:
+    from arena._files import open_regular
+
+    with open_regular(Path(path), "replay") as f:
+        return replays.read_replay(f)
+
+
+def _sides(choice: str | None) -> list[int]:
+    return [0, 1] if choice is None else [_SIDES.index(choice)]
+
+
+# --------------------------------------------------------------------------- show
+
+
+def _board(game: Any) -> list[str]:
+    """The board at the start of a tick, absolute (side A's view): one string per row."""
+    w = game.width
+    rows = []
+    cells = ["#" if rock else "." for rock in game.map.rock]
+    for c, amount in enumerate(game.ore):
+        if amount > 0:
+            cells[c] = str(min(9, (amount + 9) // 10))
+    for s, side in enumerate(game.sides):
+        cells[side.colony] = _SIDES[s]
+        for u in side.units.values():
+            glyph = "w" if u.kind == 1 else "s"
+            cells[u.cell] = glyph if s == 0 else glyph.upper()
+    for y in range(game.height):
+        rows.append("".join(cells[y * w : (y + 1) * w]))
+    return rows
+
+
+def _colonies(game: Any) -> list[dict[str, Any]]:
+    """Both colonies at the start of a tick: where they are (absolute) and their hp."""
+    w = game.width
+    return [
+        {
+            "side": _SIDES[s],
+            "x": side.colony % w,
+            "y": side.colony // w,
+            "hp": side.colony_hp,
+            "max_hp": game.config.colony_hp,
+        }
+        for s, side in enumerate(game.sides)
+    ]
+
+
+def _carrying(game: Any) -> list[dict[str, Any]]:
+    """The units that carry ore at the start of a tick, side A's first, by id (absolute)."""
+    w = game.width
+    return [
+        {
+            "side": _SIDES[s],
+            "unit": u.id,
+            "kind": _KINDS.get(u.kind, str(u.kind)),
+            "x": u.cell % w,
+            "y": u.cell // w,
+            "carry": u.carry,
+        }
+        for s, side in enumerate(game.sides)
+        for u in side.units.values()
+        if u.carry > 0
+    ]
+
+
+def _record_text(record: Sequence[int]) -> str:
+    uid, op, arg = record
+    who = "colony" if uid == 0 else f"unit {uid}"
+    if not 0 <= op <= sim.SPAWN:
+        return f"{who} op {op} arg {arg}"
+    name = sim.Op(op).name
+    if op in (sim.MOVE, sim.ATTACK, sim.MINE) and 0 <= arg <= 4:
+        return f"{who} {name} {_DIRECTIONS[arg]}"
+    if op == sim.SPAWN and arg in _KINDS:
+        return f"{who} {name} {_KINDS[arg]}"
+    return f"{who} {name} {arg}"
+
+
+def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
+    from arena.match import decode_obs, encode_obs
+
+    game, frame = next((g, f) for g, f in replays.iter_games(replay) if f.tick == tick)
+    applied = not isinstance(frame, replays.ForfeitFrame)
+    fates: tuple[tuple[sim.ActionReport, ...], ...] = ((), ())
+    if applied:
+        fates = sim.explain_tick(game, frame.actions)
+    previous = replay.frames[tick - 1].fuel if tick > 0 else (0, 0)
+    out_sides = []
+    for s in sides:
+        obs, last_fuel = decode_obs(encode_obs(game.observe(s), previous[s]))
+        actions = []
+        records = frame.actions[s]
+        forfeit = replay.result.sides[s].forfeit
+        if applied:
+            for report in fates[s]:
+                actions.append(_action(report.record, str(report.fate), report.detail))
+        else:
+            broken = sim.validate_actions(
+                len(records), records, game.roster(s), game.config.max_units
+            )
+            for record in records:
+                actions.append(_action(record, "not applied", broken or "the tick was not applied"))
+        acted = {r[0] for r in records}
+        side: dict[str, Any] = {
+            "side": _SIDES[s],
+            "name": replay.header.sides[s].name,
+            "observation": {
+                "tick": obs.tick,
+                "banked": obs.banked,
+                "energy": obs.energy,
+                "colony_hp": obs.colony_hp,
+                "enemy_banked": obs.enemy_banked,
+                "enemy_colony_hp": obs.enemy_colony_hp,
+                "last_fuel": last_fuel,
+                "own": [u._asdict() for u in obs.own],
+                "enemy": [u._asdict() for u in obs.enemy],
+                "ore": [o._asdict() for o in obs.ore],
+            },
+            "actions": actions,
+            "no_action": [u.id for u in obs.own if u.id not in acted],
+            "fuel": frame.fuel[s],
+            "note": None if frame.notes is None else frame.notes[s],
+            "forfeit": None if forfeit is None or forfeit.tick != tick else forfeit.to_dict(),
+        }
+        out_sides.append(side)
+    return {
+        "tick": tick,
+        "applied": applied,
+        "board": _board(game),
+        "colonies": _colonies(game),
+        "carrying": _carrying(game),
+        "sides": out_sides,
+    }
+
+
+def _action(record: Sequence[int], fate: str, detail: str) -> dict[str, Any]:
+    uid, op, arg = record
+    return {
+        "unit": uid,
+        "op": op,
+        "arg": arg,
+        "text": _record_text(record),
+        "fate": fate,
+        "detail": detail,
+    }
+
+
+def _print_tick(report: dict[str, Any], replay: Any) -> None:
+    from rich.markup import escape
+
+    console = stdout_console(highlight=False, soft_wrap=True)
+    tick = report["tick"]
+    names = [shown(s.name) for s in replay.header.sides]
+    console.print(
+        f"tick {tick} of {replay.ticks}: {escape(names[0])} (A) vs {escape(names[1])} (B),"
+        f" seed {replay.header.seed}"
+        + ("" if report["applied"] else " [bold red]- not applied: a side forfeited[/]")
+    )
+    reversed_ = "; reversed: carrying ore" if console.color_system is not None else ""
+    console.print(
+        f"board at the start of the tick (absolute; A w/s, B W/S, ore 1-9 x10, # rock{reversed_}):"
+    )
+    colour = {"A": "bold blue", "B": "bold red", "w": "blue", "s": "blue", "W": "red", "S": "red"}
+    # On a terminal a unit that carries ore is drawn reversed; in plain text the
+    # list under the board says which (a glyph of its own would hide the kind).
+    laden = {(c["x"], c["y"]) for c in report["carrying"]}
+    for y, row in enumerate(report["board"]):
+        text = "".join(
+            f"[{colour[ch]}{' reverse' if (x, y) in laden else ''}]{ch}[/]"
+            if ch in colour
+            else ("[yellow]" + ch + "[/]" if ch.isdigit() else ch)
+            for x, ch in enumerate(row)
+        )
+        console.print(f"{y:>3} {text}")
+    console.print(
+        "colonies: "
+        + "; ".join(
+            f"{c['side']} at ({c['x']}, {c['y']}) hp {c['hp']}/{c['max_hp']}"
+            for c in report["colonies"]
+        )
+    )
+    carrying = report["carrying"]
+    console.print(
+        f"carrying ore ({len(carrying)}):"
+        + (
+            " "
+            + ", ".join(
+                f"{c['side']} {c['kind']} {c['unit']} at ({c['x']}, {c['y']}) carry {c['carry']}"
+                for c in carrying
+            )
+            if carrying
+            else " none"
+        )
+    )
+    for side in report["sides"]:
+        obs = side["observation"]
+        enemy_hp = obs["enemy_colony_hp"]
+        console.print(
+            f"\nside {side['side']} ({escape(shown(side['name']))}): the observation as its"
+            " controller received it (own view)"
+        )
+        console.print(
+            f"  tick {obs['tick']}, banked {obs['banked']}, energy {obs['energy']},"
+            f" colony hp {obs['colony_hp']}, enemy banked {obs['enemy_banked']},"
+            f" enemy colony hp {enemy_hp if enemy_hp >= 0 else '-1 (not visible)'},"
+            f" last fuel {obs['last_fuel']:,}"
+        )
+        for label, units in (("own units", obs["own"]), ("visible enemy units", obs["enemy"])):
+            console.print(f"  {label} ({len(units)}):" + ("" if units else " none"))
+            for u in units:
+                console.print(
+                    f"    id {u['id']:>2} {_KINDS.get(u['kind'], u['kind']):<7}"
+                    f" at ({u['x']}, {u['y']}) hp {u['hp']} carry {u['carry']}"
+                )
+        ore = ", ".join(f"({o['x']}, {o['y']}) {o['amount']}" for o in obs["ore"])
+        console.print(f"  visible ore ({len(obs['ore'])} cells): {ore or 'none'}")
+        console.print(f"  actions returned ({len(side['actions'])}), fuel used {side['fuel']:,}:")
+        for a in side["actions"]:
+            console.print(f"    {a['text']:<22} {a['fate']}: {escape(shown(a['detail']))}")
+        if side["no_action"]:
+            ids = ", ".join(str(i) for i in side["no_action"])
+            console.print(f"  units given no action (NOOP): {ids}")
+        note = side["note"]
+        if isinstance(note, str):
+            console.print(f"  note: {escape(shown(note))}")
+        elif note is not None:
+            console.print(f"  note dropped: foray_note returned {note} (rules §9.9: 0..256)")
+        if side["forfeit"]:
+            f = side["forfeit"]
+            console.print(
+                f"  [bold red]forfeit {f['kind']} at tick {f['tick']}:[/]"
+                f" {escape(shown(f['detail']))}"
+            )
+
+
+def _summary(replay: Any) -> list[dict[str, Any]]:
+    states = {state.tick: state for state in replays.iter_states(replay)}
+    rows = []
+    for frame in replay.frames:
+        state = states.get(frame.tick)
+        row: dict[str, Any] = {"tick": frame.tick, "fuel": list(frame.fuel)}
+        if state is None:
+            row.update(banked=None, units=None, events=None, applied=False)
+        else:
+            ev = frame.events
+            row.update(
+                banked=list(state.banked),
+                units=[len(state.units[0]), len(state.units[1])],
+                events={
+                    "attacks": len(ev.attacks),
+                    "deaths": len(ev.deaths),
+                    "spawns": len(ev.spawns),
+                    "deposits": len(ev.deposits),
+                },
+                applied=True,
+            )
+        rows.append(row)
+    return rows
+
+
+def _print_summary(rows: list[dict[str, Any]], replay: Any) -> None:
+    from rich.table import Table
+
+    names = [shown(s.name) for s in replay.header.sides]
+    result = replay.result
+    verdict = "draw" if result.winner is None else f"{_SIDES[result.winner]} wins"
+    table = Table(
+        title=f"{names[0]} (A) vs {names[1]} (B), seed {replay.header.seed}:"
+        f" {verdict} ({result.reason}) after {result.ticks} ticks",
+        box=None,
+    )
+    for column in ("tick", "banked A-B", "units A-B", "fuel A", "fuel B", "events"):
+        table.add_column(column, justify="right" if column != "events" else "left")
+    for row in rows:
+        if not row["applied"]:
+            table.add_row(
+                str(row["tick"]), "", "", f"{row['fuel'][0]:,}", f"{row['fuel'][1]:,}", "forfeit"
+            )
+            continue
+        ev = row["events"]
+        events = ", ".join(f"{n} {k if n > 1 else k[:-1]}" for k, n in ev.items() if n)
+        table.add_row(
+            str(row["tick"]),
+            "-".join(map(str, row["banked"])),
+            "-".join(map(str, row["units"])),
+            f"{row['fuel'][0]:,}",
+            f"{row['fuel'][1]:,}",
+            events,
+        )
+    stdout_console(highlight=False, soft_wrap=True).print(table)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from arena._errors import ArenaError
+
+    replay = _load(args.file)
+    if args.tick is None:
+        rows = _summary(replay)
+        if args.json:
+            emit_json({"ticks": rows})
+        else:
+            _print_summary(rows, replay)
+        return 0
+    if not 0 <= args.tick < replay.ticks:
+        raise ArenaError(
+            f"{args.file}: tick {args.tick} is not in the replay (ticks 0..{replay.ticks - 1})"
+        )
+    report = _tick_report(replay, args.tick, _sides(args.side))
+    if args.json:
+        emit_json(report)
+    else:
+        _print_tick(report, replay)
+    return 0
+
+
+# --------------------------------------------------------------------------- fuel
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def _chart(values: Sequence[int], cap: int, width: int = 80, height: int = 8) -> list[str]:
+    """A bar chart of ``values`` scaled to ``cap``: each column the peak of its ticks."""
+    columns = min(width, len(values)) or 1
+    peaks = [
+        max(values[i * len(values) // columns : (i + 1) * len(values) // columns] or [0])
+        for i in range(columns)
+    ]
+    rows = []
+    for level in range(height, 0, -1):
+        line = ""
+        for peak in peaks:
+            eighths = round(8 * height * min(peak, cap) / cap) - 8 * (level - 1)
+            line += _BARS[max(0, min(8, eighths))]
+        rows.append(line)
+    return rows
+
+
+def cmd_fuel(args: argparse.Namespace) -> int:
+    from arena.match import FuelStats
+
+    replay = _load(args.file)
+    cap = replay.header.limits.get("fuel_per_tick")
+    cap = (
+        cap
+        if isinstance(cap, int) and cap > 0
+        else max((max(f.fuel) for f in replay.frames), default=1)
+    )
+    out = []
+    for s in _sides(args.side):
+        fuel = [frame.fuel[s] for frame in replay.frames]
+        closest = sorted(range(len(fuel)), key=lambda t: (-fuel[t], t))[: args.top]
+        out.append(
+            {
+                "side": _SIDES[s],
+                "name": replay.header.sides[s].name,
+                "cap": cap,
+                "per_tick": fuel,
+                "stats": FuelStats.of(fuel).to_dict(),
+                "closest_to_cap": [
+                    {"tick": t, "fuel": fuel[t], "share_of_cap": round(fuel[t] / cap, 4)}
+                    for t in closest
+                ],
+            }
+        )
+    if args.json:
+        emit_json({"sides": out})
+        return 0
+    for side in out:
+        st = side["stats"]
+        print(
+            f"side {side['side']} ({shown(side['name'])}): fuel per tick against the cap"
+            f" {cap:,} (top line); mean {st['mean']:,.0f}, median {st['median']:,.0f},"
+            f" p90 {st['p90']:,}, peak {st['peak']:,} at tick {st['peak_tick']}"
+        )
+        for row in _chart(side["per_tick"], cap):
+            print(f"  |{row}")
+        print(f"  +{'-' * min(80, len(side['per_tick']))} ticks 0..{len(side['per_tick']) - 1}")
+        if 0 < st["peak"] < cap // 4:
+            print(f"  the same, scaled to the peak {st['peak']:,}:")
+            for row in _chart(side["per_tick"], st["peak"], height=4):
+                print(f"  |{row}")
+        print("  closest to the cap:")
+        for c in side["closest_to_cap"]:
+            print(f"    tick {c['tick']:>5}: {c['fuel']:>12,} ({100 * c['share_of_cap']:.1f}%)")
+    return 0
+
+
+# --------------------------------------------------------------------------- verify
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -58,4 +461,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=cmd_verify)
-    _inspect.register(r)
+    s = r.add_parser("show", help="what each side saw and did at a tick (or a per-tick summary)")
+    s.add_argument("file")
+    s.add_argument("--tick", type=int, help="the tick to show (default: a summary of every tick)")
+    s.add_argument("--side", choices=list(_SIDES), help="only this side (default: both)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_show)
+    f = r.add_parser("fuel", help="each side's fuel per tick against the cap")
+    f.add_argument("file")
+    f.add_argument("--side", choices=list(_SIDES), help="only this side (default: both)")
+    f.add_argument("--top", type=int, default=5, help="how many ticks closest to the cap")
+    f.add_argument("--json", action="store_true")
+    f.set_defaults(func=cmd_fuel)

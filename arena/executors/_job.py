@@ -1,39 +1,24 @@
-"""What a match depends on (``MatchJob``) and playing one in this process (``play``).
+"""What a match depends on (``MatchJob``) and what running one gives (``Outcome``).
 
-Kept apart from the executors so that a command playing one match in its own
-process (``arena match``) imports neither trio nor trio-parallel.
+Kept apart from the executors and from playing (``_play.py``): a job is built,
+stored and sent without trio, trio-parallel or the sandbox's engine.
 """
 
 from __future__ import annotations
 
-import atexit
-import gc
 import os
-import pickle
-import time
-import traceback
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import replays
 import sim
-from arena.match import Contestant, MatchResult, run_match
+from arena.match import Contestant, MatchResult
 from arena.sandbox import Limits
 
 if TYPE_CHECKING:
     from arena.cases import Case
 
-__all__ = [
-    "JobFailed",
-    "MatchJob",
-    "Outcome",
-    "default_jobs",
-    "play",
-    "play_batch",
-    "play_batch_timed",
-    "worker_started",
-]
+__all__ = ["JobFailed", "MatchJob", "Outcome", "default_jobs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,71 +74,6 @@ class JobFailed:
 
 Outcome = MatchResult | JobFailed
 """What running a job gives: its result, or why there is none."""
-
-
-def play(job: MatchJob) -> MatchResult:
-    """Play one job in this process. This is the whole of what a worker does."""
-    return run_match(
-        job.a,
-        job.b,
-        seed=job.seed,
-        config=job.config,
-        limits=job.limits,
-        game_map=job.game_map,
-        case=job.case,
-        replay_version=job.replay_version,
-    )
-
-
-def play_batch(jobs: Sequence[MatchJob]) -> list[MatchResult | Exception]:
-    """``play`` each job in turn, in one call: how a local worker takes several matches for
-    one round trip to the coordinator. What a match raises (a bug of the host) is returned
-    in its place, the worker's traceback in its notes, and the rest play on."""
-    return play_batch_timed(jobs)[0]
-
-
-def play_batch_timed(
-    jobs: Sequence[MatchJob],
-) -> tuple[list[MatchResult | Exception], list[tuple[float, float]]]:
-    """``play_batch``, and when each match began and ended on the system's monotonic clock
-    (the same in every process): how ``arena bench tournament`` times matches inside a
-    worker, which imports nothing for it that a match does not."""
-    outcomes: list[MatchResult | Exception] = []
-    spans: list[tuple[float, float]] = []
-    for job in jobs:
-        began = time.monotonic()
-        try:
-            outcomes.append(play(job))
-        except Exception as exc:  # a host bug in this match: the batch plays on
-            outcomes.append(_portable(exc))
-        spans.append((began, time.monotonic()))
-    return outcomes, spans
-
-
-def _portable(exc: Exception) -> Exception:
-    """``exc`` as it can cross back to the coordinator: pickled with its traceback as a note
-    (a pickled exception loses its own), or, if it does not pickle, a ``RuntimeError`` that
-    says what it was."""
-    where = "".join(traceback.format_exception(exc))
-    try:
-        pickle.loads(pickle.dumps(exc))
-    except Exception:
-        exc = RuntimeError(f"{type(exc).__name__}: {exc}")
-    exc.add_note(f"raised in the worker:\n{where}")
-    return exc
-
-
-def worker_started() -> None:
-    """What a local worker process does as it starts (trio-parallel's ``init``).
-
-    Unpickling this function loads the match code, so a worker is ready for its
-    first match once it is up. At exit it skips the interpreter's last garbage
-    collections: over everything the match code loaded they cost a worker about
-    20 ms of a tournament's end, for memory the kernel frees anyway. ``gc.freeze``
-    takes every object out of their reach; reference counting still releases
-    each one as its module is cleared, and the exit code is the worker's own.
-    """
-    atexit.register(gc.freeze)
 
 
 def default_jobs() -> int:

@@ -9,87 +9,35 @@ with the reason. No other match is affected, and none is reported twice.
 
 A coordinator with many matches to play hands a worker several at once
 (``Session.play_batch``): trio-parallel gives a worker one call at a time, and
-each call costs a round trip to the coordinator (about 0.85 ms here, against a
-24 ms match), so a batch of ``LocalExecutor.batch`` pays it once for them all.
+each call costs a round trip to the coordinator, small beside a match but paid
+by every call, so a batch of ``LocalExecutor.batch`` pays it once for them all
+(docs/benchmarks.md has the figures).
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import trio
 import trio_parallel
 
-from arena.executors._job import (
-    JobFailed,
-    MatchJob,
-    Outcome,
-    default_jobs,
-    play,
-    play_batch,
-    worker_started,
-)
+from arena.executors._abc import Executor, Session, _each
+from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs
+from arena.executors._play import play, play_batch, worker_started
 from arena.match import MatchResult
 
-__all__ = [
-    "Executor",
-    "LocalExecutor",
-    "Session",
-    "WorkerDied",
-    "WorkerPool",
-    "open_worker_pool",
-]
+__all__ = ["LocalExecutor", "WorkerDied", "WorkerPool", "open_worker_pool"]
 
 T = TypeVar("T")
 
 
-OnOutcome = Callable[[int, "Outcome"], Awaitable[None] | None]
-
 BATCH = 32
-"""The most matches a local worker is handed in one call (``LocalExecutor.batch``): the
-round trip between two calls, about 0.85 ms here, is then under 0.05 ms a match (what is
-left is each result's bytes through the pipe; docs/decisions.md)."""
-
-
-class Session:
-    """Matches played as they come (``Executor.open_session``): ``await session.play(job)``.
-
-    For a coordinator that decides what to play next from what has been
-    played: at most ``slots`` jobs play at once (more calls wait their turn),
-    and the workers stay up between calls. Cancelling a call stops its match.
-    """
-
-    slots: int
-    """How many calls play at once: keep this many going to keep every worker busy."""
-
-    batch: int = 1
-    """The most jobs worth giving one ``play_batch`` call (1: batches gain nothing here)."""
-
-    async def play(self, job: MatchJob) -> Outcome:
-        """Play ``job``: its result, or ``JobFailed`` if the arena could not play it."""
-        raise NotImplementedError
-
-    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
-        """Play ``jobs`` in one call, as ``play`` each: their outcomes, in order, with what a
-        job's play raised (a bug of the host) in its place. Here: one after another."""
-        return await _each(self.play, jobs)
-
-
-async def _each(
-    play_one: Callable[[MatchJob], Awaitable[Outcome]], jobs: Sequence[MatchJob]
-) -> list[Outcome | Exception]:
-    """``play_one`` of each job in turn: the outcomes, what a play raised in its place."""
-    outcomes: list[Outcome | Exception] = []
-    for job in jobs:
-        try:
-            outcomes.append(await play_one(job))
-        except Exception as exc:  # a host bug in this match: the others play on
-            outcomes.append(exc)
-    return outcomes
+"""The most matches a local worker is handed in one call (``LocalExecutor.batch``): enough
+that the round trip between two calls is a small part of each match's cost, what is left
+being each result's bytes through the pipe (docs/decisions.md, docs/benchmarks.md)."""
 
 
 class _LocalSession(Session):
@@ -106,58 +54,6 @@ class _LocalSession(Session):
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         async with self._limiter:
             return await self._pool.play_batch(jobs)
-
-
-class Executor:
-    """Where matches run: ``run`` plays jobs and reports each outcome once, as it completes."""
-
-    def open_session(self) -> AbstractAsyncContextManager[Session]:
-        """A ``Session`` for the life of an ``async with`` block (in a trio task)."""
-        raise NotImplementedError
-
-    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
-        """Play ``jobs``; call ``on_outcome(index, outcome)`` as each completes.
-
-        Outcomes arrive in completion order, each exactly once, in the calling
-        task (so a coordinator may write them to its store without locks).
-        """
-        done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
-        async with self.open_session() as session, trio.open_nursery() as nursery:
-
-            async def one(index: int, job: MatchJob) -> None:
-                await done_send.send((index, await session.play(job)))
-
-            for index, job in enumerate(jobs):
-                nursery.start_soon(one, index, job)
-            for _ in range(len(jobs)):
-                index, outcome = await done_recv.receive()
-                maybe = on_outcome(index, outcome)
-                if maybe is not None:
-                    await maybe
-
-    def map(self, jobs: Iterable[MatchJob]) -> Iterator[Outcome]:
-        """The outcomes of ``jobs``, in their order (runs its own trio loop)."""
-        for outcome in self.map_until(list(jobs), math.inf):
-            assert outcome is not None
-            yield outcome
-
-    def map_until(self, jobs: Sequence[MatchJob], deadline: float) -> list[Outcome | None]:
-        """The outcomes of ``jobs``, in their order, as ``map``; None for each one not played
-        by ``deadline`` (``time.monotonic()``), when the rest are cancelled (their workers
-        killed). Runs its own trio loop."""
-        outcomes: list[Outcome | None] = [None] * len(jobs)
-
-        async def keep(index: int, outcome: Outcome) -> None:
-            outcomes[index] = outcome
-            # A checkpoint: an executor that plays in this thread stops between matches.
-            await trio.lowlevel.checkpoint()
-
-        async def play_all() -> None:
-            with trio.move_on_after(max(0.0, deadline - time.monotonic())):
-                await self.run(jobs, keep)
-
-        trio.run(play_all)
-        return outcomes
 
 
 class WorkerDied(Exception):

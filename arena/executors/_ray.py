@@ -27,8 +27,9 @@ from typing import Any
 import trio
 
 from arena._errors import ArenaError
-from arena.executors._job import JobFailed, MatchJob, Outcome, play
-from arena.executors._local import Executor, Session
+from arena.executors._abc import Executor, Session
+from arena.executors._job import JobFailed, MatchJob, Outcome
+from arena.executors._play import play
 from arena.match import Contestant, MatchResult
 
 __all__ = ["RAY_ADDRESS_ENV", "RayExecutor", "RayStats", "RayUnavailableError"]

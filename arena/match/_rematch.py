@@ -16,7 +16,8 @@ import hashlib
 from dataclasses import dataclass
 
 import replays
-from arena.match._runner import Contestant, MatchResult, run_match
+from arena.match._result import Contestant, MatchResult
+from arena.match._runner import run_match
 from arena.sandbox import WASMTIME_VERSION, Limits
 
 __all__ = ["Rematch", "rematch", "replay_matches"]

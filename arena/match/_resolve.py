@@ -9,7 +9,7 @@ import sim
 from arena._errors import UnknownControllerError
 from arena._files import read_regular
 from arena.baselines import BASELINES, load_baseline
-from arena.match._runner import Contestant
+from arena.match._result import Contestant
 from arena.sandbox import MAX_MODULE_BYTES
 
 __all__ = ["MAX_MAP_BYTES", "load_contestant", "load_map"]

@@ -167,8 +167,8 @@ _structures_lock = threading.Lock()
 
 
 def _structure(blob: bytes, sha: str) -> Structure | str:
-    """``read_structure(blob)``, kept by sha256: reading the code costs about a millisecond
-    per 16 KB, and every match's init checks its modules again."""
+    """``read_structure(blob)``, kept by sha256: reading the code takes time linear in its
+    size (docs/benchmarks.md), and every match's init checks its modules again."""
     with _structures_lock:
         found = _structures.get(sha)
         if found is not None:

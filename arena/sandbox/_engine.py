@@ -57,8 +57,8 @@ __all__ = [
 def _installed_version(package: str) -> str:
     """The installed version of ``package``, read from its ``.dist-info`` directory's name.
 
-    ``importlib.metadata`` costs tens of milliseconds to import, more than a
-    one-off match should spend; the directory sits next to the package and is
+    ``importlib.metadata`` costs more to import than a one-off match should
+    spend (docs/benchmarks.md); the directory sits next to the package and is
     named ``{name}-{version}.dist-info``. Falls back to ``importlib.metadata``.
     """
     module = sys.modules.get(package) or __import__(package)

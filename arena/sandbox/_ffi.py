@@ -1,6 +1,7 @@
 """Every private wasmtime-py name and every ctypes use of the sandbox, in one place.
 
-wasmtime-py's public API costs 18-47 us a call (argument conversion per call);
+wasmtime-py's public API converts every argument on every call, which costs
+more than all the rest of a controller call's host work (docs/benchmarks.md);
 the hot path needs the C API underneath it. Everything that reaches past the
 public API lives here, so a wasmtime upgrade has one module to check; no other
 module imports ctypes. The controller makes its ctypes objects once, with the
@@ -67,10 +68,10 @@ _UNKNOWN_OFFSET: Final = ctypes.c_size_t(-1).value
 def _raw_function(name: str, restype: type | None) -> Any:
     """A fresh ctypes function for ``name`` WITHOUT argtypes.
 
-    wasmtime-py's bindings declare argtypes, and ctypes' per-argument
-    conversion of pointer types costs about 1 us each call. Without argtypes
-    the callers must pass exactly typed ctypes objects (c_void_p, c_uint64,
-    byref(...)); the sandbox does. ``dll[name]`` builds a new function object,
+    wasmtime-py's bindings declare argtypes, and ctypes converts each pointer
+    argument on every call, a cost paid on every tick (docs/benchmarks.md).
+    Without argtypes the callers must pass exactly typed ctypes objects
+    (c_void_p, c_uint64, byref(...)); the sandbox does. ``dll[name]`` builds a new function object,
     so wasmtime-py's own (cached, typed) ones are untouched.
     """
     func = _wasmtime_ffi.dll[name]

@@ -63,7 +63,8 @@ class Limits:
         # The ranges are the replay format's, so a header's limits can be checked
         # without the sandbox. max_memory_bytes: the buffer must fit, and the hard
         # limit (twice the cap) must fit in 4 GiB. compile_memory_bytes: the
-        # compiling child alone (interpreter + wasmtime) maps about 70 MB.
+        # compiling child maps the interpreter and wasmtime before it compiles
+        # anything, so the range starts well above that (docs/benchmarks.md).
         for name, (kind, low, high) in LIMIT_RANGES.items():
             if kind is int:
                 _check_int(name, getattr(self, name), int(low), int(high))

@@ -12,8 +12,8 @@ import random
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-# networkx takes about 100 ms to import: only the formats that pair with it load it
-# (``arena match`` records into the store without ever pairing).
+# networkx is slow to import (docs/benchmarks.md): only the formats that pair with it
+# load it (``arena match`` records into the store without ever pairing).
 if TYPE_CHECKING:
     import networkx as nx
 

@@ -1,0 +1,113 @@
+"""What an executor is: the interfaces every executor implements (``Executor``, ``Session``).
+
+An executor opens sessions; a session plays jobs as they come. ``run``, ``map``
+and ``map_until`` are built on a session here, once for every executor, so an
+executor implements ``open_session`` and its session ``play`` (and
+``play_batch`` where a batch costs less than its jobs one by one).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager
+
+import trio
+
+from arena.executors._job import MatchJob, Outcome
+
+__all__ = ["Executor", "OnOutcome", "Session"]
+
+OnOutcome = Callable[[int, Outcome], Awaitable[None] | None]
+"""Called with a job's index and its outcome as it completes (``Executor.run``)."""
+
+
+class Session(ABC):
+    """Matches played as they come (``Executor.open_session``): ``await session.play(job)``.
+
+    For a coordinator that decides what to play next from what has been
+    played: at most ``slots`` jobs play at once (more calls wait their turn),
+    and the workers stay up between calls. Cancelling a call stops its match.
+    """
+
+    slots: int
+    """How many calls play at once: keep this many going to keep every worker busy."""
+
+    batch: int = 1
+    """The most jobs worth giving one ``play_batch`` call (1: batches gain nothing here)."""
+
+    @abstractmethod
+    async def play(self, job: MatchJob) -> Outcome:
+        """Play ``job``: its result, or ``JobFailed`` if the arena could not play it."""
+
+    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
+        """Play ``jobs`` in one call, as ``play`` each: their outcomes, in order, with what a
+        job's play raised (a bug of the host) in its place. Here: one after another."""
+        return await _each(self.play, jobs)
+
+
+async def _each(
+    play_one: Callable[[MatchJob], Awaitable[Outcome]], jobs: Sequence[MatchJob]
+) -> list[Outcome | Exception]:
+    """``play_one`` of each job in turn: the outcomes, what a play raised in its place."""
+    outcomes: list[Outcome | Exception] = []
+    for job in jobs:
+        try:
+            outcomes.append(await play_one(job))
+        except Exception as exc:  # a host bug in this match: the others play on
+            outcomes.append(exc)
+    return outcomes
+
+
+class Executor(ABC):
+    """Where matches run: ``run`` plays jobs and reports each outcome once, as it completes."""
+
+    @abstractmethod
+    def open_session(self) -> AbstractAsyncContextManager[Session]:
+        """A ``Session`` for the life of an ``async with`` block (in a trio task)."""
+
+    async def run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
+        """Play ``jobs``; call ``on_outcome(index, outcome)`` as each completes.
+
+        Outcomes arrive in completion order, each exactly once, in the calling
+        task (so a coordinator may write them to its store without locks).
+        """
+        done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
+        async with self.open_session() as session, trio.open_nursery() as nursery:
+
+            async def one(index: int, job: MatchJob) -> None:
+                await done_send.send((index, await session.play(job)))
+
+            for index, job in enumerate(jobs):
+                nursery.start_soon(one, index, job)
+            for _ in range(len(jobs)):
+                index, outcome = await done_recv.receive()
+                maybe = on_outcome(index, outcome)
+                if maybe is not None:
+                    await maybe
+
+    def map(self, jobs: Iterable[MatchJob]) -> Iterator[Outcome]:
+        """The outcomes of ``jobs``, in their order (runs its own trio loop)."""
+        for outcome in self.map_until(list(jobs), math.inf):
+            assert outcome is not None
+            yield outcome
+
+    def map_until(self, jobs: Sequence[MatchJob], deadline: float) -> list[Outcome | None]:
+        """The outcomes of ``jobs``, in their order, as ``map``; None for each one not played
+        by ``deadline`` (``time.monotonic()``), when the rest are cancelled (their workers
+        killed). Runs its own trio loop."""
+        outcomes: list[Outcome | None] = [None] * len(jobs)
+
+        async def keep(index: int, outcome: Outcome) -> None:
+            outcomes[index] = outcome
+            # A checkpoint: an executor that plays in this thread stops between matches.
+            await trio.lowlevel.checkpoint()
+
+        async def play_all() -> None:
+            with trio.move_on_after(max(0.0, deadline - time.monotonic())):
+                await self.run(jobs, keep)
+
+        trio.run(play_all)
+        return outcomes
