@@ -108,7 +108,7 @@ def _sequential(plan: TournamentPlan, config: sim.Config) -> Standings:
     blobs = {name: arena.load_contestant(name) for name in plan.field}
     while (pairings := scheduler.next_round()) is not None:
         for p in pairings:
-            job = MatchJob.for_case(case, blobs[p.a], blobs[p.b], seed=p.seed, config=config)
+            job = case.match_job(blobs[p.a], blobs[p.b], seed=p.seed, config=config)
             scheduler.record(Played.from_result(p, play(job)))
     return scheduler.standings()
 
@@ -300,7 +300,7 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
     contestants = {"busy": arena.Contestant("busy", busy), "idle": arena.Contestant("idle", idle)}
     for m in matches:
         p = pairing_of(m)
-        job = MatchJob.for_case(case, contestants[p.a], contestants[p.b], seed=p.seed, config=LONG)
+        job = case.match_job(contestants[p.a], contestants[p.b], seed=p.seed, config=LONG)
         assert m.result is not None and m.result.replay_sha256 == play(job).replay_sha256
 
 

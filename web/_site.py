@@ -393,8 +393,7 @@ class Site:
     def _enqueue(self, record: arena.MatchRecord, blob_a: bytes, blob_b: bytes) -> None:
         """Hand a pending match to the coordinator (its queue slot is taken already)."""
         (ea, eb) = record.entrants
-        job = arena.MatchJob.for_case(
-            self.case,
+        job = self.case.match_job(
             arena.Contestant(ea.name, blob_a),
             arena.Contestant(eb.name, blob_b),
             seed=record.seed,

@@ -21,7 +21,7 @@ from arena._vocab import Role, RunOutcome
 from arena.cases._build import Build, _limit, build_submission, gate_module
 from arena.cases._catalog import default_case
 from arena.cases._model import Case
-from arena.executors import JobFailed, MatchJob
+from arena.executors import JobFailed
 from arena.match import Contestant, MatchResult
 from arena.store import MAX_NAME_CHARS, MatchRecord, Origin, RunMatch, RunRecord, Store
 
@@ -262,7 +262,7 @@ def prove(
             contestant.blob, name=opponent.name, origin=Origin.BASELINE, hidden=opponent.hidden
         )
         for seed in case.match.seeds:
-            plan.append((opponent, MatchJob.for_case(case, submission, contestant, seed=seed)))
+            plan.append((opponent, case.match_job(submission, contestant, seed=seed)))
     if executor is None:
         from arena.executors import LocalExecutor  # trio: loaded only to play
 
