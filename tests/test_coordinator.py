@@ -53,7 +53,15 @@ from arena.coordinator import (
 )
 from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, Session, play
 from arena.store import Entrant, Origin, Store, TournamentStatus
-from arena.tournament import Format, Pairing, Played, Scheduler, Standings, TournamentPlan
+from arena.tournament import (
+    Format,
+    Pairing,
+    Played,
+    ScheduleMismatchError,
+    Scheduler,
+    Standings,
+    TournamentPlan,
+)
 from tests._support import EXTRA, Builder, cli, kill_workers_while
 
 Capture = pytest.CaptureFixture[str]
@@ -190,6 +198,21 @@ def test_a_match_that_could_not_be_played_is_recorded_as_an_error_and_counts_for
     # Resuming a finished tournament plays nothing, and the error stays what it was.
     again = run_tournament_sync(store, record.id, InProcess(), slots=2)
     assert again.stats.played == 0 and again.standings == run.standings
+
+
+def test_a_stored_match_is_read_back_as_its_pairing_and_a_bad_key_names_the_match(
+    store: Store,
+) -> None:
+    field = _field(store, BASELINE_FIELD[:2])
+    record = create_tournament(store, "gauntlet", field, seeds=(5,), config=SHORT)
+    run_tournament_sync(store, record.id, InProcess(), slots=1)
+    pairings = {pairing_of(m) for m in store.tournament_matches(record.id)}
+    assert pairings == set(Scheduler(tournament_plan(record)).ready())
+    match = store.tournament_matches(record.id)[0]
+    with pytest.raises(ScheduleMismatchError, match=f"stored match {match.id}: '0:3' is not a"):
+        pairing_of(dataclasses.replace(match, pairing_key="0:3"))
+    with pytest.raises(ScheduleMismatchError, match=f"stored match {match.id} has no pairing key"):
+        pairing_of(dataclasses.replace(match, pairing_key=None))
 
 
 @pytest.mark.parametrize(("fmt", "stop_after"), [("round-robin", 5), ("swiss", 3), ("bracket", 6)])

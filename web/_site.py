@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import hashlib
-import json
 import logging
 import math
 import threading
@@ -770,19 +769,11 @@ def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
     }
 
 
-def _pairing(key: str | None) -> arena.Pairing | None:
-    try:
-        round_, slot, seed, a, b = json.loads(key or "")
-        return arena.Pairing(int(round_), int(slot), str(a), str(b), int(seed))
-    except (ValueError, TypeError):
-        return None
-
-
 _BRACKET_NAMES: Final = ("final", "semi-finals", "quarter-finals")
 
 
-def _stage_label(t: arena.TournamentRecord, stage: int, stages: int | None) -> str:
-    if t.format == "bracket" and stages is not None and stages - 1 - stage < len(_BRACKET_NAMES):
+def _stage_label(t: arena.TournamentRecord, stage: int, stages: int) -> str:
+    if t.format == "bracket" and stages - 1 - stage < len(_BRACKET_NAMES):
         return _BRACKET_NAMES[stages - 1 - stage]
     if t.format == "gauntlet":
         return f"opponent {stage + 1}"
@@ -790,20 +781,16 @@ def _stage_label(t: arena.TournamentRecord, stage: int, stages: int | None) -> s
 
 
 def _stages(
-    t: arena.TournamentRecord, matches: list[arena.MatchRecord], plan: arena.TournamentPlan | None
+    t: arena.TournamentRecord, matches: list[arena.MatchRecord], plan: arena.TournamentPlan
 ) -> list[dict[str, Any]]:
     """The recorded matches by stage and meeting: [{"stage", "label", "meetings": [...]}].
 
-    A pairing's round is ``stage * 2S + 2 * seed_index + side`` (docs/tournaments.md);
-    a meeting is a stage's slot, its first entrant side A on the first assignment.
+    A meeting is a stage's slot, its first entrant side A on the first assignment.
     """
-    per_stage = 2 * max(1, len(t.seeds))
     meetings: dict[tuple[int, int], dict[str, Any]] = {}
     for m in matches:
-        pairing = _pairing(m.pairing_key)
-        if pairing is None:
-            continue
-        stage, side = divmod(pairing.round, per_stage)[0], pairing.round % 2
+        pairing = arena.played_of(m).pairing
+        stage, side = plan.stage_of(pairing), plan.side_of(pairing)
         a, b = (pairing.a, pairing.b) if side == 0 else (pairing.b, pairing.a)
         meeting = meetings.setdefault(
             (stage, pairing.slot),
@@ -823,14 +810,13 @@ def _stages(
                 "winner": winner,
             }
         )
-    stages = None if plan is None else plan.stages
     out: dict[int, dict[str, Any]] = {}
     for (stage, _slot), meeting in sorted(meetings.items()):
         wins = meeting.pop("wins")
         a, b = meeting["a"], meeting["b"]
         meeting["winner"] = a if wins[a] > wins[b] else b if wins[b] > wins[a] else None
         entry = out.setdefault(
-            stage, {"stage": stage, "label": _stage_label(t, stage, stages), "meetings": []}
+            stage, {"stage": stage, "label": _stage_label(t, stage, plan.stages), "meetings": []}
         )
         meeting["matches"].sort(key=lambda x: (x["seed"], x["side"]))
         entry["meetings"].append(meeting)
