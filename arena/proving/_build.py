@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from arena._errors import ArenaError
 from arena._files import read_regular
-from arena.cases._model import Case
+from arena.cases import Case
 from arena.sandbox import MAX_MODULE_BYTES, check_module
 
 __all__ = [
@@ -265,10 +265,11 @@ def _limit(case: Case, timeout: float | None) -> float:
     return cap if timeout is None else min(cap, timeout)
 
 
-def _judge(
+def _gated(
     directory: Path | None, module: Path, blob: bytes, case: Case, log: str, seconds: float
 ) -> Build:
-    """Gate a module's bytes against the contract under the case's limits."""
+    """The build of a module's bytes once gated: admissible under the case's limits, or why
+    not."""
     sha256 = hashlib.sha256(blob).hexdigest()
     admission = check_module(blob, case.limits)
     if not admission.admissible:
@@ -306,7 +307,7 @@ def build_submission(directory: Path, case: Case, *, timeout: float | None = Non
         blob = read_regular(module, MAX_MODULE_BYTES, "module")
     except ArenaError as exc:
         return Build(directory, BuildStatus.FAILED, str(exc), ran.log, module, None, ran.seconds)
-    return _judge(directory, module, blob, case, ran.log, ran.seconds)
+    return _gated(directory, module, blob, case, ran.log, ran.seconds)
 
 
 def gate_module(path: Path, case: Case) -> Build:
@@ -318,4 +319,4 @@ def gate_module(path: Path, case: Case) -> Build:
     """
     path = Path(path)
     blob = read_regular(path, MAX_MODULE_BYTES, "module")
-    return _judge(None, path, blob, case, "", 0.0)
+    return _gated(None, path, blob, case, "", 0.0)
