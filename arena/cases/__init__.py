@@ -29,15 +29,10 @@ from arena.cases._errors import (
     UnsupportedCaseTypeError,
 )
 from arena.cases._manifest import (
-    ENTRY,
     FORBIDDEN_TABLES,
     MANIFEST,
     MAX_MANIFEST_BYTES,
     MAX_RUNTIME_HOURS,
-    MAX_SEEDS,
-    OPTIONAL_EXPORTS,
-    REPLAY_VERSIONS,
-    REQUIRED_EXPORTS,
     load_case,
     version_of,
 )
@@ -52,6 +47,13 @@ from arena.cases._model import (
     Opponent,
     ReplaySpec,
     Structure,
+)
+from arena.cases._tables import (
+    ENTRY,
+    MAX_SEEDS,
+    OPTIONAL_EXPORTS,
+    REPLAY_VERSIONS,
+    REQUIRED_EXPORTS,
 )
 
 __all__ = [
