@@ -46,7 +46,8 @@ __all__ = [
 FORMAT: Final = "foray-run-bundle"
 VERSION: Final = 1
 MAX_BUNDLE_BYTES: Final = 64 * 1024 * 1024
-"""A bundle's largest size: the module (8 MiB at most) and every replay of the run."""
+"""A bundle's largest size: the module (``arena.MAX_MODULE_BYTES`` at most) and every
+replay of the run."""
 MAX_MATCHES: Final = 1024
 """Most matches in one run (a case has at most 100 seeds and a few opponents)."""
 MAX_NAME_CHARS: Final = 256

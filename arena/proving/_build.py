@@ -42,7 +42,8 @@ MAX_LOG_BYTES: Final = 64 * 1024
 _REAPER: Final = Path(__file__).with_name("_reaper.py")
 """The supervisor each build command runs under (run as a script)."""
 _POLL: Final = 0.05
-"""Seconds between looks at a running command (a build takes seconds to minutes)."""
+"""Seconds between looks at a running command: short beside any build, so a command's end
+is seen soon after it comes, and long enough that the looks cost nothing."""
 _GRACE: Final = 2.0
 """Seconds to wait for the output's end once the command has ended or been told to stop
 (the reaper sweeping what it started); past them, the reaper's group is killed."""
