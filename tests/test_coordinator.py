@@ -53,15 +53,7 @@ from arena.coordinator import (
 )
 from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, Session, play
 from arena.store import Entrant, Origin, Store, TournamentStatus
-from arena.tournament import (
-    Format,
-    Pairing,
-    Played,
-    ScheduleMismatchError,
-    Scheduler,
-    Standings,
-    TournamentPlan,
-)
+from arena.tournament import Format, Pairing, Played, Scheduler, Standings, TournamentPlan
 from tests._support import EXTRA, Builder, cli, kill_workers_while
 
 Capture = pytest.CaptureFixture[str]
@@ -209,9 +201,13 @@ def test_a_stored_match_is_read_back_as_its_pairing_and_a_bad_key_names_the_matc
     pairings = {pairing_of(m) for m in store.tournament_matches(record.id)}
     assert pairings == set(Scheduler(tournament_plan(record)).ready())
     match = store.tournament_matches(record.id)[0]
-    with pytest.raises(ScheduleMismatchError, match=f"stored match {match.id}: '0:3' is not a"):
+    with pytest.raises(
+        arena.ScheduleMismatchError, match=f"stored match {match.id}: '0:3' is not a"
+    ):
         pairing_of(dataclasses.replace(match, pairing_key="0:3"))
-    with pytest.raises(ScheduleMismatchError, match=f"stored match {match.id} has no pairing key"):
+    with pytest.raises(
+        arena.ScheduleMismatchError, match=f"stored match {match.id} has no pairing key"
+    ):
         pairing_of(dataclasses.replace(match, pairing_key=None))
 
 

@@ -12,7 +12,6 @@ import shutil
 import time
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import wasmtime
 
 import arena
 import arena.store
+import web
 from arena import cases, proving
 from arena.baselines import BASELINES_DIR, compile_c
 from arena.cases import Case
@@ -653,61 +653,18 @@ def test_a_case_outside_the_catalog_cannot_record_a_run(
 
 # --------------------------------------------------------------------------- a pushed run
 
-
-@dataclass(frozen=True)
-class PushedMatch:
-    opponent: str
-    role: str
-    result: dict[str, Any]
-    replay: bytes
-
-
-@dataclass(frozen=True)
-class Pushed:
-    """A run as another arena pushes it (``proving.ClaimedRun``; web's bundle is one too)."""
-
-    case_slug: str
-    case_version: int
-    manifest_sha256: str
-    controller: str
-    module: bytes
-    outcome: str
-    reason: str | None
-    build_log: str
-    matches: tuple[PushedMatch, ...]
-
-    @property
-    def module_sha256(self) -> str:
-        return hashlib.sha256(self.module).hexdigest()
-
-
-def pushed_of(store: Store, proof: proving.Proof) -> Pushed:
-    run = proof.run
-    matches = []
-    for m in proof.report.matches:
-        assert m.record.result is not None
-        replay = store.read_replay_bytes(m.record.result.replay_sha256)
-        matches.append(PushedMatch(m.opponent, str(m.role), m.record.to_json(""), replay))
-    return Pushed(
-        run.case_slug,
-        run.case_version,
-        run.manifest_sha256,
-        run.controller,
-        store.read_module_bytes(run.controller_sha256 or ""),
-        str(run.outcome),
-        run.reason,
-        proof.report.build_log,
-        tuple(matches),
-    )
+Pushed = web.Bundle
 
 
 @pytest.fixture
 def proved(tmp_path: Path, store: Store, short_case: MakeCase) -> tuple[Case, Pushed]:
-    """A proof run of greedy-raider on two seeds, as it would be pushed."""
+    """A proof run of greedy-raider on two seeds, as ``arena push`` sends it (a
+    ``proving.ClaimedRun``)."""
     case = short_case(lambda doc: doc["match"].__setitem__("seeds", [3, 4]))
     module = tmp_path / "raider.wasm"
     module.write_bytes(arena.load_baseline("greedy-raider"))
-    return case, pushed_of(store, proving.prove(module, case, store=store, executor=InProcess()))
+    proof = proving.prove(module, case, store=store, executor=InProcess())
+    return case, web.bundle_of(store, proof.run.id)
 
 
 def test_a_pushed_run_is_checked_by_the_definition_of_a_run_that_proving_uses(
