@@ -1,7 +1,7 @@
 """The arena: hosts untrusted wasm controllers and plays Foray matches between them.
 
 The public facade over the sub-packages (sandbox, match, executors, tournament,
-store, coordinator, cases, baselines, bench, cli); ``web`` and other callers use
+store, coordinator, cases, proving, baselines, bench, cli); ``web`` and other callers use
 only these names. Names load on first use (PEP 562), so a command that never
 plays a match never imports wasmtime.
 """
@@ -21,26 +21,7 @@ if TYPE_CHECKING:
         load_baseline,
         numbered_module,
     )
-    from arena.cases import (
-        Build,
-        BuildStatus,
-        Case,
-        Lang,
-        Project,
-        Proof,
-        RunMatchReport,
-        RunNotPlayedError,
-        RunReport,
-        build_submission,
-        default_case,
-        find_case,
-        judge,
-        match_outcome,
-        new_project,
-        prove,
-        run_json,
-        run_report,
-    )
+    from arena.cases import Case, default_case, find_case
     from arena.cli import shown
     from arena.coordinator import (
         BatchPlayer,
@@ -87,6 +68,26 @@ if TYPE_CHECKING:
         rematch,
         replay_matches,
         run_match,
+    )
+    from arena.proving import (
+        Build,
+        BuildStatus,
+        Lang,
+        Project,
+        Proof,
+        RunMatchReport,
+        RunNotPlayedError,
+        RunReport,
+        build_submission,
+        check_pushed_run,
+        find_pushed_run,
+        match_outcome,
+        new_project,
+        prove,
+        recheck_match,
+        record_pushed_run,
+        run_json,
+        run_report,
     )
     from arena.sandbox import (
         BUFFER_BYTES,
@@ -222,10 +223,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "tournament_plan",
         "tournament_standings",
     ),
-    "arena.cases": (
+    "arena.cases": ("Case", "default_case", "find_case"),
+    "arena.proving": (
         "Build",
         "BuildStatus",
-        "Case",
         "Lang",
         "Project",
         "Proof",
@@ -233,12 +234,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "RunNotPlayedError",
         "RunReport",
         "build_submission",
-        "default_case",
-        "find_case",
-        "judge",
+        "check_pushed_run",
+        "find_pushed_run",
         "match_outcome",
         "new_project",
         "prove",
+        "recheck_match",
+        "record_pushed_run",
         "run_json",
         "run_report",
     ),
@@ -321,6 +323,7 @@ __all__ = [
     "atomic_write",
     "build_submission",
     "check_module",
+    "check_pushed_run",
     "create_tournament",
     "data_dir",
     "decode_actions",
@@ -332,7 +335,7 @@ __all__ = [
     "encode_obs_flat",
     "encode_obs_for",
     "find_case",
-    "judge",
+    "find_pushed_run",
     "load_baseline",
     "load_contestant",
     "load_map",
@@ -345,6 +348,8 @@ __all__ = [
     "play",
     "played_of",
     "prove",
+    "recheck_match",
+    "record_pushed_run",
     "rematch",
     "replay_matches",
     "run_json",

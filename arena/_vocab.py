@@ -1,8 +1,9 @@
 """Closed vocabularies that more than one of arena's sub-packages speaks, defined once.
 
 Dependency-free on purpose: ``arena.store`` keeps these values without loading
-``arena.cases`` (which loads the sandbox, and so wasmtime), and ``arena.cases``
-declares and judges them. Each sub-package re-exports what it uses.
+``arena.cases`` or ``arena.proving`` (which load the sandbox, and so wasmtime);
+``arena.cases`` declares the roles and ``arena.proving`` scores runs with them.
+Each sub-package re-exports what it uses.
 """
 
 from __future__ import annotations

@@ -1092,6 +1092,27 @@ def test_cases_reports_broken_cases_and_skips_unhosted_types(
     assert [p["unsupported_type"] for p in listing["problems"]] == [None, "performance"]
 
 
+def test_a_case_builds_the_job_of_a_match_under_it(idle: bytes) -> None:
+    """``Case.match_job``: the case's rules, limits, map, identity and replay version; the
+    rules and map given replace the case's."""
+    case = cases.default_case()
+    a, b = arena.Contestant("a", idle), arena.Contestant("b", idle)
+    job = case.match_job(a, b, seed=7)
+    assert job == arena.MatchJob(
+        a,
+        b,
+        seed=7,
+        config=case.rules,
+        limits=case.limits,
+        game_map=case.game_map,
+        case=case.ref,
+        replay_version=case.replay.version,
+    )
+    short, small = case.rules.replace(max_ticks=3), sim.generate_map(1, 24, 24)
+    job = case.match_job(a, b, config=short, game_map=small)
+    assert (job.config, job.game_map, job.limits, job.case) == (short, small, case.limits, case.ref)
+
+
 def test_match_plays_under_the_foray_case_and_records_it(capsys: Capture, tmp_path: Path) -> None:
     path = tmp_path / "m.replay"
     out = cli(capsys, "match", "random", "random", "--max-ticks", "3", "--replay", str(path))

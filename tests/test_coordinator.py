@@ -108,7 +108,7 @@ def _sequential(plan: TournamentPlan, config: sim.Config) -> Standings:
     blobs = {name: arena.load_contestant(name) for name in plan.field}
     while (pairings := scheduler.next_round()) is not None:
         for p in pairings:
-            job = MatchJob.for_case(case, blobs[p.a], blobs[p.b], seed=p.seed, config=config)
+            job = case.match_job(blobs[p.a], blobs[p.b], seed=p.seed, config=config)
             scheduler.record(Played.from_result(p, play(job)))
     return scheduler.standings()
 
@@ -190,6 +190,25 @@ def test_a_match_that_could_not_be_played_is_recorded_as_an_error_and_counts_for
     # Resuming a finished tournament plays nothing, and the error stays what it was.
     again = run_tournament_sync(store, record.id, InProcess(), slots=2)
     assert again.stats.played == 0 and again.standings == run.standings
+
+
+def test_a_stored_match_is_read_back_as_its_pairing_and_a_bad_key_names_the_match(
+    store: Store,
+) -> None:
+    field = _field(store, BASELINE_FIELD[:2])
+    record = create_tournament(store, "gauntlet", field, seeds=(5,), config=SHORT)
+    run_tournament_sync(store, record.id, InProcess(), slots=1)
+    pairings = {pairing_of(m) for m in store.tournament_matches(record.id)}
+    assert pairings == set(Scheduler(tournament_plan(record)).ready())
+    match = store.tournament_matches(record.id)[0]
+    with pytest.raises(
+        arena.ScheduleMismatchError, match=f"stored match {match.id}: '0:3' is not a"
+    ):
+        pairing_of(dataclasses.replace(match, pairing_key="0:3"))
+    with pytest.raises(
+        arena.ScheduleMismatchError, match=f"stored match {match.id} has no pairing key"
+    ):
+        pairing_of(dataclasses.replace(match, pairing_key=None))
 
 
 @pytest.mark.parametrize(("fmt", "stop_after"), [("round-robin", 5), ("swiss", 3), ("bracket", 6)])
@@ -300,7 +319,7 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
     contestants = {"busy": arena.Contestant("busy", busy), "idle": arena.Contestant("idle", idle)}
     for m in matches:
         p = pairing_of(m)
-        job = MatchJob.for_case(case, contestants[p.a], contestants[p.b], seed=p.seed, config=LONG)
+        job = case.match_job(contestants[p.a], contestants[p.b], seed=p.seed, config=LONG)
         assert m.result is not None and m.result.replay_sha256 == play(job).replay_sha256
 
 

@@ -5,7 +5,10 @@ one job: only ``sandbox`` touches wasmtime (and only its ``_ffi`` module
 ctypes and wasmtime's private names), only ``match`` and ``executors`` (and
 ``bench``, which times them) play matches (anyone else is on a list, with
 why), ``tournament`` stays pure (no sandbox, no match, no I/O), ``store``
-keeps results without playing them.
+keeps results without playing them. The sub-packages stand in layers
+(``ARENA_LAYERS``), each importing only those below its own: the case format
+(``cases``) below the workflow that builds, proves and checks runs of a case
+(``proving``), so neither the executors nor the store know what a case is.
 
 Privacy: a module or a name whose own name starts with ``_`` (dunders aside)
 is private to the package that holds it, and usable from that package and
@@ -67,14 +70,16 @@ ALSO_PLAYING = {
     ("arena.cli._match", "play"): "`arena match` plays its one match as a worker would (a job)",
     ("arena.cli._replay", "replay_matches"): "`arena replay verify --modules` plays it again",
     ("web._site", "play"): "the site's queue hands arena.play to its worker processes",
-    ("web._bundle", "rematch"): "check_pushed_match runs in the site's worker processes",
+    ("arena.proving._pushed", "rematch"): (
+        "recheck_match plays a pushed run's match again (in the site's worker processes)"
+    ),
     ("web._bench", "play"): "the viewer benchmark needs one replay to load",
     ("web._load", "play"): "the load driver seeds its store with one match",
 }
 # The only modules that may import ctypes, and why.
 CTYPES_USERS = {
     "arena.sandbox._ffi": "wasmtime's C API, past wasmtime-py, in one place",
-    "arena.cases._reaper": "libc's prctl (child subreaper) in the build supervisor script",
+    "arena.proving._reaper": "libc's prctl (child subreaper) in the build supervisor script",
 }
 # The only modules that import by name (importlib.import_module, __import__), and why.
 DYNAMIC_IMPORTERS = {
@@ -92,6 +97,19 @@ LAZY_TABLES = {
     "replays",
     "web",
 }
+# arena's sub-packages from the bottom up: each imports only those of the layers below its own
+# (arena's own modules, such as arena/_errors.py, serve them all).
+ARENA_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("sandbox", "tournament", "baselines"),
+    ("match",),
+    ("executors",),
+    # the case format (a case builds its matches' jobs) and the storage, neither knowing the other
+    ("cases", "store"),
+    # what plays over a case and keeps its results: tournaments, a submission's proving
+    ("coordinator", "proving"),
+    ("bench",),
+    ("cli",),
+)
 
 
 @dataclass(frozen=True)
@@ -253,7 +271,7 @@ def test_the_scan_sees_the_project() -> None:
     assert any(imp.importer.startswith("arena.cli") for imp in IMPORTS)
     # web's `arena.rematch(...)` is seen through its alias, and arena's lazy tables are read
     seen = {(imp.importer, imp.module, imp.names, imp.how) for imp in IMPORTS}
-    assert ("web._bundle", "arena", ("rematch",), "attribute") in seen
+    assert ("web._site", "arena", ("play",), "attribute") in seen
     assert ("arena", "arena.sandbox", ("Controller",), "lazy") in seen
 
 
@@ -312,6 +330,32 @@ def test_relative_imports_are_resolved() -> None:
     (node,) = ast.parse("from ._fuel import FuelStats").body
     assert isinstance(node, ast.ImportFrom)
     assert _absolute("arena.match", init, node) == "arena.match._fuel"
+
+
+def _arena_package(dotted: str) -> str | None:
+    """The sub-package of ``arena`` that ``dotted`` is in (a facade name: the one lending it)."""
+    parts = dotted.split(".")
+    if parts[0] != "arena" or len(parts) < 2:
+        return None
+    if _is_package(f"arena.{parts[1]}"):
+        return parts[1]
+    lent = _lazy_table("arena").get(parts[1])
+    return None if lent is None else lent.split(".")[1]
+
+
+def test_arenas_sub_packages_import_only_the_layers_below_their_own() -> None:
+    layer = {package: i for i, packages in enumerate(ARENA_LAYERS) for package in packages}
+    found = {p.name for p in (ROOT / "arena").iterdir() if (p / "__init__.py").is_file()}
+    assert found == set(layer), "every sub-package of arena has its place in ARENA_LAYERS"
+    bad = [
+        f"{imp.where()}: arena.{importer} uses {target} (arena.{used} is not below it)"
+        for imp in IMPORTS
+        if (importer := _arena_package(imp.importer)) is not None
+        for target in imp.targets()
+        if (used := _arena_package(target)) not in (None, importer)
+        and layer[used] >= layer[importer]
+    ]
+    assert not bad, "\n".join(bad)
 
 
 def test_web_uses_only_the_arena_facade() -> None:

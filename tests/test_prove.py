@@ -6,6 +6,7 @@ End to end once on the Foray case itself (C), once on a short copy of it
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import shutil
 import time
@@ -21,10 +22,12 @@ import wasmtime
 
 import arena
 import arena.store
-from arena import cases
+import web
+from arena import cases, proving
 from arena.baselines import BASELINES_DIR, compile_c
-from arena.cases import Build, BuildStatus, Case, Lang, RunOutcome
+from arena.cases import Case
 from arena.executors import Executor, JobFailed, MatchJob, Outcome, Session
+from arena.proving import Build, BuildStatus, Lang, RunOutcome
 from arena.store import NotInStoreError, Origin, Store
 from tests._support import BOTS, ZOO, Builder, InProcess, cli, worker_pids
 
@@ -120,8 +123,8 @@ def imports_module() -> bytes:
 
 
 def test_the_shared_vocabularies_are_defined_once() -> None:
-    assert arena.store.Role is arena.cases.Role is arena.Role
-    assert arena.store.RunOutcome is arena.cases.RunOutcome is arena.RunOutcome
+    assert arena.store.Role is arena.cases.Role is arena.proving.Role is arena.Role
+    assert arena.store.RunOutcome is arena.proving.RunOutcome is arena.RunOutcome
     assert [r.scored for r in arena.cases.Role] == [True, True, False]
 
 
@@ -138,18 +141,18 @@ def test_the_shared_vocabularies_are_defined_once() -> None:
         ("WDL", "draw"),
     ],
 )
-def test_the_canonical_matches_judge_the_run(outcomes: str, judged: str) -> None:
+def test_the_canonical_matches_score_the_run(outcomes: str, judged: str) -> None:
     words = {"W": RunOutcome.WIN, "L": RunOutcome.LOSS, "D": RunOutcome.DRAW}
-    assert cases.judge(words[o] for o in outcomes) is RunOutcome(judged)
+    assert proving.score_run(words[o] for o in outcomes) is RunOutcome(judged)
 
 
 def test_a_match_outcome_is_from_the_controllers_side() -> None:
-    assert cases.match_outcome(0, 0) is RunOutcome.WIN
-    assert cases.match_outcome(1, 0) is RunOutcome.LOSS
-    assert cases.match_outcome(0, 1) is RunOutcome.LOSS
-    assert cases.match_outcome(None, 1) is RunOutcome.DRAW
+    assert proving.match_outcome(0, 0) is RunOutcome.WIN
+    assert proving.match_outcome(1, 0) is RunOutcome.LOSS
+    assert proving.match_outcome(0, 1) is RunOutcome.LOSS
+    assert proving.match_outcome(None, 1) is RunOutcome.DRAW
     with pytest.raises(ValueError, match="could-not-compete"):
-        cases.judge([RunOutcome.COULD_NOT_COMPETE])
+        proving.score_run([RunOutcome.COULD_NOT_COMPETE])
 
 
 # --------------------------------------------------------------------------- arena new
@@ -157,7 +160,7 @@ def test_a_match_outcome_is_from_the_controllers_side() -> None:
 
 def test_new_lays_out_the_c_project(tmp_path: Path) -> None:
     case = cases.default_case()
-    project = cases.new_project(tmp_path / "a" / "bot", case)
+    project = proving.new_project(tmp_path / "a" / "bot", case)
     assert project.lang is Lang.C and project.files == C_FILES
     assert sorted(p.name for p in project.directory.iterdir()) == list(C_FILES)
     for name in C_FILES:
@@ -165,7 +168,7 @@ def test_new_lays_out_the_c_project(tmp_path: Path) -> None:
 
 
 def test_new_lays_out_the_zig_project(tmp_path: Path) -> None:
-    project = cases.new_project(tmp_path / "bot", cases.default_case(), lang=Lang.ZIG)
+    project = proving.new_project(tmp_path / "bot", cases.default_case(), lang=Lang.ZIG)
     assert project.files == ZIG_FILES
     assert sorted(p.name for p in project.directory.iterdir()) == list(ZIG_FILES)
     zig = FORAY / "workspace" / "zig"
@@ -209,20 +212,20 @@ def test_new_names_the_languages_a_case_has(tmp_path: Path, short_case: MakeCase
     case = short_case()
     assert case.paths.workspace is not None
     shutil.rmtree(case.paths.workspace / "zig")
-    assert cases.languages(case) == (Lang.C,)
+    assert proving.languages(case) == (Lang.C,)
     with pytest.raises(arena.ArenaError, match=r"no zig workspace \(languages: c\)"):
-        cases.new_project(tmp_path / "bot", case, lang=Lang.ZIG)
+        proving.new_project(tmp_path / "bot", case, lang=Lang.ZIG)
     assert not (tmp_path / "bot").exists()
 
 
 def test_new_runs_the_cases_init_command(tmp_path: Path, short_case: MakeCase) -> None:
     case = short_case(lambda doc: doc.__setitem__("init", "echo ready > initialized; echo done"))
-    project = cases.new_project(tmp_path / "bot", case)
+    project = proving.new_project(tmp_path / "bot", case)
     assert (project.directory / "initialized").read_text() == "ready\n"
     assert "done" in project.init_log
     failing = short_case(lambda doc: doc.__setitem__("init", "echo broken; exit 3"))
     with pytest.raises(arena.ArenaError, match=r"init command .* exited with status 3"):
-        cases.new_project(tmp_path / "other", failing)
+        proving.new_project(tmp_path / "other", failing)
 
 
 # --------------------------------------------------------------------------- end to end
@@ -319,10 +322,10 @@ def test_a_failed_build_could_not_compete(
 ) -> None:
     case = short_case()
     bot = tmp_path / "bot"
-    cases.new_project(bot, case)
+    proving.new_project(bot, case)
     with (bot / "controller.c").open("a") as f:
         f.write("\nthis is not C;\n")
-    build = cases.build_submission(bot, case)
+    build = proving.build_submission(bot, case)
     assert build.status is BuildStatus.FAILED and build.sha256 is None and build.blob is None
     assert build.reason == "the build command (sh build.sh) exited with status 1"
     assert "$ sh build.sh" in build.log and "error" in build.log
@@ -358,15 +361,15 @@ def test_the_install_command_runs_before_the_build(tmp_path: Path, short_case: M
     install = "echo '#define INSTALLED 1' > installed.h; echo fetched"
     case = short_case(lambda doc: doc["build"].__setitem__("install", install))
     bot = tmp_path / "bot"
-    cases.new_project(bot, case)
+    proving.new_project(bot, case)
     source = bot / "controller.c"
     source.write_text(INSTALLED + source.read_text())
-    build = cases.build_submission(bot, case)
+    build = proving.build_submission(bot, case)
     assert build.ok, build.log
     assert build.log.index(f"$ {install}\nfetched\n") < build.log.index("$ sh build.sh")
     # Without the install the same submission does not build: the header is its doing.
     (bot / "installed.h").unlink()
-    bare = cases.build_submission(bot, short_case())
+    bare = proving.build_submission(bot, short_case())
     assert bare.status is BuildStatus.FAILED and "installed.h" in bare.log
 
 
@@ -376,15 +379,15 @@ def test_a_failed_install_could_not_compete_and_the_build_never_ran(
     install = "echo no network; exit 7"
     case = short_case(lambda doc: doc["build"].__setitem__("install", install))
     bot = tmp_path / "bot"
-    cases.new_project(bot, case)
+    proving.new_project(bot, case)
     (bot / "build.sh").write_text("touch build-ran\n" + (bot / "build.sh").read_text())
-    build = cases.build_submission(bot, case)
+    build = proving.build_submission(bot, case)
     assert build.status is BuildStatus.FAILED and build.sha256 is None
     assert build.reason == f"the install command ({install}) exited with status 7"
     assert "no network" in build.log and "$ sh build.sh" not in build.log
     assert not (bot / "build-ran").exists()
 
-    proof = cases.prove(bot, case, store=store, executor=Broken())  # nothing is played
+    proof = proving.prove(bot, case, store=store, executor=Broken())  # nothing is played
     assert proof.run.outcome is RunOutcome.COULD_NOT_COMPETE and not proof.report.matches
     assert proof.run.reason == build.reason
     assert store.build_log(proof.run.id) == proof.report.build_log
@@ -397,7 +400,7 @@ def test_a_hanging_build_is_killed_with_its_whole_process_group(
 ) -> None:
     case = short_case()
     bot = tmp_path / "bot"
-    cases.new_project(bot, case)
+    proving.new_project(bot, case)
     (bot / "build.sh").write_text(HANG)
     ran = cli(capsys, "prove", str(bot), "--timeout", "2", "--json")
     assert ran.code == 1
@@ -417,7 +420,7 @@ def test_a_build_leaves_nothing_running_behind(tmp_path: Path, short_case: MakeC
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "build.sh").write_text("sleep 300 &\necho $! > sleeper.pid\necho started\n")
-    build = cases.build_submission(bot, case, timeout=60)
+    build = proving.build_submission(bot, case, timeout=60)
     assert build.status is BuildStatus.FAILED
     assert build.reason == "the build made no controller.wasm"
     assert "started" in build.log and build.seconds < 60
@@ -436,7 +439,7 @@ def test_a_process_that_left_the_group_is_ended_with_the_build(
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "build.sh").write_text(ESCAPE + "sleep 0.5\necho built\n")
-    build = cases.build_submission(bot, case, timeout=60)
+    build = proving.build_submission(bot, case, timeout=60)
     assert build.status is BuildStatus.FAILED and "built" in build.log
     assert gone(int((bot / "escaped.pid").read_text()))
 
@@ -449,7 +452,7 @@ def test_a_process_that_left_the_group_is_ended_at_the_limit(
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "build.sh").write_text(ESCAPE + "sleep 300\n")
-    build = cases.build_submission(bot, case, timeout=1)
+    build = proving.build_submission(bot, case, timeout=1)
     assert build.status is BuildStatus.TIMED_OUT
     assert gone(int((bot / "escaped.pid").read_text()))
 
@@ -461,10 +464,10 @@ def test_the_build_time_limit_is_the_cases_or_sooner(tmp_path: Path, short_case:
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "build.sh").write_text("sleep 300\n")
-    build = cases.build_submission(bot, case, timeout=600)
+    build = proving.build_submission(bot, case, timeout=600)
     assert build.status is BuildStatus.TIMED_OUT and "limit of 1 s" in (build.reason or "")
     with pytest.raises(arena.ArenaError, match="positive"):
-        cases.build_submission(bot, case, timeout=0)
+        proving.build_submission(bot, case, timeout=0)
 
 
 @pytest.mark.parametrize(
@@ -483,7 +486,7 @@ def test_what_a_build_can_get_wrong(
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "build.sh").write_text(script + "\n")
-    build = cases.build_submission(bot, short_case())
+    build = proving.build_submission(bot, short_case())
     assert build.status == status and not build.ok
     assert reason in (build.reason or ""), build.reason
     assert build.to_json()["status"] == status and build.to_json()["ok"] is False
@@ -493,11 +496,11 @@ def test_a_build_log_keeps_its_end(tmp_path: Path, short_case: MakeCase) -> None
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "build.sh").write_text("yes x | head -c 200000\necho the-end\nexit 1\n")
-    build = cases.build_submission(bot, short_case())
+    build = proving.build_submission(bot, short_case())
     assert build.status is BuildStatus.FAILED
     assert build.log.startswith("[... ") and "bytes of output cut]" in build.log
     assert build.log.rstrip().endswith("the-end")
-    assert len(build.log.encode()) <= cases.MAX_LOG_BYTES + 100
+    assert len(build.log.encode()) <= proving.MAX_LOG_BYTES + 100
 
 
 def test_arena_build_exits_1_with_the_reason(tmp_path: Path, capsys: Capture, data: Path) -> None:
@@ -543,7 +546,7 @@ def test_a_built_module_with_imports_could_not_compete(
     bot.mkdir()
     (tmp_path / "importer.wasm").write_bytes(imports_module())
     (bot / "build.sh").write_text(f"cp {tmp_path / 'importer.wasm'} controller.wasm\n")
-    proof = cases.prove(bot, short_case(), store=store, executor=InProcess())
+    proof = proving.prove(bot, short_case(), store=store, executor=InProcess())
     assert proof.run.outcome is RunOutcome.COULD_NOT_COMPETE and not proof.report.matches
     assert "controller.wasm is not admissible" in (proof.run.reason or "")
     assert proof.run.controller_sha256 == proof.build.sha256 is not None
@@ -554,19 +557,19 @@ def test_prove_a_module_file(tmp_path: Path, store: Store, short_case: MakeCase)
     case = short_case(lambda doc: doc["match"].__setitem__("seeds", [3, 4]))
     module = tmp_path / "raider.wasm"
     module.write_bytes(arena.load_baseline("greedy-raider"))
-    proof = cases.prove(module, case, store=store, executor=InProcess())
+    proof = proving.prove(module, case, store=store, executor=InProcess())
     assert isinstance(proof.build, Build) and proof.build.log == ""
     assert store.controller(proof.run.controller_sha256 or "").origin is Origin.FILE
     assert [(m.opponent, m.record.seed) for m in proof.report.matches] == [
         (o.name, seed) for o in case.opponents for seed in (3, 4)
     ]
     canonical = [m.outcome for m in proof.report.matches if m.role is cases.Role.CANONICAL]
-    assert proof.run.outcome is cases.judge(o for o in canonical if o is not None)
+    assert proof.run.outcome is proving.score_run(o for o in canonical if o is not None)
     assert all(m.side == 0 and m.replay is not None for m in proof.report.matches)
 
-    found = cases.prove(module, case, store=store, executor=Broken())  # nothing is played
+    found = proving.prove(module, case, store=store, executor=Broken())  # nothing is played
     assert found.found and found.report == proof.report
-    again = cases.prove(module, case, store=store, again=True, executor=InProcess())
+    again = proving.prove(module, case, store=store, again=True, executor=InProcess())
     assert not again.found and again.run.id != proof.run.id
     # Determinism: the same module on the same case plays the same replays.
     assert [m.record.result for m in again.report.matches] == [
@@ -589,8 +592,8 @@ def test_a_run_the_arena_could_not_play_is_not_recorded(
 ) -> None:
     module = tmp_path / "random.wasm"
     module.write_bytes(arena.load_baseline("random"))
-    with pytest.raises(cases.RunNotPlayedError, match=r"4 match.*nothing is recorded.*SIGKILL"):
-        cases.prove(module, short_case(), store=store, executor=Broken())
+    with pytest.raises(proving.RunNotPlayedError, match=r"4 match.*nothing is recorded.*SIGKILL"):
+        proving.prove(module, short_case(), store=store, executor=Broken())
     assert store.runs() == []
 
 
@@ -604,11 +607,11 @@ def test_a_run_past_the_cases_time_limit_is_not_recorded(
     module = tmp_path / "random.wasm"
     module.write_bytes(arena.load_baseline("random"))
     with pytest.raises(
-        cases.RunNotPlayedError,
+        proving.RunNotPlayedError,
         match=r"did not finish within its limit of 0\.0036 s \(the case's max_runtime_hours"
         r" = 1e-06\): [01] of 4 matches played, nothing is recorded",
     ):
-        cases.prove(module, case, store=store, executor=InProcess())
+        proving.prove(module, case, store=store, executor=InProcess())
     assert store.runs() == [] and store.matches() == []
 
 
@@ -642,4 +645,92 @@ def test_a_case_outside_the_catalog_cannot_record_a_run(
     module = tmp_path / "random.wasm"
     module.write_bytes(arena.load_baseline("random"))
     with pytest.raises(arena.ArenaError, match="has no version"):
-        cases.prove(module, cases.load_case(loose), store=store)
+        proving.prove(module, cases.load_case(loose), store=store)
+
+
+# --------------------------------------------------------------------------- a pushed run
+
+Pushed = web.Bundle
+
+
+@pytest.fixture
+def proved(tmp_path: Path, store: Store, short_case: MakeCase) -> tuple[Case, Pushed]:
+    """A proof run of greedy-raider on two seeds, as ``arena push`` sends it (a
+    ``proving.ClaimedRun``)."""
+    case = short_case(lambda doc: doc["match"].__setitem__("seeds", [3, 4]))
+    module = tmp_path / "raider.wasm"
+    module.write_bytes(arena.load_baseline("greedy-raider"))
+    proof = proving.prove(module, case, store=store, executor=InProcess())
+    return case, web.bundle_of(store, proof.run.id)
+
+
+def test_a_pushed_run_is_checked_by_the_definition_of_a_run_that_proving_uses(
+    tmp_path: Path, store: Store, proved: tuple[Case, Pushed]
+) -> None:
+    case, pushed = proved
+    check = proving.check_pushed_run(case, pushed)
+    planned = proving.planned_matches(case)
+    assert [(m.opponent, m.result["seed"]) for m in pushed.matches] == [
+        (o.name, seed) for o, seed in planned
+    ]
+    matches = check.results([proving.recheck_match(r) for r in check.rechecks])
+    assert [m.result.replay for m in matches] == [m.replay for m in pushed.matches]
+    assert str(proving.run_outcome(pushed.module_sha256, matches)) == pushed.outcome
+    # Where it was proved, it is that run; elsewhere it is recorded once, as it was.
+    (here,) = store.runs()
+    assert proving.find_pushed_run(store, pushed) == here
+    with Store.open(tmp_path / "server") as server:
+        assert proving.find_pushed_run(server, pushed) is None
+        for o in case.opponents:  # as a server stores them when it starts
+            server.add_controller(o.read_module(), name=o.name, origin=Origin.BASELINE)
+        recorded = proving.record_pushed_run(server, pushed, matches)
+        assert proving.find_pushed_run(server, pushed) == recorded
+        there = proving.run_report(server, recorded.id)
+    mine = proving.run_report(store, here.id)
+    assert (there.run.outcome, there.build_log) == (here.outcome, mine.build_log)
+    assert [(m.opponent, m.role, m.side, m.outcome, m.record.result) for m in there.matches] == [
+        (m.opponent, m.role, m.side, m.outcome, m.record.result) for m in mine.matches
+    ]
+
+
+def _forged(pushed: Pushed, index: int, **changes: Any) -> Pushed:
+    matches = list(pushed.matches)
+    matches[index] = dataclasses.replace(matches[index], **changes)
+    return dataclasses.replace(pushed, matches=tuple(matches))
+
+
+@pytest.mark.parametrize(
+    ("forge", "message"),
+    [
+        (lambda p: dataclasses.replace(p, case_version=2), "this server plays foray/1"),
+        (lambda p: dataclasses.replace(p, manifest_sha256="0" * 64), "the run's manifest"),
+        (lambda p: dataclasses.replace(p, outcome="could-not-compete"), "a run to push competed"),
+        (lambda p: dataclasses.replace(p, matches=p.matches[1:]), "7 matches of the 8 expected"),
+        (lambda p: _forged(p, 0, opponent="nobody"), "'nobody' is not an opponent of the case"),
+        (lambda p: _forged(p, 0, role="evidence"), "is canonical in the case, not evidence"),
+    ],
+)
+def test_a_pushed_run_not_shaped_as_a_run_of_the_case_is_refused_before_any_replay(
+    proved: tuple[Case, Pushed], forge: Callable[[Pushed], Pushed], message: str
+) -> None:
+    case, pushed = proved
+    with pytest.raises(proving.RunRefusedError, match=f"^refused: .*{message}"):
+        proving.check_pushed_run(case, forge(pushed))
+
+
+def test_a_pushed_match_or_outcome_that_does_not_play_again_is_refused(
+    proved: tuple[Case, Pushed],
+) -> None:
+    case, pushed = proved
+    other = pushed.matches[1].replay
+    swapped = proving.check_pushed_run(case, _forged(pushed, 0, replay=other))
+    with pytest.raises(proving.RunRefusedError, match=r"^refused: match 0 \(against"):
+        swapped.results([proving.recheck_match(r) for r in swapped.rechecks])
+    result = {**pushed.matches[2].result, "ticks": 1}
+    fibbed = proving.check_pushed_run(case, _forged(pushed, 2, result=result))
+    with pytest.raises(proving.RunRefusedError, match=r"differs from the match .* \(keys ticks\)"):
+        fibbed.results([proving.recheck_match(r) for r in fibbed.rechecks])
+    forged = "win" if pushed.outcome != "win" else "loss"
+    boasted = proving.check_pushed_run(case, dataclasses.replace(pushed, outcome=forged))
+    with pytest.raises(proving.RunRefusedError, match=f"the run says {forged}; its canonical"):
+        boasted.results([proving.recheck_match(r) for r in boasted.rechecks])

@@ -271,8 +271,7 @@ def test_a_quick_match_is_queued_played_and_recorded(
     assert match == stream[-1][1]
     # The result with the design's keys, the replay's URL as "replay".
     expected = arena.play(
-        arena.MatchJob.for_case(
-            case,
+        case.match_job(
             arena.Contestant("greedy-raider", arena.load_baseline("greedy-raider")),
             arena.Contestant("fuel-probe", arena.load_baseline("fuel-probe")),
             seed=3,
@@ -578,8 +577,7 @@ def forged(bundle: web.Bundle, case: arena.Case) -> web.Bundle:
     matches = []
     for m in bundle.matches:
         (opponent,) = [o for o in case.opponents if o.name == m.opponent]
-        job = arena.MatchJob.for_case(
-            case,
+        job = case.match_job(
             arena.Contestant("no-module", bad),
             arena.Contestant(opponent.name, opponent.read_module()),
             seed=m.result["seed"],

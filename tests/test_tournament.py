@@ -117,15 +117,11 @@ def plans(draw: st.DrawFn, formats: Iterable[Format] = tuple(Format)) -> Tournam
     return TournamentPlan(fmt, field, tuple(draw(seed_lists)), rounds=rounds, shuffle=shuffle)
 
 
-def stage_of(plan: TournamentPlan, p: Pairing) -> int:
-    return p.round // plan.rounds_per_stage
-
-
 def meetings(plan: TournamentPlan, log: Iterable[Played]) -> dict[tuple[int, int], list[Pairing]]:
     """The matches of each meeting, by (stage, slot)."""
     out: dict[tuple[int, int], list[Pairing]] = defaultdict(list)
     for played in log:
-        out[(stage_of(plan, played.pairing), played.pairing.slot)].append(played.pairing)
+        out[(plan.stage_of(played.pairing), played.pairing.slot)].append(played.pairing)
     return out
 
 
@@ -141,10 +137,15 @@ def test_each_meeting_plays_every_seed_with_both_sides_exactly_once(
     log = play_rounds(sched, salt)
     keys = [p.key for p in log]
     assert len(set(keys)) == len(keys)
-    for games in meetings(plan, log).values():
+    for (stage, _slot), games in meetings(plan, log).items():
         a, b = games[0].a, games[0].b
         want = sorted((s, x, y) for s in plan.seeds for x, y in ((a, b), (b, a)))
         assert sorted((g.seed, g.a, g.b) for g in games) == want
+        # the plan tells the two side assignments apart: one each per seed
+        assert 0 <= stage < plan.stages
+        first = {(g.a, g.b) for g in games if plan.side_of(g) == 0}
+        swapped = {(g.b, g.a) for g in games if plan.side_of(g) == 1}
+        assert len(first) == 1 and first == swapped
     assert len(log) == sched.total <= plan.matches
     assert sched.total == plan.matches or plan.format is Format.SWISS
 
@@ -211,7 +212,7 @@ def test_round_robin_stages_are_a_proper_edge_colouring_of_the_complete_graph(n:
     classes: dict[int, set[tuple[str, str]]] = defaultdict(set)
     for played in log:
         a, b = sorted(played.pairing.names)
-        classes[stage_of(plan, played.pairing)].add((a, b))
+        classes[plan.stage_of(played.pairing)].add((a, b))
     complete = nx.complete_graph(field)
     assert len(classes) == plan.stages == (n - 1 if n % 2 == 0 else n)
     coloured = [edge for edges in classes.values() for edge in edges]
@@ -242,7 +243,7 @@ def first_stage(plan: TournamentPlan, log: Iterable[Played]) -> dict[str, int]:
     out: dict[str, int] = {}
     for played in sorted(log, key=lambda p: p.pairing.round):
         for name in played.pairing.names:
-            out.setdefault(name, stage_of(plan, played.pairing))
+            out.setdefault(name, plan.stage_of(played.pairing))
     return out
 
 
@@ -257,7 +258,7 @@ def test_a_bracket_of_n_has_n_minus_one_eliminations_and_one_champion(
     games = meetings(plan, log)
     assert len(games) == n - 1
     seed_rank = {name: i for i, name in enumerate(plan.order)}
-    last = {name: stage_of(plan, p.pairing) for p in log for name in p.pairing.names}
+    last = {name: plan.stage_of(p.pairing) for p in log for name in p.pairing.names}
     losers = []
     for (stage, _), pairings in games.items():
         a, b = pairings[0].a, pairings[0].b
@@ -600,6 +601,42 @@ def test_keys_name_a_match_unambiguously() -> None:
     assert one != other and one == '[3,1,9,"a:b","c"]'
 
 
+@given(
+    round_=st.integers(0, 2**31),
+    slot=st.integers(0, 2**16),
+    seed=st.integers(0, 2**32 - 1),
+    a=st.text(min_size=1),
+    b=st.text(min_size=1),
+)
+def test_a_pairing_is_read_back_from_its_key(
+    round_: int, slot: int, seed: int, a: str, b: str
+) -> None:
+    pairing = Pairing(round_, slot, a, b, seed)
+    assert Pairing.from_key(pairing.key) == pairing
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "",
+        "0:3",
+        "[0,1,2]",
+        '[0,1,2,"a"]',
+        '[0,1,2,"a","b","c"]',
+        '[0,1,2,"a",7]',
+        '["0",1,2,"a","b"]',
+        '[0,true,2,"a","b"]',
+        '[0,1.5,2,"a","b"]',
+        '{"round":0}',
+        "[" * 5000,
+    ],
+)
+def test_a_string_that_is_no_pairing_key_is_refused_by_name(key: str) -> None:
+    with pytest.raises(ScheduleMismatchError, match="is not a pairing key") as caught:
+        Pairing.from_key(key)
+    assert repr(key)[:40] in str(caught.value)
+
+
 @pytest.mark.parametrize("fmt", list(Format))
 def test_results_the_schedule_does_not_hold_are_refused(fmt: Format) -> None:
     plan = TournamentPlan(fmt, ("a", "b", "c", "d"), (1, 2))
@@ -624,8 +661,8 @@ def test_results_the_schedule_does_not_hold_are_refused(fmt: Format) -> None:
 def test_a_result_for_a_later_swiss_round_is_checked_once_that_round_is_paired() -> None:
     plan = TournamentPlan(Format.SWISS, ("a", "b", "c", "d"), (1,))
     log = play_rounds(plan.scheduler(), 5)
-    later = next(p for p in log if stage_of(plan, p.pairing) == 1)
-    first = [p for p in log if stage_of(plan, p.pairing) == 0]
+    later = next(p for p in log if plan.stage_of(p.pairing) == 1)
+    first = [p for p in log if plan.stage_of(p.pairing) == 0]
     bogus = Played(Pairing(later.pairing.round, 0, "a", "b", 1), 0, sim.Reason.SCORE)
     if frozenset(later.pairing.names) == frozenset("ab"):
         bogus = Played(Pairing(later.pairing.round, 0, "a", "c", 1), 0, sim.Reason.SCORE)

@@ -3,9 +3,9 @@
 A bundle carries what a server needs to check a run without trusting it: the
 case's identity, the controller's module, the run's outcome and build log, and
 per match the opponent, its role, the result JSON the run recorded and the
-replay's bytes. The server plays every match again (``check_pushed_match``, in
-a worker process) and lists the run only if each replay comes out byte for
-byte the same.
+replay's bytes. A ``Bundle`` is the claimed run ``arena.check_pushed_run``
+checks: the server plays every match again in a worker process and lists the
+run only if each replay comes out byte for byte the same.
 
 Wire format (version 1), a msgpack map with exactly these keys::
 
@@ -31,7 +31,6 @@ from typing import Any, Final
 import msgpack
 
 import arena
-import replays
 from replays import MAX_NAME_CHARS
 
 __all__ = [
@@ -42,14 +41,14 @@ __all__ = [
     "Bundle",
     "BundleError",
     "PushedMatch",
-    "check_pushed_match",
     "decode_bundle",
 ]
 
 FORMAT: Final = "foray-run-bundle"
 VERSION: Final = 1
 MAX_BUNDLE_BYTES: Final = 64 * 1024 * 1024
-"""A bundle's largest size: the module (8 MiB at most) and every replay of the run."""
+"""A bundle's largest size: the module (``arena.MAX_MODULE_BYTES`` at most) and every
+replay of the run."""
 MAX_MATCHES: Final = 1024
 """Most matches in one run (a case has at most 100 seeds and a few opponents)."""
 MAX_TEXT_BYTES: Final = 256 * 1024
@@ -224,43 +223,3 @@ def _bytes(value: object, where: str) -> bytes:
     if not isinstance(value, bytes):
         raise BundleError(f"bundle: field '{where}': expected binary data")
     return value
-
-
-# --------------------------------------------------------------------------- in a worker
-
-
-def _refused(detail: str) -> arena.Rematch:
-    return arena.Rematch(replays.VerifyReport(False, 0, None, detail), None)
-
-
-def check_pushed_match(
-    case: arena.Case, replay: bytes, controller: bytes, opponent: bytes
-) -> arena.Rematch:
-    """In a worker process: may ``replay`` stand as a match of a run of ``case``?
-
-    Its header must name the case and one of its seeds, and hold the case's
-    rules, limits and map (so a run cannot be played on easier terms); then
-    the match is played again from ``controller`` (the pushed module) and
-    ``opponent`` (the server's own copy of the case's opponent), on the sides
-    the header gives them, and must write the very same bytes.
-    """
-    try:
-        header = next(replays.iter_replay(replay))
-    except replays.ReplayError as exc:
-        return _refused(f"not a replay: {exc}")
-    assert isinstance(header, replays.Header)
-    if header.case != case.ref:
-        played = "no case" if header.case is None else f"{header.case.slug}/{header.case.version}"
-        return _refused(f"header: played under {played}, not case {case.slug}/{case.version}")
-    if header.seed not in case.match.seeds:
-        return _refused(f"header: seed {header.seed} is not one of the case's seeds")
-    if header.config != case.rules:
-        return _refused("header: the rules constants are not the case's")
-    if dict(header.limits) != case.limits.to_dict():
-        return _refused("header: the sandbox limits are not the case's")
-    if header.game_map != case.map_for(header.seed):
-        return _refused("header: the map is not the case's map for its seed")
-    mine = hashlib.sha256(controller).hexdigest()
-    if header.sides[0].sha256 == mine:
-        return arena.rematch(replay, controller, opponent)
-    return arena.rematch(replay, opponent, controller)

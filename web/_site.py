@@ -19,7 +19,8 @@ under, and a ``Coordinator`` (a thread with a trio loop and worker processes):
 - **Push**: the pushed module is admitted as an upload is; then every match of
   the run is played again in a worker from it and the server's own copy of the
   opponent, and must give the same replay bytes; then the controller and the
-  run are recorded.
+  run are recorded. What makes a valid run is ``arena.check_pushed_run``'s;
+  the site does the I/O around it.
 
 Every method that touches the disk is synchronous (handlers run them in a
 thread); the ones that wait for a worker are coroutines.
@@ -30,13 +31,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import hashlib
-import json
 import logging
 import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -45,7 +45,7 @@ from typing import Any, Final, TypeVar
 
 import arena
 from replays import MAX_NAME_CHARS
-from web._bundle import Bundle, check_pushed_match, decode_bundle
+from web._bundle import Bundle, decode_bundle
 from web._coordinator import Coordinator, Lane
 from web._live import Changes
 
@@ -392,8 +392,7 @@ class Site:
     def _enqueue(self, record: arena.MatchRecord, blob_a: bytes, blob_b: bytes) -> None:
         """Hand a pending match to the coordinator (its queue slot is taken already)."""
         (ea, eb) = record.entrants
-        job = arena.MatchJob.for_case(
-            self.case,
+        job = self.case.match_job(
             arena.Contestant(ea.name, blob_a),
             arena.Contestant(eb.name, blob_b),
             seed=record.seed,
@@ -509,12 +508,12 @@ class Site:
         400 with the reason for a bundle that is malformed, for another case or
         version than the server's copy, whose module is not admissible (checked
         as an upload is, before a match is played), or whose matches do not
-        play again to the same bytes; 409 for a new module under a name another
-        module holds. The same run pushed again records nothing new.
+        play again to the same bytes (``arena.check_pushed_run``); 409 for a new
+        module under a name another module holds. The same run pushed again
+        records nothing new.
         """
         bundle = decode_bundle(data)
-        case = self._push_case(bundle)
-        plan = self._push_plan(bundle, case)
+        check = arena.check_pushed_run(self.case, bundle)
         found = await asyncio.to_thread(self._same_run, bundle)
         if found is not None:
             return found, False
@@ -524,121 +523,30 @@ class Site:
         await self._admit(
             bundle.module, sha256, "refused: the controller's module is not admissible"
         )
-        checks: list[asyncio.Future[arena.Rematch]] = [
-            asyncio.wrap_future(
-                self.coordinator.submit(
-                    Lane.MATCH,
-                    check_pushed_match,
-                    case,
-                    m.replay,
-                    bundle.module,
-                    opponent_blob,
-                    doing="playing a pushed match again",
+        rematches: list[arena.Rematch] = await asyncio.gather(
+            *(
+                asyncio.wrap_future(
+                    self.coordinator.submit(
+                        Lane.MATCH,
+                        arena.recheck_match,
+                        recheck,
+                        doing="playing a pushed match again",
+                    )
                 )
+                for recheck in check.rechecks
             )
-            for m, opponent_blob in plan
-        ]
-        rematches: list[arena.Rematch] = await asyncio.gather(*checks)
-        results = []
-        for i, (m, again) in enumerate(zip(bundle.matches, rematches, strict=True)):
-            where = f"match {i} (against {m.opponent})"
-            if not again.report.ok or again.result is None:
-                raise ApiError(400, f"refused: {where}: {again.report.detail}")
-            claimed, played = _claimed(m.result), _claimed(again.result.to_json())
-            if claimed != played:
-                differs = sorted(
-                    k for k in played.keys() | claimed.keys() if claimed.get(k) != played.get(k)
-                )
-                raise ApiError(
-                    400,
-                    f"refused: {where}: the result pushed differs from the match played again"
-                    f" (keys {', '.join(differs)})",
-                )
-            results.append(again.result)
-        self._check_outcome(bundle, case, results)
-        record, created = await asyncio.to_thread(self._record_push, bundle, results)
-        return record, created
-
-    def _push_case(self, bundle: Bundle) -> arena.Case:
-        case = self.case
-        if (bundle.case_slug, bundle.case_version) != (case.slug, case.version):
-            raise ApiError(
-                400,
-                f"refused: the run is of case {bundle.case_slug}/{bundle.case_version};"
-                f" this server plays {case.slug}/{case.version}",
-            )
-        if bundle.manifest_sha256 != case.manifest_sha256:
-            raise ApiError(
-                400,
-                f"refused: the run's manifest has sha256 {bundle.manifest_sha256}; this server's"
-                f" copy of {case.slug}/{case.version} has {case.manifest_sha256}",
-            )
-        return case
-
-    def _push_plan(self, bundle: Bundle, case: arena.Case) -> list[tuple[Any, bytes]]:
-        """Each pushed match with the server's own copy of its opponent; the set checked whole."""
-        if bundle.outcome not in ("win", "loss", "draw"):
-            raise ApiError(400, f"refused: outcome {bundle.outcome!r}: a run to push competed")
-        opponents = {o.name: o for o in case.opponents}
-        expected = sorted((o.name, seed) for o in case.opponents for seed in case.match.seeds)
-        seen = []
-        plan = []
-        for i, m in enumerate(bundle.matches):
-            opponent = opponents.get(m.opponent)
-            if opponent is None:
-                raise ApiError(
-                    400, f"refused: match {i}: {m.opponent!r} is not an opponent of the case"
-                )
-            if m.role != str(opponent.role):
-                raise ApiError(
-                    400,
-                    f"refused: match {i}: {m.opponent} is {opponent.role} in the case,"
-                    f" not {m.role}",
-                )
-            seed = m.result.get("seed")
-            seen.append((m.opponent, seed))
-            plan.append((m, opponent.read_module()))
-        if sorted(seen, key=repr) != sorted(expected, key=repr):
-            raise ApiError(
-                400,
-                "refused: a run plays every opponent of the case on every seed once;"
-                f" this one has {len(seen)} matches of the {len(expected)} expected",
-            )
-        return plan
-
-    def _check_outcome(self, bundle: Bundle, case: arena.Case, results: list[Any]) -> None:
-        """The run's outcome must be its canonical matches', from the controller's side."""
-        mine = bundle.module_sha256
-        canonical = [
-            arena.match_outcome(r.winner, 0 if r.sides[0].sha256 == mine else 1)
-            for m, r in zip(bundle.matches, results, strict=True)
-            if m.role == str(arena.Role.CANONICAL)
-        ]
-        outcome = str(arena.judge(canonical))
-        if outcome != bundle.outcome:
-            raise ApiError(
-                400,
-                f"refused: the run says {bundle.outcome}; its canonical match(es) against"
-                f" {case.match.canonical} played again make it a {outcome}",
-            )
+        )
+        matches = check.results(rematches)
+        return await asyncio.to_thread(self._record_push, bundle, matches)
 
     def _same_run(self, bundle: Bundle) -> dict[str, Any] | None:
         """The stored run this bundle is already, if any (pushing twice changes nothing)."""
-        run = self.store.find_run(bundle.case_slug, bundle.case_version, bundle.module_sha256)
-        if run is None or str(run.outcome) != bundle.outcome:
-            return None
-        stored = [
-            (m.opponent, str(m.role), _claimed(m.to_json())) for m in self.store.run_matches(run.id)
-        ]
-        pushed = [(m.opponent, m.role, _claimed(m.result)) for m in bundle.matches]
-        # The results name their replays by sha256: the bytes pushed must be those.
-        same = stored == pushed and all(
-            hashlib.sha256(m.replay).hexdigest() == m.result.get("replay_sha256")
-            for m in bundle.matches
-        )
-        return arena.run_json(run) if same else None
+        run = arena.find_pushed_run(self.store, bundle)
+        return None if run is None else arena.run_json(run)
 
-    def _record_push(self, bundle: Bundle, results: list[Any]) -> tuple[dict[str, Any], bool]:
+    def _record_push(
+        self, bundle: Bundle, matches: list[arena.RunMatch]
+    ) -> tuple[dict[str, Any], bool]:
         # Two pushes of one run at once: the second finds the first. Then the names'
         # lock (only here are both taken, always in this order).
         with self._push_lock, self._names_lock:
@@ -646,24 +554,7 @@ class Site:
             if found is not None:
                 return found, False
             self._name_free(bundle.controller, bundle.module_sha256)
-            # The controller is stored in the run's own transaction: a push cut off
-            # leaves neither.
-            run = self.store.record_run(
-                case_slug=bundle.case_slug,
-                case_version=bundle.case_version,
-                manifest_sha256=bundle.manifest_sha256,
-                controller=bundle.controller,
-                controller_sha256=bundle.module_sha256,
-                outcome=arena.RunOutcome(bundle.outcome),
-                reason=bundle.reason,
-                build_log=bundle.build_log,
-                matches=[
-                    arena.RunMatch(m.opponent, arena.Role(m.role), r)
-                    for m, r in zip(bundle.matches, results, strict=True)
-                ],
-                module=bundle.module,
-                module_origin=arena.Origin.UPLOAD,
-            )
+            run = arena.record_pushed_run(self.store, bundle, matches)
         return arena.run_json(run), True
 
     # ------------------------------------------------------------------ tournaments
@@ -770,19 +661,11 @@ def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
     }
 
 
-def _pairing(key: str | None) -> arena.Pairing | None:
-    try:
-        round_, slot, seed, a, b = json.loads(key or "")
-        return arena.Pairing(int(round_), int(slot), str(a), str(b), int(seed))
-    except (ValueError, TypeError):
-        return None
-
-
 _BRACKET_NAMES: Final = ("final", "semi-finals", "quarter-finals")
 
 
-def _stage_label(t: arena.TournamentRecord, stage: int, stages: int | None) -> str:
-    if t.format == "bracket" and stages is not None and stages - 1 - stage < len(_BRACKET_NAMES):
+def _stage_label(t: arena.TournamentRecord, stage: int, stages: int) -> str:
+    if t.format == "bracket" and stages - 1 - stage < len(_BRACKET_NAMES):
         return _BRACKET_NAMES[stages - 1 - stage]
     if t.format == "gauntlet":
         return f"opponent {stage + 1}"
@@ -790,20 +673,16 @@ def _stage_label(t: arena.TournamentRecord, stage: int, stages: int | None) -> s
 
 
 def _stages(
-    t: arena.TournamentRecord, matches: list[arena.MatchRecord], plan: arena.TournamentPlan | None
+    t: arena.TournamentRecord, matches: list[arena.MatchRecord], plan: arena.TournamentPlan
 ) -> list[dict[str, Any]]:
     """The recorded matches by stage and meeting: [{"stage", "label", "meetings": [...]}].
 
-    A pairing's round is ``stage * 2S + 2 * seed_index + side`` (docs/tournaments.md);
-    a meeting is a stage's slot, its first entrant side A on the first assignment.
+    A meeting is a stage's slot, its first entrant side A on the first assignment.
     """
-    per_stage = 2 * max(1, len(t.seeds))
     meetings: dict[tuple[int, int], dict[str, Any]] = {}
     for m in matches:
-        pairing = _pairing(m.pairing_key)
-        if pairing is None:
-            continue
-        stage, side = divmod(pairing.round, per_stage)[0], pairing.round % 2
+        pairing = arena.played_of(m).pairing
+        stage, side = plan.stage_of(pairing), plan.side_of(pairing)
         a, b = (pairing.a, pairing.b) if side == 0 else (pairing.b, pairing.a)
         meeting = meetings.setdefault(
             (stage, pairing.slot),
@@ -823,23 +702,17 @@ def _stages(
                 "winner": winner,
             }
         )
-    stages = None if plan is None else plan.stages
     out: dict[int, dict[str, Any]] = {}
     for (stage, _slot), meeting in sorted(meetings.items()):
         wins = meeting.pop("wins")
         a, b = meeting["a"], meeting["b"]
         meeting["winner"] = a if wins[a] > wins[b] else b if wins[b] > wins[a] else None
         entry = out.setdefault(
-            stage, {"stage": stage, "label": _stage_label(t, stage, stages), "meetings": []}
+            stage, {"stage": stage, "label": _stage_label(t, stage, plan.stages), "meetings": []}
         )
         meeting["matches"].sort(key=lambda x: (x["seed"], x["side"]))
         entry["meetings"].append(meeting)
     return list(out.values())
-
-
-def _claimed(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A match JSON without what differs between stores: its id and where its replay is."""
-    return {k: v for k, v in result.items() if k not in ("id", "replay")}
 
 
 def check_name(name: str, what: str) -> str:

@@ -38,7 +38,7 @@ from arena.coordinator import (
     store_contestant,
     tournament_rules,
 )
-from arena.executors import MatchJob, RayExecutor, RayStats, default_jobs
+from arena.executors import RayExecutor, RayStats, default_jobs
 from arena.match import Contestant
 from arena.store import STORE_FILE, Store
 from arena.tournament import Format, Pairing, Played, Scheduler, TournamentPlan
@@ -101,7 +101,7 @@ def drive_on_ray(root: Path, tournament_id: int, cpus: int) -> dict[str, Any]:
         warm = []
         for e in record.field:
             c = Contestant(e.name, store.read_module_bytes(e.sha256))
-            warm.append(MatchJob.for_case(case, c, c, config=one_tick))
+            warm.append(case.match_job(c, c, config=one_tick))
         start = time.perf_counter()
         list(executor.map(warm))
         warm_wall = time.perf_counter() - start

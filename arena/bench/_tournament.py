@@ -138,10 +138,10 @@ def _jobs(seeds: int, max_ticks: int | None = None) -> tuple[list[MatchJob], lis
     """The round-robin's matches, and a one-tick match of each module (to compile it)."""
     case = default_case()
     field = [load_contestant(name) for name in BASELINES]
-    warm = [MatchJob.for_case(case, c, c, config=case.rules.replace(max_ticks=1)) for c in field]
+    warm = [case.match_job(c, c, config=case.rules.replace(max_ticks=1)) for c in field]
     rules = case.rules if max_ticks is None else case.rules.replace(max_ticks=max_ticks)
     jobs = [
-        MatchJob.for_case(case, a, b, seed=seed, config=rules)
+        case.match_job(a, b, seed=seed, config=rules)
         for seed in range(seeds)
         for a in field
         for b in field

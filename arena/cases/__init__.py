@@ -6,18 +6,14 @@ manifest against every rule of the format and reports all the errors it finds
 at once; the typed ``Case`` it returns holds the rules (``sim.Config``), the
 sandbox limits (``arena.Limits``), the map, the seeds, the opponents and how a
 submission is built. ``default_case`` is the Foray case: the rules and limits
-``arena match`` plays under.
+``arena match`` plays under. A case builds the job of a match played under it
+(``Case.match_job``), so the executors never know what a case is.
 
-The workflow around a submission: ``new_project`` lays out a controller
-project from a case's workspace, ``build_submission`` builds it under the
-case's time limit and gates its module (a ``Build``: ok, failed or timed out,
-with the reason and the log), and ``prove`` plays it against every opponent
-of the case and records the run in the store (a ``Proof``; ``run_report``
-reads a stored run back).
+This is the case format alone; the workflow of a submission to a case (new
+project, build, proof runs, checking a pushed run) is ``arena.proving``.
 """
 
-from arena._vocab import Role, RunOutcome
-from arena.cases._build import MAX_LOG_BYTES, Build, BuildStatus, build_submission, gate_module
+from arena._vocab import Role
 from arena.cases._catalog import (
     CATALOG_DIR,
     DEFAULT_SLUG,
@@ -33,15 +29,10 @@ from arena.cases._errors import (
     UnsupportedCaseTypeError,
 )
 from arena.cases._manifest import (
-    ENTRY,
     FORBIDDEN_TABLES,
     MANIFEST,
     MAX_MANIFEST_BYTES,
     MAX_RUNTIME_HOURS,
-    MAX_SEEDS,
-    OPTIONAL_EXPORTS,
-    REPLAY_VERSIONS,
-    REQUIRED_EXPORTS,
     load_case,
     version_of,
 )
@@ -57,17 +48,12 @@ from arena.cases._model import (
     ReplaySpec,
     Structure,
 )
-from arena.cases._project import Lang, Project, languages, new_project
-from arena.cases._prove import (
-    Proof,
-    RunMatchReport,
-    RunNotPlayedError,
-    RunReport,
-    judge,
-    match_outcome,
-    prove,
-    run_json,
-    run_report,
+from arena.cases._tables import (
+    ENTRY,
+    MAX_SEEDS,
+    OPTIONAL_EXPORTS,
+    REPLAY_VERSIONS,
+    REQUIRED_EXPORTS,
 )
 
 __all__ = [
@@ -76,16 +62,13 @@ __all__ = [
     "ENTRY",
     "FORBIDDEN_TABLES",
     "MANIFEST",
-    "MAX_LOG_BYTES",
     "MAX_MANIFEST_BYTES",
     "MAX_RUNTIME_HOURS",
     "MAX_SEEDS",
     "OPTIONAL_EXPORTS",
     "REPLAY_VERSIONS",
     "REQUIRED_EXPORTS",
-    "Build",
     "BuildSpec",
-    "BuildStatus",
     "Case",
     "CaseError",
     "CaseInvalidError",
@@ -95,31 +78,15 @@ __all__ = [
     "Catalog",
     "ContractSpec",
     "Difficulty",
-    "Lang",
     "MatchSpec",
     "Opponent",
-    "Project",
-    "Proof",
     "ReplaySpec",
     "Role",
-    "RunMatchReport",
-    "RunNotPlayedError",
-    "RunOutcome",
-    "RunReport",
     "Structure",
     "UnsupportedCaseTypeError",
-    "build_submission",
     "default_case",
     "find_case",
-    "gate_module",
-    "judge",
-    "languages",
     "load_case",
-    "match_outcome",
-    "new_project",
-    "prove",
-    "run_json",
-    "run_report",
     "scan_catalog",
     "version_of",
 ]

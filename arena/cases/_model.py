@@ -14,6 +14,7 @@ from arena._errors import ArenaError
 from arena._files import open_regular
 from arena._vocab import Role
 from arena.cases._errors import CaseNotFoundError
+from arena.executors import MatchJob
 from arena.match import Contestant
 from arena.sandbox import MAX_MODULE_BYTES, Limits
 
@@ -221,6 +222,32 @@ class Case:
         if self.game_map is not None:
             return self.game_map
         return sim.generate_map(seed, self.rules.width, self.rules.height)
+
+    def match_job(
+        self,
+        a: Contestant,
+        b: Contestant,
+        *,
+        seed: int = 0,
+        config: sim.Config | None = None,
+        game_map: sim.GameMap | None = None,
+    ) -> MatchJob:
+        """A match under this case's rules, limits and map, recorded with the case's identity.
+
+        The replay is written in the format version the case's ``[replay]`` declares.
+        ``config`` and ``game_map`` replace the case's (``arena match --max-ticks``,
+        ``--map``); the replay header records the constants actually played.
+        """
+        return MatchJob(
+            a,
+            b,
+            seed=seed,
+            config=self.rules if config is None else config,
+            limits=self.limits,
+            game_map=self.game_map if game_map is None else game_map,
+            case=self.ref,
+            replay_version=self.replay.version,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The case as ``arena case check --json`` and ``arena cases --json`` print it."""

@@ -89,8 +89,9 @@ def verify_replays(demo: Demo) -> bool:
 
 def prove_template(demo: Demo) -> bool:
     """The template controller, laid out and built as an author would, proved on the Foray case."""
-    from arena.cases import default_case, new_project, prove
+    from arena.cases import default_case
     from arena.cli._prove import _print_report
+    from arena.proving import new_project, prove
     from arena.store import RunOutcome
 
     case = default_case()

@@ -45,7 +45,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from arena._files import check_directory, check_output, data_dir, write_output
     from arena.cases import default_case
     from arena.coordinator import store_contestant
-    from arena.executors import MatchJob, play
+    from arena.executors import play
     from arena.match import load_contestant, load_map
     from arena.store import Store
 
@@ -63,9 +63,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     else:
         check_directory(data_dir() / "replays", "replay")
     with Store.open() as store:
-        result = play(
-            MatchJob.for_case(case, a, b, seed=args.seed, config=config, game_map=game_map)
-        )
+        result = play(case.match_job(a, b, seed=args.seed, config=config, game_map=game_map))
         # The match is recorded (its replay in the store's files, by sha256) under the
         # names it was played under; a --replay file is written too.
         for contestant, side in zip((a, b), result.sides, strict=True):

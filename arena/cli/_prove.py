@@ -1,6 +1,6 @@
 """``arena new``, ``arena build``, ``arena prove`` and ``arena runs``: a submission's workflow.
 
-A thin layer over ``arena.cases`` (``new_project``, ``build_submission``,
+A thin layer over ``arena.proving`` (``new_project``, ``build_submission``,
 ``prove``, ``run_report``) and the store; the texts and tables are made here.
 """
 
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from arena.cli._common import emit_json, positive, shown, stdout_console
 
 if TYPE_CHECKING:
-    from arena.cases import Build, Case, RunReport
+    from arena.cases import Case
+    from arena.proving import Build, RunReport
 
 __all__ = ["register"]
 
@@ -64,7 +65,7 @@ def _print_log(log: str) -> None:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from arena.cases import Lang, new_project
+    from arena.proving import Lang, new_project
 
     case = _case(args)
     directory = Path(args.dir)
@@ -91,7 +92,7 @@ def _build_line(build: Build) -> str:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from arena.cases import build_submission
+    from arena.proving import build_submission
 
     build = build_submission(Path(args.dir), _case(args), timeout=args.timeout)
     if args.json:
@@ -154,7 +155,7 @@ def _print_report(report: RunReport) -> None:
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
-    from arena.cases import prove
+    from arena.proving import prove
     from arena.store import RunOutcome, Store
 
     case = _case(args)
@@ -184,7 +185,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from arena.cases import run_json
+    from arena.proving import run_json
     from arena.store import Store
 
     with Store.open() as store:
@@ -213,7 +214,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_runs_show(args: argparse.Namespace) -> int:
-    from arena.cases import run_report
+    from arena.proving import run_report
     from arena.store import Store
 
     with Store.open() as store:

@@ -194,7 +194,7 @@ class _Tournament:
 
     def job(self, pairing: Pairing) -> MatchJob:
         a, b = self.contestants[pairing.a], self.contestants[pairing.b]
-        return MatchJob.for_case(self.case, a, b, seed=pairing.seed, config=self.config)
+        return self.case.match_job(a, b, seed=pairing.seed, config=self.config)
 
 
 def _load(store: Store, tournament_id: int) -> _Tournament:

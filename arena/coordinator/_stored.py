@@ -12,7 +12,6 @@ differ from the case's (``arena match --max-ticks``, a test's short matches).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -99,13 +98,12 @@ def tournament_rules(record: TournamentRecord) -> tuple[Case, sim.Config]:
 
 def pairing_of(match: MatchRecord) -> Pairing:
     """The pairing a stored tournament match was played for, from its key."""
+    if match.pairing_key is None:
+        raise ScheduleMismatchError(f"stored match {match.id} has no pairing key")
     try:
-        round_, slot, seed, a, b = json.loads(match.pairing_key or "")
-        return Pairing(int(round_), int(slot), str(a), str(b), int(seed))
-    except (ValueError, TypeError):
-        raise ScheduleMismatchError(
-            f"stored match {match.id}: {match.pairing_key!r} is not a pairing key"
-        ) from None
+        return Pairing.from_key(match.pairing_key)
+    except ScheduleMismatchError as exc:
+        raise ScheduleMismatchError(f"stored match {match.id}: {exc}") from None
 
 
 def played_of(match: MatchRecord) -> Played:

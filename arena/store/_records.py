@@ -1,7 +1,7 @@
 """The store's closed vocabularies (StrEnums, their values are the database's) and its records.
 
-``Role`` and ``RunOutcome`` are shared with ``arena.cases`` and defined once in
-``arena._vocab``; they are re-exported here.
+``Role`` and ``RunOutcome`` are shared with ``arena.cases`` and ``arena.proving``
+and defined once in ``arena._vocab``; they are re-exported here.
 
 Every record is frozen: what a query returns is a snapshot, never a live row.
 """

@@ -68,9 +68,36 @@ class Pairing:
         """
         return json.dumps([self.round, self.slot, self.seed, self.a, self.b], separators=(",", ":"))
 
+    @classmethod
+    def from_key(cls, key: str) -> Pairing:
+        """The pairing ``key`` names (the inverse of ``Pairing.key``).
+
+        ``ScheduleMismatchError`` naming the key if it is not one: a key read
+        back from a store may have been written by hand or by another version.
+        """
+        try:
+            fields = json.loads(key)
+        except (ValueError, RecursionError):  # not JSON, or arrays nested past the stack
+            fields = None
+        if (
+            isinstance(fields, list)
+            and len(fields) == 5
+            and all(_is_int(v) for v in fields[:3])
+            and all(isinstance(v, str) for v in fields[3:])
+        ):
+            round_, slot, seed, a, b = fields
+            return cls(round_, slot, a, b, seed)
+        raise ScheduleMismatchError(
+            f"{key!r} is not a pairing key (a JSON array [round, slot, seed, a, b])"
+        )
+
     @property
     def names(self) -> tuple[str, str]:
         return (self.a, self.b)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class SideLike(Protocol):

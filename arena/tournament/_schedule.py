@@ -130,6 +130,16 @@ class TournamentPlan:
         """Schedule rounds per stage: one per seed and side assignment."""
         return 2 * len(self.seeds)
 
+    def stage_of(self, pairing: Pairing) -> int:
+        """The stage ``pairing`` is played in (its round is ``stage * 2S + 2 * seed_index +
+        side``); a stage the plan does not have for a pairing it does not hold."""
+        return pairing.round // self.rounds_per_stage
+
+    def side_of(self, pairing: Pairing) -> int:
+        """Which side assignment ``pairing`` is: 0 when its meeting's first entrant is side A,
+        1 when the sides are swapped."""
+        return pairing.round % 2
+
     @property
     def matches(self) -> int:
         """Matches the plan schedules: exact, except swiss, where it is the most (a
@@ -299,7 +309,7 @@ class Scheduler:
     def _place(self, played: Played) -> list[Played]:
         """Count a result, or hold it until its meeting is known; return what that frees."""
         p = played.pairing
-        stage = p.round // self._per if p.round >= 0 else -1
+        stage = self.plan.stage_of(p)
         exists = self._exists(stage, p.slot)
         if exists is False:
             raise ScheduleMismatchError(f"result {p.key}: the schedule has no such match")

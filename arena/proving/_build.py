@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from arena._errors import ArenaError
 from arena._files import read_regular
-from arena.cases._model import Case
+from arena.cases import Case
 from arena.sandbox import MAX_MODULE_BYTES
 
 __all__ = [
@@ -42,7 +42,8 @@ MAX_LOG_BYTES: Final = 64 * 1024
 _REAPER: Final = Path(__file__).with_name("_reaper.py")
 """The supervisor each build command runs under (run as a script)."""
 _POLL: Final = 0.05
-"""Seconds between looks at a running command (a build takes seconds to minutes)."""
+"""Seconds between looks at a running command: short beside any build, so a command's end
+is seen soon after it comes, and long enough that the looks cost nothing."""
 _GRACE: Final = 2.0
 """Seconds to wait for the output's end once the command has ended or been told to stop
 (the reaper sweeping what it started); past them, the reaper's group is killed."""
@@ -265,10 +266,11 @@ def _limit(case: Case, timeout: float | None) -> float:
     return cap if timeout is None else min(cap, timeout)
 
 
-def _judge(
+def _gated(
     directory: Path | None, module: Path, blob: bytes, case: Case, log: str, seconds: float
 ) -> Build:
-    """Gate a module's bytes against the contract under the case's limits."""
+    """The build of a module's bytes once gated: admissible under the case's limits, or why
+    not."""
     from arena.sandbox import check_module  # the engine: loaded only to gate a module
 
     sha256 = hashlib.sha256(blob).hexdigest()
@@ -308,7 +310,7 @@ def build_submission(directory: Path, case: Case, *, timeout: float | None = Non
         blob = read_regular(module, MAX_MODULE_BYTES, "module")
     except ArenaError as exc:
         return Build(directory, BuildStatus.FAILED, str(exc), ran.log, module, None, ran.seconds)
-    return _judge(directory, module, blob, case, ran.log, ran.seconds)
+    return _gated(directory, module, blob, case, ran.log, ran.seconds)
 
 
 def gate_module(path: Path, case: Case) -> Build:
@@ -320,4 +322,4 @@ def gate_module(path: Path, case: Case) -> Build:
     """
     path = Path(path)
     blob = read_regular(path, MAX_MODULE_BYTES, "module")
-    return _judge(None, path, blob, case, "", 0.0)
+    return _gated(None, path, blob, case, "", 0.0)

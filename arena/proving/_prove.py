@@ -1,44 +1,34 @@
 """Proof runs: a submission against every opponent of a case, recorded whole in the store.
 
 ``prove`` builds a submission (a directory) or takes a module file as it is,
-gates it, plays it as side A against every opponent of the case on each
-canonical seed through an executor, and records one run with all its
-matches (``arena.store``). The canonical matches decide the run's outcome;
-evidence matches are scored evidence; exhibitions are recorded, unscored.
+gates it, plays it as side A in every match of a run of the case
+(``planned_matches``) through an executor, and records one run with all its
+matches (``arena.store``), its outcome that of its canonical matches
+(``run_outcome``).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena._errors import ArenaError
-from arena._vocab import Role, RunOutcome
-from arena.cases._build import Build, _limit, build_submission, gate_module
-from arena.cases._catalog import default_case
-from arena.cases._model import Case
-from arena.executors import JobFailed, MatchJob
+from arena._vocab import RunOutcome
+from arena.cases import Case, default_case
+from arena.executors import JobFailed
 from arena.match import Contestant, MatchResult
-from arena.store import MAX_NAME_CHARS, MatchRecord, Origin, RunMatch, RunRecord, Store
+from arena.proving._build import Build, _limit, build_submission, gate_module
+from arena.proving._run import RunReport, planned_matches, run_outcome, run_report
+from arena.store import MAX_NAME_CHARS, Origin, RunMatch, RunRecord, Store
 
 if TYPE_CHECKING:
     from arena.executors import Executor
 
-__all__ = [
-    "Proof",
-    "RunMatchReport",
-    "RunNotPlayedError",
-    "RunReport",
-    "judge",
-    "match_outcome",
-    "prove",
-    "run_json",
-    "run_report",
-]
+__all__ = ["Proof", "RunNotPlayedError", "prove"]
 
 
 class RunNotPlayedError(ArenaError):
@@ -49,107 +39,6 @@ class RunNotPlayedError(ArenaError):
     failure; how long a run takes depends on the machine as much as on the
     module, whose every tick is bounded already): the run can be proved again.
     """
-
-
-def match_outcome(winner: int | None, side: int) -> RunOutcome:
-    """One match's outcome from ``side``'s point of view (0 = A)."""
-    if winner is None:
-        return RunOutcome.DRAW
-    return RunOutcome.WIN if winner == side else RunOutcome.LOSS
-
-
-def judge(outcomes: Iterable[RunOutcome]) -> RunOutcome:
-    """A run's outcome from its canonical matches: more wins than losses wins, fewer loses.
-
-    Level (draws included, and no match at all) is a draw.
-    """
-    score = 0
-    for outcome in outcomes:
-        if outcome is RunOutcome.COULD_NOT_COMPETE:
-            raise ValueError("a match has no could-not-compete outcome")
-        score += (outcome is RunOutcome.WIN) - (outcome is RunOutcome.LOSS)
-    if score > 0:
-        return RunOutcome.WIN
-    return RunOutcome.LOSS if score < 0 else RunOutcome.DRAW
-
-
-@dataclass(frozen=True, slots=True)
-class RunMatchReport:
-    """One match of a stored run, from the run's controller's side."""
-
-    opponent: str
-    role: Role
-    side: int
-    """The controller's side in the match (0 = A: proof runs play it as A)."""
-    record: MatchRecord
-    replay: Path | None
-    """The stored replay's path (a hidden opponent's replay is shown too; its module never)."""
-
-    @property
-    def outcome(self) -> RunOutcome | None:
-        """Win, loss or draw for the controller; None for a match that has no result."""
-        result = self.record.result
-        return None if result is None else match_outcome(result.winner, self.side)
-
-    def to_json(self) -> dict[str, Any]:
-        """The design's ``{"opponent", "role", "result"}`` plus ``scored`` and ``outcome``."""
-        outcome = self.outcome
-        return {
-            "opponent": self.opponent,
-            "role": str(self.role),
-            "scored": self.role.scored,
-            "outcome": None if outcome is None else str(outcome),
-            "result": self.record.to_json("" if self.replay is None else str(self.replay)),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class RunReport:
-    """A stored run with its matches and build log, as ``arena runs show`` prints it."""
-
-    run: RunRecord
-    matches: tuple[RunMatchReport, ...]
-    build_log: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The design's keys of ``arena prove --json`` (``run``, ``case``, ``controller``,
-        ``outcome``, ``matches``) plus ``reason``, ``created_at`` and ``build_log``."""
-        return {
-            **run_json(self.run),
-            "matches": [m.to_json() for m in self.matches],
-            "build_log": self.build_log,
-        }
-
-
-def run_json(run: RunRecord) -> dict[str, Any]:
-    """A run without its matches, as ``arena runs --json`` lists it (``matches`` is a count)."""
-    return {
-        "run": run.id,
-        "case": {
-            "slug": run.case_slug,
-            "version": run.case_version,
-            "manifest_sha256": run.manifest_sha256,
-        },
-        "controller": {"name": run.controller, "sha256": run.controller_sha256},
-        "outcome": str(run.outcome),
-        "reason": run.reason,
-        "matches": run.matches,
-        "created_at": run.created_at.isoformat(),
-    }
-
-
-def run_report(store: Store, run_id: int) -> RunReport:
-    """The run ``run_id`` of ``store`` with its matches (``NotInStoreError`` if there is none)."""
-    run = store.run(run_id)
-    reports = []
-    for record in store.run_matches(run_id):
-        assert record.opponent is not None and record.role is not None, "a run's match"
-        side = next(
-            (i for i, e in enumerate(record.entrants) if e.sha256 == run.controller_sha256), 0
-        )
-        replay = None if record.result is None else store.replay_path(record.result.replay_sha256)
-        reports.append(RunMatchReport(record.opponent, record.role, side, record, replay))
-    return RunReport(run, tuple(reports), store.build_log(run_id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,17 +141,19 @@ def prove(
         # The module (if any) is not stored: only what can compete is.
         return record(RunOutcome.COULD_NOT_COMPETE, build.reason)
 
-    assert build.blob is not None
+    assert build.blob is not None and build.sha256 is not None
     store.add_controller(build.blob, name=name, origin=origin)
     submission = Contestant(name, build.blob)
-    plan = []
+    opponents = {}
     for opponent in case.opponents:
-        contestant = opponent.contestant()
+        opponents[opponent.name] = contestant = opponent.contestant()
         store.add_controller(
             contestant.blob, name=opponent.name, origin=Origin.BASELINE, hidden=opponent.hidden
         )
-        for seed in case.match.seeds:
-            plan.append((opponent, MatchJob.for_case(case, submission, contestant, seed=seed)))
+    plan = [
+        (opponent, case.match_job(submission, opponents[opponent.name], seed=seed))
+        for opponent, seed in planned_matches(case)
+    ]
     if executor is None:
         from arena.executors import LocalExecutor  # trio: loaded only to play
 
@@ -289,15 +180,8 @@ def prove(
             f" against {opponent.name} on seed {why.job.seed}: {why.reason}"
         )
     results = [out for out in outcomes if isinstance(out, MatchResult)]
-    canonical = [
-        match_outcome(result.winner, 0)
+    matches = [
+        RunMatch(opponent.name, opponent.role, result)
         for (opponent, _), result in zip(plan, results, strict=True)
-        if opponent.role is Role.CANONICAL
     ]
-    return record(
-        judge(canonical),
-        matches=[
-            RunMatch(opponent.name, opponent.role, result)
-            for (opponent, _), result in zip(plan, results, strict=True)
-        ],
-    )
+    return record(run_outcome(build.sha256, matches), matches=matches)

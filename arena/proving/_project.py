@@ -17,8 +17,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from arena._errors import ArenaError
-from arena.cases._build import BuildStatus, run_commands
-from arena.cases._model import Case
+from arena.cases import Case
+from arena.proving._build import BuildStatus, run_commands
 
 __all__ = ["Lang", "Project", "new_project"]
 
