@@ -18,15 +18,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import replays
 from arena._errors import ArenaError
 from arena._vocab import Role, RunOutcome
 from arena.cases import Case
-from arena.match import Rematch, rematch
 from arena.proving._run import planned_matches, run_outcome
 from arena.store import Origin, RunMatch, RunRecord, Store
+
+if TYPE_CHECKING:
+    from arena.match import Rematch
 
 __all__ = [
     "ClaimedMatch",
@@ -110,6 +112,8 @@ class Recheck:
 
 
 def _refused(detail: str) -> Rematch:
+    from arena.match import Rematch  # the engine: loaded only where a match is played again
+
     return Rematch(replays.VerifyReport(False, 0, None, detail), None)
 
 
@@ -121,6 +125,8 @@ def recheck_match(recheck: Recheck) -> Rematch:
     the match is played again from the pushed module and the opponent, on the
     sides the header gives them, and must write the very same bytes.
     """
+    from arena.match import rematch  # the engine: loaded only where a match is played again
+
     case = recheck.case
     try:
         header = next(replays.iter_replay(recheck.replay))
