@@ -347,7 +347,7 @@ def serve_unprivileged(root: Path) -> tuple[int, str, str]:
             sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
             signal.alarm(int(WAIT))  # never outlive the test
             # What serve imports lazily, while the interpreter's files can still be read.
-            importlib.import_module("web._serve")
+            importlib.import_module("web._serve_site")
             "127.0.0.1".encode("idna")  # getaddrinfo's codec
             if os.geteuid() == 0:
                 os.setgroups([])

@@ -44,11 +44,12 @@ if TYPE_CHECKING:
     from web._openapi import openapi_document
     from web._pages import CSP, STATIC_DIR, viewer_page
     from web._push import PushRefused, bundle_of, push
-    from web._serve import TOKEN_ENV, TOKEN_FILE, serve_site, server_token
-    from web._server import BackgroundServer
+    from web._serve_site import serve_site
     from web._site import ApiError, Site, SiteLimits
     from web._static import MemoryStaticFiles
     from web._stream import replay_response
+    from web._token import TOKEN_ENV, TOKEN_FILE, server_token
+    from web._uvicorn import BackgroundServer
     from web._view import static_files, view_app
 
 __all__ = [
@@ -126,7 +127,8 @@ _LAZY = {
         "web._load",
     ),
     **dict.fromkeys(("PushRefused", "bundle_of", "push"), "web._push"),
-    **dict.fromkeys(("TOKEN_ENV", "TOKEN_FILE", "serve_site", "server_token"), "web._serve"),
+    "serve_site": "web._serve_site",
+    **dict.fromkeys(("TOKEN_ENV", "TOKEN_FILE", "server_token"), "web._token"),
     **dict.fromkeys(("ApiError", "Site", "SiteLimits"), "web._site"),
     "CHROMIUM_ARGS": "web._browser",
     "chromium_missing": "web._browser",
@@ -134,7 +136,7 @@ _LAZY = {
     "launch_chromium": "web._browser",
     "CSP": "web._pages",
     "viewer_page": "web._pages",
-    "BackgroundServer": "web._server",
+    "BackgroundServer": "web._uvicorn",
     "replay_response": "web._stream",
     "MemoryStaticFiles": "web._static",
     "STATIC_DIR": "web._pages",

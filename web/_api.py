@@ -25,7 +25,6 @@ from starlette.routing import BaseRoute, Mount, Route
 import arena
 import replays
 from web._bundle import MAX_BUNDLE_BYTES
-from web._coordinator import CoordinatorClosed
 from web._http import (
     authorized,
     json_response,
@@ -38,6 +37,7 @@ from web._http import (
     u32,
     u32_field,
 )
+from web._lanes import LanesClosed
 from web._live import KEEPALIVE, sse
 from web._openapi import openapi_document
 from web._pages import missing_page, site_page_html
@@ -298,7 +298,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     arena.StoreBusyError: _mapped(503, {"Retry-After": "5"}),
     arena.StoreError: _mapped(503, {"Retry-After": "30"}),
     arena.WorkerDied: _mapped(503, {"Retry-After": "30"}),
-    CoordinatorClosed: _mapped(503, {"Retry-After": "30"}),
+    LanesClosed: _mapped(503, {"Retry-After": "30"}),
     # Whatever else the arena refuses is the input's fault: a name too long, a bad value.
     arena.ArenaError: _mapped(400),
 }

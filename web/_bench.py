@@ -91,7 +91,7 @@ def _viewer_figures(repeat: int) -> None:
     import arena
     from web._browser import chromium_path, launch_chromium
     from web._local import check_replay
-    from web._server import BackgroundServer
+    from web._uvicorn import BackgroundServer
     from web._view import view_app
 
     if not Path(chromium_path()).exists():

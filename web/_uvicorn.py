@@ -1,4 +1,9 @@
-"""Serving an app with uvicorn on a socket bound first, so its address is known before it runs."""
+"""uvicorn on a socket bound first, so the address is known (and printed) before it serves.
+
+``arena serve`` (``web._serve_site``) and ``arena view`` (``web._local``) bind
+their socket here, then serve on it; ``BackgroundServer`` serves on one in a
+thread, for tests and benchmarks.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from starlette.types import ASGIApp
 
 from arena import ArenaError
 
-__all__ = ["BackgroundServer", "bind", "serve"]
+__all__ = ["LOOPBACK", "BackgroundServer", "bind", "quiet_server", "serve", "url_of"]
 
 LOOPBACK: Final = "127.0.0.1"
 
@@ -26,8 +31,8 @@ def bind(host: str, port: int) -> socket.socket:
         raise ArenaError(f"cannot listen on {host}:{port}: {exc}") from None
     # IPPROTO_TCP named explicitly: asyncio turns Nagle's algorithm off (TCP_NODELAY)
     # only on sockets that say so, and a response written in two parts (headers,
-    # then body) would otherwise wait for the client's delayed ACK: 40 ms a request
-    # on a kept-alive connection.
+    # then body) would otherwise wait for the client's delayed ACK on every request
+    # of a kept-alive connection (docs/benchmarks.md has what that cost).
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -47,13 +52,14 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{host}:{port}/"
 
 
-def _server(app: ASGIApp) -> uvicorn.Server:
+def quiet_server(app: ASGIApp) -> uvicorn.Server:
+    """A uvicorn server of ``app`` that logs warnings only, with no lifespan events."""
     return uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
 
 
 def serve(app: ASGIApp, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` in this thread until interrupted (Ctrl-C)."""
-    _server(app).run(sockets=[sock])
+    quiet_server(app).run(sockets=[sock])
 
 
 class BackgroundServer:
@@ -66,7 +72,7 @@ class BackgroundServer:
         self._app = app
         self._sock = bind(LOOPBACK, 0)
         self.url = url_of(self._sock)
-        self._server = _server(app)
+        self._server = quiet_server(app)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
         )
