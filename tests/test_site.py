@@ -34,6 +34,7 @@ import arena
 import replays
 import web
 from tests._support import AUTH, SITE_TOKEN, Builder, cli, proof_run, small_case
+from web import bench
 
 pytestmark = [pytest.mark.processes]
 
@@ -689,7 +690,7 @@ def test_arena_push_uploads_a_local_run(
     root, run = local_run
     monkeypatch.setenv("FORAY_DATA_DIR", str(root))
     with web.Site.open(tmp_path, limits=web.SiteLimits(workers=2), case=case) as site:
-        with web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server:
+        with bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server:
             monkeypatch.delenv("ARENA_TOKEN", raising=False)
             ran = cli(capsys, "push", str(run.id), "--server", server.url)
             assert ran.code == 2 and "ARENA_TOKEN is not set" in ran.err
@@ -936,7 +937,7 @@ def test_a_slow_body_gets_408(tmp_path: Path, case: arena.Case) -> None:
     limits = web.SiteLimits(workers=1, body_timeout=0.5)
     with (
         web.Site.open(tmp_path, limits=limits, case=case) as site,
-        web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
     ):
         port = int(server.url.rsplit(":", 1)[1].strip("/"))
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:

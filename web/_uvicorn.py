@@ -1,16 +1,13 @@
 """uvicorn on a socket bound first, so the address is known (and printed) before it serves.
 
 ``arena serve`` (``web._serve_site``) and ``arena view`` (``web._local``) bind
-their socket here, then serve on it; ``BackgroundServer`` serves on one in a
-thread, for tests and benchmarks.
+their socket here, then serve on it; the bench's ``BackgroundServer`` serves
+on one in a thread.
 """
 
 from __future__ import annotations
 
 import socket
-import threading
-import time
-from types import TracebackType
 from typing import Final
 
 import uvicorn
@@ -18,7 +15,7 @@ from starlette.types import ASGIApp
 
 from arena import ArenaError
 
-__all__ = ["LOOPBACK", "BackgroundServer", "bind", "quiet_server", "serve", "url_of"]
+__all__ = ["LOOPBACK", "bind", "quiet_server", "serve", "url_of"]
 
 LOOPBACK: Final = "127.0.0.1"
 
@@ -60,40 +57,3 @@ def quiet_server(app: ASGIApp) -> uvicorn.Server:
 def serve(app: ASGIApp, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` in this thread until interrupted (Ctrl-C)."""
     quiet_server(app).run(sockets=[sock])
-
-
-class BackgroundServer:
-    """``app`` served by uvicorn on a free port of 127.0.0.1 in a thread, for tests and benchmarks.
-
-    Use as a context manager; ``url`` is the address (with a trailing slash).
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self._app = app
-        self._sock = bind(LOOPBACK, 0)
-        self.url = url_of(self._sock)
-        self._server = quiet_server(app)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
-
-    def __enter__(self) -> BackgroundServer:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the background web server did not start")
-            time.sleep(0.01)
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._server.should_exit = True
-        # Browsers keep connections open: do not wait for them to go.
-        self._server.force_exit = True
-        self._thread.join(timeout=10)
-        self._sock.close()
