@@ -18,6 +18,8 @@ import json
 import os
 import socket
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -851,6 +853,25 @@ def test_the_openapi_document_is_valid_and_names_every_route(client: TestClient)
             assert isinstance(route, Mount) or not route.path.startswith("/api")  # type: ignore[attr-defined]
     documented = {(p, m) for p, ops in doc["paths"].items() for m in ops}
     assert served == documented
+
+
+def test_the_openapi_document_is_the_same_bytes_whatever_the_hash_seed() -> None:
+    """The document is gathered from the routes, whose methods are sets: their order changes
+    with the interpreter's hash seed, the document's must not."""
+    code = "import json, web; print(json.dumps(web.openapi_document()))"
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(4)
+    }
+    assert len(seen) == 1
+    (document,) = seen
+    assert json.loads(document) == web.openapi_document()
 
 
 def schema_of(doc: dict[str, Any], name: str) -> dict[str, Any]:

@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any
 from web._cli import register_commands
 
 if TYPE_CHECKING:
-    from web._api import site_app
+    from web._api import openapi_document, site_app
     from web._bundle import Bundle, BundleError, PushedMatch, decode_bundle
-    from web._openapi import openapi_document
     from web._pages import CSP, STATIC_DIR, viewer_page
     from web._push import PushRefused, bundle_of, push
     from web._serve_site import serve_site
@@ -62,9 +61,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "site_app": "web._api",
+    **dict.fromkeys(("openapi_document", "site_app"), "web._api"),
     **dict.fromkeys(("Bundle", "BundleError", "PushedMatch", "decode_bundle"), "web._bundle"),
-    "openapi_document": "web._openapi",
     **dict.fromkeys(("PushRefused", "bundle_of", "push"), "web._push"),
     "serve_site": "web._serve_site",
     **dict.fromkeys(("TOKEN_ENV", "TOKEN_FILE", "server_token"), "web._token"),
