@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
-# Debian's chromium, never a browser download (web/_browser.py). Without apt or
+# Debian's chromium, never a browser download (web/bench/_browser.py). Without apt or
 # root, the line printed below says what to install; the browser tests are then
 # skipped with that same line as their reason.
 if [ -z "${FORAY_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ] \
@@ -36,7 +36,7 @@ if ! out=$(.venv/bin/python -m compileall -q -j 0 arena sim replays web 2>&1); t
     exit 1
 fi
 
-missing=$(.venv/bin/python -m web._browser)
+missing=$(.venv/bin/python -c 'from web.bench import chromium_missing; print(chromium_missing() or "")')
 if [ -n "$missing" ]; then
     echo "setup: $missing" >&2
 fi

@@ -16,6 +16,7 @@ from playwright.sync_api import sync_playwright
 
 import arena
 import web
+from web import bench
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "viewer.png"
 
@@ -26,8 +27,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "greedy-raider-vs-fuel-probe.replay"
         path.write_bytes(result.replay)
-        with web.BackgroundServer(web.view_app(path)) as server, sync_playwright() as p:
-            browser = web.launch_chromium(p)
+        with bench.BackgroundServer(web.view_app(path)) as server, sync_playwright() as p:
+            browser = bench.launch_chromium(p)
             page = browser.new_page(viewport={"width": 1360, "height": 1000})
             page.goto(server.url + "?tick=150")
             page.wait_for_function(

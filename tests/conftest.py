@@ -163,13 +163,13 @@ def browser() -> Iterator[Browser]:
     """One headless Chromium (Debian's) for the whole session."""
     from playwright.sync_api import sync_playwright
 
-    import web
+    from web import bench
 
-    missing = web.chromium_missing()
+    missing = bench.chromium_missing()
     if missing is not None:
         pytest.skip(missing)
     with sync_playwright() as p:
-        chromium = web.launch_chromium(p)
+        chromium = bench.launch_chromium(p)
         yield chromium
         chromium.close()
 
@@ -178,10 +178,11 @@ def browser() -> Iterator[Browser]:
 def viewers(replay_files: dict[str, Path]) -> Iterator[dict[str, str]]:
     """``arena view``'s app of each replay file, served by uvicorn on 127.0.0.1: name -> url."""
     import web
+    from web import bench
 
     with ExitStack() as stack:
         yield {
-            name: stack.enter_context(web.BackgroundServer(web.view_app(path))).url
+            name: stack.enter_context(bench.BackgroundServer(web.view_app(path))).url
             for name, path in replay_files.items()
         }
 

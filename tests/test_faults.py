@@ -47,6 +47,7 @@ import web
 from arena.cli import main as arena_main
 from arena.store import STALE_TEMPORARY_SECONDS, STORE_FILE
 from tests._support import SITE_TOKEN, controller, proof_run
+from web import bench
 
 pytestmark = [pytest.mark.server, pytest.mark.processes]
 
@@ -59,9 +60,9 @@ SHA = re.compile(r"[0-9a-f]{64}")
 # =========================================================================== a real server
 
 
-def _server(root: Path) -> web.ServerProcess:
+def _server(root: Path) -> bench.ServerProcess:
     """``arena serve --port 0 --jobs 1`` over ``root`` with the tests' token (not started)."""
-    return web.ServerProcess(root, token=SITE_TOKEN, start_timeout=WAIT)
+    return bench.ServerProcess(root, token=SITE_TOKEN, start_timeout=WAIT)
 
 
 def call(
@@ -102,7 +103,7 @@ def finished(url: str, match_id: int) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def half_sent(server: web.ServerProcess, path: str, body: bytes) -> Iterator[None]:
+def half_sent(server: bench.ServerProcess, path: str, body: bytes) -> Iterator[None]:
     """A POST of ``body`` with its headers and only half its bytes sent, held open.
 
     Once the server has answered another request since, it has read what was
@@ -347,7 +348,7 @@ def serve_unprivileged(root: Path) -> tuple[int, str, str]:
             sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
             signal.alarm(int(WAIT))  # never outlive the test
             # What serve imports lazily, while the interpreter's files can still be read.
-            importlib.import_module("web._serve")
+            importlib.import_module("web._serve_site")
             "127.0.0.1".encode("idna")  # getaddrinfo's codec
             if os.geteuid() == 0:
                 os.setgroups([])
@@ -407,7 +408,7 @@ def test_arena_serve_on_a_full_data_directory_exits_2_with_one_line(
     root = tmp_path / "data"
     if not fresh:
         arena.Store.open(root).close()
-    full = web.ServerProcess(root, token=SITE_TOKEN, preexec_fn=_full(1)).start()
+    full = bench.ServerProcess(root, token=SITE_TOKEN, preexec_fn=_full(1)).start()
     code = full.exited(WAIT)
     err = full.stderr.splitlines()
     assert code == 2, full.stderr

@@ -10,7 +10,7 @@ completes, is listed exactly once, and its replay streams and verifies (and
 plays again to the same bytes); no match is recorded that was not accepted;
 every upload answered 200/201 is stored; the server's stderr holds no
 traceback; and SIGINT stops it cleanly. Nothing here times anything: the same
-load's speed is ``arena bench web``'s (web/_bench.py).
+load's speed is ``arena bench web``'s (web/bench/).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import pytest
 import arena
 import arena.bench
 import replays
-import web
 from tests._support import cli
+from web import bench
 
 pytestmark = [pytest.mark.server, pytest.mark.processes]
 
@@ -39,12 +39,12 @@ BURST = 10
 PAIRS = (("random", "greedy-raider"), ("border-soldier", "random"), ("busy", "idle"))
 
 OK = {
-    web.RequestKind.STREAM: {200},
-    web.RequestKind.LIST_MATCHES: {200},
-    web.RequestKind.LIST_RUNS: {200},
-    web.RequestKind.LIST_CONTROLLERS: {200},
-    web.RequestKind.UPLOAD: {200, 201, 429},
-    web.RequestKind.QUICK_MATCH: {202, 429},
+    bench.RequestKind.STREAM: {200},
+    bench.RequestKind.LIST_MATCHES: {200},
+    bench.RequestKind.LIST_RUNS: {200},
+    bench.RequestKind.LIST_CONTROLLERS: {200},
+    bench.RequestKind.UPLOAD: {200, 201, 429},
+    bench.RequestKind.QUICK_MATCH: {202, 429},
 }
 
 
@@ -62,54 +62,54 @@ def every_match(url: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     before = ""
     while True:
-        page = web.get_json(f"{url}api/matches?limit=7{before}")
+        page = bench.get_json(f"{url}api/matches?limit=7{before}")
         found += page
         if len(page) < 7:
             return found
         before = f"&before={page[-1]['id']}"
 
 
-def accepted_ids(run: web.LoadRun) -> list[int]:
-    return [a.json()["id"] for a in run.of(web.RequestKind.QUICK_MATCH) if a.status == 202]
+def accepted_ids(run: bench.LoadRun) -> list[int]:
+    return [a.json()["id"] for a in run.of(bench.RequestKind.QUICK_MATCH) if a.status == 202]
 
 
 def test_arena_serve_under_mixed_load_loses_nothing(
     tmp_path: Path, idle: bytes, busy: bytes
 ) -> None:
-    seeded = web.seed_store(tmp_path)
+    seeded = bench.seed_store(tmp_path)
     uploads = [("idle", idle), ("busy", busy)]
     uploads += [(f"variant-{i}", arena.numbered_module((idle, busy)[i % 2], i)) for i in range(4)]
     matches = [(*PAIRS[i % 2], i) for i in range(BURST + 4)]
-    first = web.mixed_requests(
+    first = bench.mixed_requests(
         [seeded.id], stream_count=200, listings=90, uploads=uploads, matches=matches, burst=BURST
     )
     # Then matches of the modules uploaded (stored by now), among more reads.
     uploaded = [(*PAIRS[2], 100 + i) for i in range(4)]
-    then = web.mixed_requests([seeded.id], stream_count=120, listings=45, matches=uploaded)
+    then = bench.mixed_requests([seeded.id], stream_count=120, listings=45, matches=uploaded)
 
-    with web.ServerProcess(tmp_path, jobs=1, queue=QUEUE) as server:
-        runs = [web.drive(server.url, first, clients=8, token=server.token)]
+    with bench.ServerProcess(tmp_path, jobs=1, queue=QUEUE) as server:
+        runs = [bench.drive(server.url, first, clients=8, token=server.token)]
         # The queue drains before the second part, so its matches are accepted.
-        web.wait_settled(server.url, accepted_ids(runs[0]))
-        runs.append(web.drive(server.url, then, clients=8, token=server.token))
-        run = web.LoadRun([a for r in runs for a in r.answers], sum(r.seconds for r in runs))
+        bench.wait_settled(server.url, accepted_ids(runs[0]))
+        runs.append(bench.drive(server.url, then, clients=8, token=server.token))
+        run = bench.LoadRun([a for r in runs for a in r.answers], sum(r.seconds for r in runs))
         assert len(run.answers) == len(first) + len(then)
         # Every answer is one the route may give; 429 only with Retry-After; never a 5xx.
         bad = [(a.request.kind, a.request.path, a.status, a.body[:200]) for a in run.answers]
         bad = [b for b in bad if b[2] not in OK[b[0]]]
         assert not bad, bad
         refused = [a for a in run.answers if a.status == 429]
-        assert any(a.request.kind is web.RequestKind.QUICK_MATCH for a in refused), "no 429"
+        assert any(a.request.kind is bench.RequestKind.QUICK_MATCH for a in refused), "no 429"
         for a in refused:
             assert a.retry_after is not None and int(a.retry_after) >= 1, a
             assert "full" in a.json()["error"] or "at once" in a.json()["error"]
         # Every stream of the stored match is its replay, whole.
-        for a in run.of(web.RequestKind.STREAM):
+        for a in run.of(bench.RequestKind.STREAM):
             assert (a.size, a.sha256) == (seeded.replay_bytes, seeded.replay_sha256)
 
         accepted = accepted_ids(run)
         assert len(accepted) >= 2 * QUEUE and len(set(accepted)) == len(accepted)
-        settled = web.wait_settled(server.url, accepted)
+        settled = bench.wait_settled(server.url, accepted)
         assert [m["status"] for m in settled] == ["finished"] * len(accepted)
         # The modules uploaded under load played too.
         assert any([s["name"] for s in m["sides"]] == ["busy", "idle"] for m in settled)
@@ -117,7 +117,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
         # Listed exactly once each; nothing recorded that was not accepted.
         listed = [m["id"] for m in every_match(server.url)]
         assert sorted(listed) == sorted([seeded.id, *accepted])
-        status = web.get_json(server.url + "api/status")
+        status = bench.get_json(server.url + "api/status")
         assert status["queue"] == {"capacity": QUEUE, "accepted": 0}
 
         # Each accepted match's replay streams, is the one recorded, verifies, and plays
@@ -136,8 +136,8 @@ def test_arena_serve_under_mixed_load_loses_nothing(
             assert arena.replay_matches(replay, *blobs).ok, match["id"]
 
         # Every upload answered 200/201 is stored, under its sha256.
-        stored = {c["sha256"] for c in web.get_json(server.url + "api/controllers")}
-        for a in run.of(web.RequestKind.UPLOAD):
+        stored = {c["sha256"] for c in bench.get_json(server.url + "api/controllers")}
+        for a in run.of(bench.RequestKind.UPLOAD):
             if a.status in (200, 201):
                 assert a.json()["sha256"] in stored
                 assert hashlib.sha256(a.request.body).hexdigest() == a.json()["sha256"]

@@ -39,6 +39,7 @@ from tests._support import (
     proof_run,
     small_case,
 )
+from web import bench
 
 pytestmark = [pytest.mark.server, pytest.mark.processes]
 
@@ -90,7 +91,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     limits = web.SiteLimits(workers=1, queue=8, body_timeout=1.0, keepalive=0.5)
     with (
         web.Site.open(data, limits=limits, case=small_case()) as site,
-        web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
     ):
         hidden = site.store.controller(FUEL_PROBE)
         # Records that name the hidden opponent: a quick match and a tournament.
@@ -483,7 +484,7 @@ def marked(
         run = proof_run(store, module, XSS_IMG, case)
     with (
         web.Site.open(root, limits=web.SiteLimits(workers=1), case=case) as site,
-        web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
     ):
         client = TestClient(web.site_app(site, SITE_TOKEN))
         r = client.post("/api/controllers", params={"name": XSS_SCRIPT}, content=idle, headers=AUTH)

@@ -18,6 +18,8 @@ import json
 import os
 import socket
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +36,7 @@ import arena
 import replays
 import web
 from tests._support import AUTH, SITE_TOKEN, Builder, cli, proof_run, small_case
+from web import bench
 
 pytestmark = [pytest.mark.processes]
 
@@ -687,7 +690,7 @@ def test_arena_push_uploads_a_local_run(
     root, run = local_run
     monkeypatch.setenv("FORAY_DATA_DIR", str(root))
     with web.Site.open(tmp_path, limits=web.SiteLimits(workers=2), case=case) as site:
-        with web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server:
+        with bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server:
             monkeypatch.delenv("ARENA_TOKEN", raising=False)
             ran = cli(capsys, "push", str(run.id), "--server", server.url)
             assert ran.code == 2 and "ARENA_TOKEN is not set" in ran.err
@@ -850,6 +853,25 @@ def test_the_openapi_document_is_valid_and_names_every_route(client: TestClient)
     assert served == documented
 
 
+def test_the_openapi_document_is_the_same_bytes_whatever_the_hash_seed() -> None:
+    """The document is gathered from the routes, whose methods are sets: their order changes
+    with the interpreter's hash seed, the document's must not."""
+    code = "import json, web; print(json.dumps(web.openapi_document()))"
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(4)
+    }
+    assert len(seen) == 1
+    (document,) = seen
+    assert json.loads(document) == web.openapi_document()
+
+
 def schema_of(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{name}", "components": doc["components"]}
 
@@ -934,7 +956,7 @@ def test_a_slow_body_gets_408(tmp_path: Path, case: arena.Case) -> None:
     limits = web.SiteLimits(workers=1, body_timeout=0.5)
     with (
         web.Site.open(tmp_path, limits=limits, case=case) as site,
-        web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
     ):
         port = int(server.url.rsplit(":", 1)[1].strip("/"))
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:

@@ -20,6 +20,7 @@ from playwright.sync_api import expect
 import arena
 import web
 from tests._support import SITE_TOKEN, Builder, Tab, proof_run, small_case
+from web import bench
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.processes]
 
@@ -54,7 +55,7 @@ def served(
     limits = web.SiteLimits(workers=1, queue=8)
     with (
         web.Site.open(root, limits=limits, case=case) as site,
-        web.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
     ):
         quick = site.queue_match("greedy-raider", "fuel-probe", 3)["id"]
         field = ["random", "greedy-raider", "border-soldier"]

@@ -31,6 +31,7 @@ import replays
 import sim
 import web
 from tests._support import Tab, pack, plain_state, play_scripted
+from web import bench
 
 # --------------------------------------------------------------------------- the states
 
@@ -345,7 +346,7 @@ class RawReplays:
 @pytest.fixture(scope="module")
 def raw() -> Iterator[tuple[RawReplays, str]]:
     served = RawReplays()
-    with web.BackgroundServer(served.app) as server:
+    with bench.BackgroundServer(served.app) as server:
         yield served, server.url
 
 
@@ -421,13 +422,13 @@ def test_a_bad_replay_file_shows_the_servers_message(tab: Tab, tmp_path: Path) -
     cut = tmp_path / "cut.replay"
     cut.write_bytes(data[: len(data) * 2 // 3])
     tab.expected_errors.append("the server responded with a status of 422")
-    with web.BackgroundServer(web.view_app(bad)) as server:
+    with bench.BackgroundServer(web.view_app(bad)) as server:
         tab.open(server.url, state="error")
         assert tab.page.locator(".fv-status").inner_text() == (
             "cannot load the replay (HTTP 422): bad.replay: header: field 'version': "
             "format version 9 is not supported (only 1, 2)"
         )
-    with web.BackgroundServer(web.view_app(cut)) as server:
+    with bench.BackgroundServer(web.view_app(cut)) as server:
         tab.open(server.url, state="error")
         status = tab.page.locator(".fv-status").inner_text()
         assert status.startswith("the server stopped the replay: cut.replay: truncated: ")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -383,6 +384,15 @@ def test_the_vendored_libraries_are_those_the_lock_file_pins() -> None:
         assert (STATIC / "vendor" / path).stat().st_size > 0, path
 
 
+def _setup_chromium_check() -> str:
+    """The Python code ``scripts/setup.sh`` runs to say why Chromium cannot be used."""
+    found = re.search(
+        r"missing=\$\(\.venv/bin/python -c '([^']+)'\)", (ROOT / "scripts/setup.sh").read_text()
+    )
+    assert found, "scripts/setup.sh no longer says why Chromium cannot be used"
+    return found.group(1)
+
+
 @pytest.mark.processes
 def test_without_chromium_the_browser_tests_are_skipped_with_the_setup_line(
     tmp_path: Path,
@@ -391,7 +401,11 @@ def test_without_chromium_the_browser_tests_are_skipped_with_the_setup_line(
     env = {**os.environ, "FORAY_CHROMIUM": str(tmp_path / "no-chromium")}
     env.pop("FORAY_FAST_TESTS", None)
     said = subprocess.run(
-        [sys.executable, "-m", "web._browser"], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", _setup_chromium_check()],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     assert said and "\n" not in said and str(tmp_path / "no-chromium") in said
     run = subprocess.run(

@@ -6,7 +6,9 @@ tick})``), which only consumes a replay stream; ``replay_response`` streams a
 replay file to it and ``viewer_page`` is a page holding one. ``view_app`` is
 the app of ``arena view``. The site (``arena serve``) is ``site_app`` over a
 running ``Site`` (the store, the match queue, worker processes); ``push``
-uploads a local proof run to one. docs/web.md describes it all.
+uploads a local proof run to one. docs/web.md describes it all. What drives a
+real server and browser for ``arena bench web`` and the tests is ``web.bench``,
+which ``import web`` leaves out.
 
 Names load on first use (PEP 562): ``arena`` builds its parser with
 ``register_commands`` for every command, which must not import Starlette.
@@ -20,121 +22,53 @@ from typing import TYPE_CHECKING, Any
 from web._cli import register_commands
 
 if TYPE_CHECKING:
-    from web._api import site_app
-    from web._bench import bench_figures, summary_figures
-    from web._browser import CHROMIUM_ARGS, chromium_missing, chromium_path, launch_chromium
+    from web._api import openapi_document, site_app
     from web._bundle import Bundle, BundleError, PushedMatch, decode_bundle
-    from web._load import (
-        LISTINGS,
-        LOAD_TOKEN,
-        Answer,
-        LoadRun,
-        Memory,
-        Request,
-        RequestKind,
-        SeededMatch,
-        ServerProcess,
-        Timing,
-        drive,
-        get_json,
-        mixed_requests,
-        seed_store,
-        wait_settled,
-    )
-    from web._openapi import openapi_document
     from web._pages import CSP, STATIC_DIR, viewer_page
     from web._push import PushRefused, bundle_of, push
-    from web._serve import TOKEN_ENV, TOKEN_FILE, serve_site, server_token
-    from web._server import BackgroundServer
+    from web._serve_site import serve_site
     from web._site import ApiError, Site, SiteLimits
     from web._static import MemoryStaticFiles
     from web._stream import replay_response
+    from web._token import TOKEN_ENV, TOKEN_FILE, server_token
     from web._view import static_files, view_app
 
 __all__ = [
-    "CHROMIUM_ARGS",
     "CSP",
-    "LISTINGS",
-    "LOAD_TOKEN",
     "STATIC_DIR",
     "TOKEN_ENV",
     "TOKEN_FILE",
-    "Answer",
     "ApiError",
-    "BackgroundServer",
     "Bundle",
     "BundleError",
-    "LoadRun",
-    "Memory",
     "MemoryStaticFiles",
     "PushRefused",
     "PushedMatch",
-    "Request",
-    "RequestKind",
-    "SeededMatch",
-    "ServerProcess",
     "Site",
     "SiteLimits",
-    "Timing",
-    "bench_figures",
     "bundle_of",
-    "chromium_missing",
-    "chromium_path",
     "decode_bundle",
-    "drive",
-    "get_json",
-    "launch_chromium",
-    "mixed_requests",
     "openapi_document",
     "push",
     "register_commands",
     "replay_response",
-    "seed_store",
     "serve_site",
     "server_token",
     "site_app",
     "static_files",
-    "summary_figures",
     "view_app",
     "viewer_page",
-    "wait_settled",
 ]
 
 _LAZY = {
-    "site_app": "web._api",
-    **dict.fromkeys(("bench_figures", "summary_figures"), "web._bench"),
+    **dict.fromkeys(("openapi_document", "site_app"), "web._api"),
     **dict.fromkeys(("Bundle", "BundleError", "PushedMatch", "decode_bundle"), "web._bundle"),
-    "openapi_document": "web._openapi",
-    **dict.fromkeys(
-        (
-            "LISTINGS",
-            "LOAD_TOKEN",
-            "Answer",
-            "LoadRun",
-            "Memory",
-            "Request",
-            "RequestKind",
-            "SeededMatch",
-            "ServerProcess",
-            "Timing",
-            "drive",
-            "get_json",
-            "mixed_requests",
-            "seed_store",
-            "wait_settled",
-        ),
-        "web._load",
-    ),
     **dict.fromkeys(("PushRefused", "bundle_of", "push"), "web._push"),
-    **dict.fromkeys(("TOKEN_ENV", "TOKEN_FILE", "serve_site", "server_token"), "web._serve"),
+    "serve_site": "web._serve_site",
+    **dict.fromkeys(("TOKEN_ENV", "TOKEN_FILE", "server_token"), "web._token"),
     **dict.fromkeys(("ApiError", "Site", "SiteLimits"), "web._site"),
-    "CHROMIUM_ARGS": "web._browser",
-    "chromium_missing": "web._browser",
-    "chromium_path": "web._browser",
-    "launch_chromium": "web._browser",
     "CSP": "web._pages",
     "viewer_page": "web._pages",
-    "BackgroundServer": "web._server",
     "replay_response": "web._stream",
     "MemoryStaticFiles": "web._static",
     "STATIC_DIR": "web._pages",

@@ -5,12 +5,15 @@ Handlers parse the request (path, query, token, a bounded body), call one
 (they read the store). Every error an input can cause is a 4xx with a JSON
 message; the only 5xx are the server's own troubles (a damaged file: 500; a
 store busy, full or read-only, workers that keep dying, shutting down: 503).
-The routes and their answers are described at ``/openapi.json`` (``web._openapi``).
+Each handler carries its OpenAPI operation (``@operation``: what it answers,
+with which statuses), which ``openapi_document`` gathers from the routes for
+``/openapi.json`` (``web._openapi``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
@@ -25,7 +28,6 @@ from starlette.routing import BaseRoute, Mount, Route
 import arena
 import replays
 from web._bundle import MAX_BUNDLE_BYTES
-from web._coordinator import CoordinatorClosed
 from web._http import (
     authorized,
     json_response,
@@ -38,14 +40,32 @@ from web._http import (
     u32,
     u32_field,
 )
+from web._lanes import LanesClosed
 from web._live import KEEPALIVE, sse
-from web._openapi import openapi_document
+from web._openapi import (
+    ID,
+    JSON,
+    PAGE,
+    SHA256,
+    TOKEN,
+    TOKEN_OPTIONAL,
+    binary_answer,
+    body,
+    combine,
+    errors,
+    event_stream,
+    json_answer,
+    listing,
+    openapi_of,
+    operation,
+)
 from web._pages import missing_page, site_page_html
+from web._schemas import NAME, ref
 from web._site import ApiError, Site, check_name, match_key, tournament_key
 from web._stream import HEADERS
 from web._view import static_files
 
-__all__ = ["site_app"]
+__all__ = ["openapi_document", "site_app"]
 
 _log = logging.getLogger("web")
 
@@ -67,10 +87,31 @@ def site_page(page: str, title: str) -> Callable[[Request], Response]:
 # ====================================================================== controllers
 
 
+@operation(
+    "get",
+    "the stored controllers (the hidden ones only with the token)",
+    {"200": listing("Controller", "by name"), **errors("401", "503")},
+    security=TOKEN_OPTIONAL,
+)
 def list_controllers(request: Request) -> Response:
     return json_response(site_of(request).controllers(include_hidden=authorized(request)))
 
 
+@operation(
+    "post",
+    "upload a controller's module: checked for admissibility, stored by sha256",
+    {
+        "201": json_answer(
+            ref("Controller"),
+            "admitted and stored, or stored already (deduplicated by sha256): the"
+            " record, with the name it was first stored under",
+        ),
+        **errors("400", "401", "408", "409", "413", "429", "503"),
+    },
+    parameters=[{"name": "name", "in": "query", "required": True, "schema": NAME}],
+    requestBody=body("application/wasm", "application/octet-stream"),
+    security=TOKEN,
+)
 async def upload_controller(request: Request) -> Response:
     require_token(request)
     name = check_name(request.query_params.get("name", ""), "query 'name'")
@@ -83,6 +124,16 @@ async def upload_controller(request: Request) -> Response:
     return json_response(record, 201)
 
 
+@operation(
+    "get",
+    "a controller's module (never a hidden one without the token)",
+    {
+        "200": binary_answer("application/wasm", "the module's bytes"),
+        **errors("401", "404", "500", "503"),
+    },
+    parameters=[SHA256],
+    security=TOKEN_OPTIONAL,
+)
 def controller_module(request: Request) -> Response:
     record, blob = site_of(request).module(
         request.path_params["sha256"], include_hidden=authorized(request)
@@ -100,11 +151,27 @@ def controller_module(request: Request) -> Response:
 # ====================================================================== matches
 
 
+@operation(
+    "get",
+    "the most recent matches first",
+    {"200": listing("Match", "a page"), **errors("400", "503")},
+    parameters=PAGE,
+)
 def list_matches(request: Request) -> Response:
     limit, before = page_args(request)
     return json_response(site_of(request).matches_json(limit=limit, before=before))
 
 
+@operation(
+    "post",
+    "queue a quick match of two controllers (names or sha256s) under the server's case",
+    {
+        "202": json_answer(ref("Match"), "queued: its id (follow /events or poll)"),
+        **errors("400", "401", "404", "408", "413", "429", "500", "503"),
+    },
+    requestBody=body(JSON, schema=ref("MatchRequest")),
+    security=TOKEN,
+)
 async def create_match(request: Request) -> Response:
     require_token(request)
     data = await read_json(request, {"a": True, "b": True, "seed": False})
@@ -113,10 +180,25 @@ async def create_match(request: Request) -> Response:
     return json_response(match, 202, {"Location": f"/api/matches/{match['id']}"})
 
 
+@operation(
+    "get",
+    "a match: its status, then its result",
+    {"200": json_answer(ref("Match"), "the match"), **errors("404", "503")},
+    parameters=[ID],
+)
 def get_match(request: Request) -> Response:
     return json_response(site_of(request).match_json(request.path_params["id"]))
 
 
+@operation(
+    "get",
+    "a finished match's replay, streamed as it is read (checked by its sha256)",
+    {
+        "200": binary_answer("application/x-msgpack", "the msgpack replay"),
+        **errors("404", "500", "503"),
+    },
+    parameters=[ID],
+)
 def match_replay(request: Request) -> Response:
     stream = site_of(request).open_replay(request.path_params["id"])
     return StreamingResponse(
@@ -135,6 +217,13 @@ def _checked(stream: arena.ReplayStream) -> Iterator[bytes]:
         raise
 
 
+@operation(
+    "get",
+    "the match's progress as server-sent events (event `match`, data: the match JSON),"
+    " until it is finished or in error",
+    {"200": event_stream("match", "Match"), **errors("404", "429", "503")},
+    parameters=[ID],
+)
 async def match_events(request: Request) -> Response:
     site = site_of(request)
     match_id: int = request.path_params["id"]
@@ -150,15 +239,39 @@ async def match_events(request: Request) -> Response:
 # ====================================================================== runs
 
 
+@operation(
+    "get",
+    "the most recent proof runs first",
+    {"200": listing("Run", "a page"), **errors("400", "503")},
+    parameters=PAGE,
+)
 def list_runs(request: Request) -> Response:
     limit, before = page_args(request)
     return json_response(site_of(request).runs_json(limit=limit, before=before))
 
 
+@operation(
+    "get",
+    "a run with its matches and build log",
+    {"200": json_answer(ref("RunDetail"), "the run"), **errors("404", "503")},
+    parameters=[ID],
+)
 def get_run(request: Request) -> Response:
     return json_response(site_of(request).run_json(request.path_params["id"]))
 
 
+@operation(
+    "post",
+    "push a proof run (a bundle, see docs/web.md): every match is played again and must"
+    " give the same replay bytes",
+    {
+        "200": json_answer(ref("Run"), "this run is here already: nothing changed"),
+        "201": json_answer(ref("Run"), "checked and recorded"),
+        **errors("400", "401", "408", "409", "413", "429", "503"),
+    },
+    requestBody=body("application/x-msgpack", schema=ref("Bundle")),
+    security=TOKEN,
+)
 async def push_run(request: Request) -> Response:
     require_token(request)
     site = site_of(request)
@@ -171,11 +284,27 @@ async def push_run(request: Request) -> Response:
 # ====================================================================== tournaments
 
 
+@operation(
+    "get",
+    "the most recent tournaments first",
+    {"200": listing("Tournament", "a page"), **errors("400", "503")},
+    parameters=PAGE,
+)
 def list_tournaments(request: Request) -> Response:
     limit, before = page_args(request)
     return json_response(site_of(request).tournaments_json(limit=limit, before=before))
 
 
+@operation(
+    "post",
+    "start a tournament over stored controllers (names or sha256s)",
+    {
+        "202": json_answer(ref("Tournament"), "started: follow /events"),
+        **errors("400", "401", "404", "408", "413", "429", "500", "503"),
+    },
+    requestBody=body(JSON, schema=ref("TournamentRequest")),
+    security=TOKEN,
+)
 async def create_tournament(request: Request) -> Response:
     require_token(request)
     data = await read_json(
@@ -198,10 +327,23 @@ async def create_tournament(request: Request) -> Response:
     return json_response(tournament, 202, {"Location": f"/api/tournaments/{tournament['id']}"})
 
 
+@operation(
+    "get",
+    "a tournament: standings (live while it runs) and pairings",
+    {"200": json_answer(ref("TournamentDetail"), "the tournament"), **errors("404", "503")},
+    parameters=[ID],
+)
 def get_tournament(request: Request) -> Response:
     return json_response(site_of(request).tournament_json(request.path_params["id"]))
 
 
+@operation(
+    "get",
+    "live standings as server-sent events (event `tournament`, data: the tournament"
+    " JSON), until it is finished or failed",
+    {"200": event_stream("tournament", "TournamentDetail"), **errors("404", "429", "503")},
+    parameters=[ID],
+)
 async def tournament_events(request: Request) -> Response:
     site = site_of(request)
     tournament_id: int = request.path_params["id"]
@@ -217,10 +359,17 @@ async def tournament_events(request: Request) -> Response:
 # ====================================================================== status, schema
 
 
+@operation("get", "the match queue and the workers", {"200": json_answer(ref("Status"), "now")})
 def status(request: Request) -> Response:
     return json_response(site_of(request).status())
 
 
+@operation(
+    "get",
+    "this document",
+    {"200": json_answer({"type": "object"}, "the OpenAPI document")},
+    security=[{}],
+)
 def openapi(request: Request) -> Response:
     return JSONResponse(openapi_document())
 
@@ -298,7 +447,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     arena.StoreBusyError: _mapped(503, {"Retry-After": "5"}),
     arena.StoreError: _mapped(503, {"Retry-After": "30"}),
     arena.WorkerDied: _mapped(503, {"Retry-After": "30"}),
-    CoordinatorClosed: _mapped(503, {"Retry-After": "30"}),
+    LanesClosed: _mapped(503, {"Retry-After": "30"}),
     # Whatever else the arena refuses is the input's fault: a name too long, a bad value.
     arena.ArenaError: _mapped(400),
 }
@@ -319,7 +468,7 @@ def _read_write(
             return await write(request)
         return await run_in_threadpool(read, request)
 
-    return Route(path, endpoint, methods=["GET", "POST"])
+    return Route(path, combine(endpoint, read, write), methods=["GET", "POST"])
 
 
 def routes() -> list[BaseRoute]:
@@ -345,6 +494,12 @@ def routes() -> list[BaseRoute]:
         Route("/api/tournaments/{id:rowid}/events", tournament_events),
         Mount("/static", static_files(), name="static"),
     ]
+
+
+@functools.cache
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document of the site's routes (``/openapi.json``; built once)."""
+    return openapi_of(routes())
 
 
 def site_app(site: Site, token: str) -> Starlette:

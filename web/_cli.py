@@ -34,7 +34,7 @@ def _positive(text: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from web._serve import serve_site
+    from web._serve_site import serve_site
     from web._site import SiteLimits
 
     defaults = SiteLimits()

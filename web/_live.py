@@ -1,6 +1,6 @@
 """Live updates: which records changed, told to the asyncio tasks that stream them (SSE).
 
-The coordinator's thread (and the request threads) change matches and
+The worker lanes' thread (and the request threads) change matches and
 tournaments; the server-sent-event streams run as asyncio tasks of whatever
 loop serves them (uvicorn's, or a test client's). ``Changes`` keeps a version
 number per key and wakes the tasks waiting on a key with

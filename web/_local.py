@@ -8,7 +8,7 @@ from pathlib import Path
 
 import arena
 import replays
-from web._server import LOOPBACK, bind, serve, url_of
+from web._uvicorn import LOOPBACK, bind, serve, url_of
 from web._view import view_app
 
 __all__ = ["check_replay", "view"]

@@ -20,7 +20,7 @@ from typing import Any, Final
 import arena
 import replays
 from web._bundle import Bundle, PushedMatch
-from web._serve import TOKEN_ENV
+from web._token import TOKEN_ENV
 
 __all__ = ["PushRefused", "bundle_of", "push"]
 

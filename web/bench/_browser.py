@@ -1,8 +1,8 @@
 """Headless Chromium for the browser tests and the benchmark: Debian's, never a download.
 
-``python -m web._browser`` prints why Chromium cannot be used, in one line, or
-nothing: ``scripts/setup.sh`` says it after trying apt, and the browser tests
-are skipped with that same line as their reason.
+``chromium_missing`` says why Chromium cannot be used, in one line, or
+nothing: ``scripts/setup.sh`` prints it after trying apt, and the browser
+tests are skipped with that same line as their reason.
 """
 
 from __future__ import annotations
@@ -48,9 +48,3 @@ def launch_chromium(playwright: Playwright) -> Browser:
     return playwright.chromium.launch(
         executable_path=chromium_path(), args=list(CHROMIUM_ARGS), headless=True
     )
-
-
-if __name__ == "__main__":
-    reason = chromium_missing()
-    if reason is not None:
-        print(reason)

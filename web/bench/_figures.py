@@ -7,9 +7,10 @@ fresh browsers' first load), time to jump to any tick (seek and draw: median,
 p99, worst), and the replay stream's throughput, from the server alone and
 fetched and decoded in the browser (needs the dev extra's Playwright and
 Chromium). The site: a real ``arena serve`` in a process of its own, driven
-from this one with the load test's load (``web._load``): the replay stream and
-the listings alone (requests/s, p50/p99), then the mixed load (streams,
-listings, uploads, quick matches past the queue) while its memory is sampled.
+from this one with the load test's load (``web.bench._load``): the replay
+stream and the listings alone (requests/s, p50/p99), then the mixed load
+(streams, listings, uploads, quick matches past the queue) while its memory
+is sampled.
 ``summary_figures`` is the site's part of ``arena bench``'s one-run summary.
 """
 
@@ -20,19 +21,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from web._load import (
+from web.bench._load import (
     LISTINGS,
     LoadRun,
-    Memory,
     Request,
     RequestKind,
-    ServerProcess,
     Timing,
     drive,
     mixed_requests,
     seed_store,
     wait_settled,
 )
+from web.bench._process import Memory, ServerProcess
 
 __all__ = ["bench_figures", "summary_figures"]
 
@@ -89,10 +89,10 @@ def _viewer_figures(repeat: int) -> None:
     import urllib.request
 
     import arena
-    from web._browser import chromium_path, launch_chromium
     from web._local import check_replay
-    from web._server import BackgroundServer
     from web._view import view_app
+    from web.bench._background import BackgroundServer
+    from web.bench._browser import chromium_path, launch_chromium
 
     if not Path(chromium_path()).exists():
         print(f"web viewer: skipped (no Chromium at {chromium_path()}; set FORAY_CHROMIUM)")
@@ -202,7 +202,7 @@ def _site_load(streams: int, *, mixed: bool) -> _Site:
     ``_CLIENTS`` threads of this process each keep one connection and send
     requests back to back: ``streams`` replay streams, then half as many
     listings (matches, runs, controllers in turn); then, if ``mixed``, the load
-    test's mixed load (web._load): streams, listings, uploads of new modules
+    test's mixed load (``web.bench._load``): streams, listings, uploads of new modules
     and quick matches, the first a burst past the queue, while the server's
     memory is sampled.
     """
@@ -236,9 +236,12 @@ def _site_load(streams: int, *, mixed: bool) -> _Site:
 _QUEUE = 16
 """The bench server's match queue: the mixed load's burst is twice as many."""
 
+_SAMPLE_EVERY = 0.02
+"""Seconds between two readings of the server's memory under the mixed load."""
+
 
 def _mixed_load(server: ServerProcess, match_id: int, streams: int) -> _Mixed:
-    """The mixed load on a running server, its memory sampled every 20 ms meanwhile."""
+    """The mixed load on a running server, its memory sampled every ``_SAMPLE_EVERY`` meanwhile."""
     import threading
 
     import arena
@@ -259,7 +262,7 @@ def _mixed_load(server: ServerProcess, match_id: int, streams: int) -> _Mixed:
     done = threading.Event()
 
     def sample() -> None:
-        while not done.wait(0.02):
+        while not done.wait(_SAMPLE_EVERY):
             peaks.append(server.memory())
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -331,8 +334,9 @@ def _site_figures(repeat: int) -> None:
         print(f"    {label:<34} p50 {t.p50_ms:7.1f} ms, p99 {t.p99_ms:7.1f} ms ({t.requests})")
     print(
         f"  server memory under the mixed load: VmRSS {_mib(mixed.peak.rss_kib)} at most "
-        f"(sampled every 20 ms), VmHWM {_mib(mixed.after.hwm_kib)} (its high-water mark since "
-        f"it started); its worker processes together {_mib(mixed.peak.workers_rss_kib)} at most"
+        f"(sampled every {_SAMPLE_EVERY * 1000:.0f} ms), VmHWM {_mib(mixed.after.hwm_kib)} "
+        "(its high-water mark since it started); its worker processes together "
+        f"{_mib(mixed.peak.workers_rss_kib)} at most"
     )
 
 

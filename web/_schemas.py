@@ -1,0 +1,335 @@
+"""The shapes of the site's JSON records: the ``components`` of its OpenAPI document.
+
+Each route's operation, beside its handler in ``web._api``, names these by
+``ref``; the answers the tests check (tests/test_site.py) are validated
+against them. A record's shape is the one ``web._site`` answers with, so a
+key added there is added here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+__all__ = ["BINARY", "NAME", "SCHEMAS", "ref"]
+
+
+def ref(name: str) -> dict[str, str]:
+    """A reference to the schema ``name`` of ``SCHEMAS``."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+_NULLABLE_STR: Final = {"type": ["string", "null"]}
+_SIDE: Final = {
+    "type": "object",
+    "required": ["name", "sha256"],
+    "properties": {
+        "name": {"type": "string"},
+        "sha256": {"type": "string"},
+        "banked": {"type": "integer"},
+        "fuel_total": {"type": "integer"},
+        "fuel_peak": {"type": "integer"},
+        "forfeit": {
+            "oneOf": [
+                {"type": "null"},
+                {
+                    "type": "object",
+                    "required": ["tick", "kind", "detail"],
+                    "properties": {
+                        "tick": {"type": "integer"},
+                        "kind": {"type": "string"},
+                        "detail": {"type": "string"},
+                    },
+                },
+            ]
+        },
+    },
+}
+
+_CASE: Final = {
+    "type": "object",
+    "required": ["slug", "version", "manifest_sha256"],
+    "properties": {
+        "slug": {"type": "string"},
+        "version": {"type": "integer"},
+        "manifest_sha256": {"type": "string"},
+    },
+}
+_RUN_CONTROLLER: Final = {
+    "type": "object",
+    "required": ["name", "sha256"],
+    "properties": {"name": {"type": "string"}, "sha256": _NULLABLE_STR},
+}
+_RUN_OUTCOME: Final = {"enum": ["win", "loss", "draw", "could-not-compete"]}
+NAME: Final = {
+    "description": "a name or a sha256: 1 to 256 characters, no control characters",
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 256,
+    "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]+$",
+}
+BINARY: Final = {"type": "string", "format": "binary"}
+
+SCHEMAS: Final[dict[str, Any]] = {
+    "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {"type": "string"},
+            "sha256": {"description": "a module refused: its sha256", "type": "string"},
+            "reason": {"description": "why it is not admissible", "type": ["string", "null"]},
+            "holder": {"description": "409: the module the name is taken by", "type": "string"},
+        },
+    },
+    "Controller": {
+        "type": "object",
+        "required": ["name", "sha256", "origin", "hidden", "size", "created_at"],
+        "properties": {
+            "name": {"type": "string"},
+            "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "origin": {"enum": ["baseline", "file", "upload", "run"]},
+            "hidden": {"type": "boolean"},
+            "size": {"type": "integer"},
+            "created_at": {"type": "string"},
+        },
+    },
+    "Match": {
+        "description": (
+            "A match. Pending: id, status, seed, sides (name, sha256), stage (queued or "
+            "running) and position in the queue. Finished: the result with the keys of "
+            "`arena match --json` (winner, reason, ticks, seed, replay (its URL), "
+            "replay_sha256, sides). Error: the reason in `error`."
+        ),
+        "type": "object",
+        "required": ["id", "status", "seed", "sides"],
+        "properties": {
+            "id": {"type": "integer"},
+            "status": {"enum": ["pending", "finished", "error"]},
+            "seed": {"type": "integer"},
+            "winner": {"type": ["integer", "null"]},
+            "reason": {"type": "string"},
+            "ticks": {"type": "integer"},
+            "replay": {"type": "string"},
+            "replay_sha256": {"type": "string"},
+            "sides": {"type": "array", "items": _SIDE, "minItems": 2, "maxItems": 2},
+            "error": _NULLABLE_STR,
+            "stage": {"enum": ["queued", "running", None]},
+            "position": {"type": ["integer", "null"]},
+            "created_at": {"type": "string"},
+            "finished_at": _NULLABLE_STR,
+            "tournament_id": {"type": ["integer", "null"]},
+            "run_id": {"type": ["integer", "null"]},
+        },
+    },
+    "MatchRequest": {
+        "type": "object",
+        "required": ["a", "b"],
+        "additionalProperties": False,
+        "properties": {
+            "a": NAME,
+            "b": NAME,
+            "seed": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+        },
+    },
+    "Run": {
+        "description": "A proof run as `arena runs --json` lists it (`matches`: how many).",
+        "type": "object",
+        "required": ["run", "case", "controller", "outcome", "reason", "matches", "created_at"],
+        "properties": {
+            "run": {"type": "integer"},
+            "case": _CASE,
+            "controller": _RUN_CONTROLLER,
+            "outcome": _RUN_OUTCOME,
+            "reason": _NULLABLE_STR,
+            "matches": {"type": "integer"},
+            "created_at": {"type": "string"},
+        },
+    },
+    "RunDetail": {
+        "description": (
+            "A proof run as `arena runs show --json` gives it; each match adds its `id` and"
+            " the controller's `side`, and its `result` is the match JSON of this API."
+        ),
+        "type": "object",
+        "required": [
+            "run",
+            "case",
+            "controller",
+            "outcome",
+            "reason",
+            "matches",
+            "created_at",
+            "build_log",
+        ],
+        "properties": {
+            "run": {"type": "integer"},
+            "case": _CASE,
+            "controller": _RUN_CONTROLLER,
+            "outcome": _RUN_OUTCOME,
+            "reason": _NULLABLE_STR,
+            "created_at": {"type": "string"},
+            "matches": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "opponent", "role", "scored", "side", "outcome", "result"],
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "opponent": {"type": "string"},
+                        "role": {"enum": ["canonical", "evidence", "exhibition"]},
+                        "scored": {"type": "boolean"},
+                        "side": {"enum": [0, 1]},
+                        "outcome": {"enum": ["win", "loss", "draw", None]},
+                        "result": ref("Match"),
+                    },
+                },
+            },
+            "build_log": {"type": "string"},
+        },
+    },
+    "Tournament": {
+        "type": "object",
+        "required": ["id", "format", "status", "field", "seeds", "matches", "created_at"],
+        "properties": {
+            "id": {"type": "integer"},
+            "format": {"type": "string"},
+            "status": {"enum": ["running", "finished", "failed"]},
+            "field": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "sha256"],
+                    "properties": {"name": {"type": "string"}, "sha256": {"type": "string"}},
+                },
+            },
+            "seeds": {"type": "array", "items": {"type": "integer"}},
+            "matches": {"type": "integer"},
+            "planned": {"type": ["integer", "null"]},
+            "error": _NULLABLE_STR,
+            "created_at": {"type": "string"},
+            "finished_at": _NULLABLE_STR,
+        },
+    },
+    "TournamentDetail": {
+        "allOf": [
+            ref("Tournament"),
+            {
+                "type": "object",
+                "required": ["standings", "stages"],
+                "properties": {
+                    "standings": {
+                        "description": "the standings rows, best first (live while it runs)",
+                        "type": "array",
+                        "items": {"type": "object"},
+                    },
+                    "stages": {
+                        "description": "the pairings: per stage, its meetings and their matches",
+                        "type": "array",
+                        "items": {"type": "object"},
+                    },
+                },
+            },
+        ]
+    },
+    "TournamentRequest": {
+        "type": "object",
+        "required": ["format", "field"],
+        "additionalProperties": False,
+        "properties": {
+            "format": {"enum": ["round-robin", "bracket", "swiss", "gauntlet"]},
+            "field": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 64,
+                "uniqueItems": True,
+                "items": NAME,
+            },
+            "seeds": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 16,
+                "items": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+            },
+            "rounds": {"type": "integer", "minimum": 1, "maximum": 64},
+            "shuffle": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+        },
+    },
+    "Bundle": {
+        "description": (
+            "A proof run as `arena push` sends it (docs/web.md, Push): one msgpack map;"
+            " `controller.module` and each match's `replay` are msgpack bin. A bundle of the"
+            " right shape is still refused (400) unless its case is the server's and every"
+            " match, played again, gives the very same replay bytes."
+        ),
+        "type": "object",
+        "required": [
+            "format",
+            "version",
+            "case",
+            "controller",
+            "outcome",
+            "reason",
+            "build_log",
+            "matches",
+        ],
+        "additionalProperties": False,
+        "properties": {
+            "format": {"const": "foray-run-bundle"},
+            "version": {"const": 1},
+            "case": {
+                "type": "object",
+                "required": ["slug", "version", "manifest_sha256"],
+                "additionalProperties": False,
+                "properties": {
+                    "slug": {"type": "string", "minLength": 1, "maxLength": 256},
+                    "version": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+                    "manifest_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                },
+            },
+            "controller": {
+                "type": "object",
+                "required": ["name", "module"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 256},
+                    "module": BINARY,
+                },
+            },
+            "outcome": {"enum": ["win", "loss", "draw"]},
+            "reason": _NULLABLE_STR,
+            "build_log": {"type": "string", "maxLength": 65536},
+            "matches": {
+                "type": "array",
+                "maxItems": 1024,
+                "items": {
+                    "type": "object",
+                    "required": ["opponent", "role", "result", "replay"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "opponent": {"type": "string", "minLength": 1, "maxLength": 256},
+                        "role": {"type": "string", "minLength": 1, "maxLength": 256},
+                        "result": {"type": "object", "maxProperties": 64},
+                        "replay": BINARY,
+                    },
+                },
+            },
+        },
+    },
+    "Status": {
+        "type": "object",
+        "required": ["case", "workers", "queue", "running", "waiting"],
+        "properties": {
+            "case": {"type": "object"},
+            "workers": {"type": "integer"},
+            "queue": {
+                "type": "object",
+                "required": ["capacity", "accepted"],
+                "properties": {
+                    "capacity": {"type": "integer"},
+                    "accepted": {"type": "integer"},
+                },
+            },
+            "running": {"type": "integer"},
+            "waiting": {"type": "integer"},
+        },
+    },
+}

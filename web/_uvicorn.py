@@ -1,0 +1,59 @@
+"""uvicorn on a socket bound first, so the address is known (and printed) before it serves.
+
+``arena serve`` (``web._serve_site``) and ``arena view`` (``web._local``) bind
+their socket here, then serve on it; the bench's ``BackgroundServer`` serves
+on one in a thread.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Final
+
+import uvicorn
+from starlette.types import ASGIApp
+
+from arena import ArenaError
+
+__all__ = ["LOOPBACK", "bind", "quiet_server", "serve", "url_of"]
+
+LOOPBACK: Final = "127.0.0.1"
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on (host, port); port 0 takes a free one. ArenaError if taken."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except (OSError, UnicodeError) as exc:
+        raise ArenaError(f"cannot listen on {host}:{port}: {exc}") from None
+    # IPPROTO_TCP named explicitly: asyncio turns Nagle's algorithm off (TCP_NODELAY)
+    # only on sockets that say so, and a response written in two parts (headers,
+    # then body) would otherwise wait for the client's delayed ACK on every request
+    # of a kept-alive connection (docs/benchmarks.md has what that cost).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ArenaError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    """The http:// address of a bound socket, with a trailing slash."""
+    host, port = sock.getsockname()[:2]
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
+
+
+def quiet_server(app: ASGIApp) -> uvicorn.Server:
+    """A uvicorn server of ``app`` that logs warnings only, with no lifespan events."""
+    return uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+
+
+def serve(app: ASGIApp, sock: socket.socket) -> None:
+    """Serve ``app`` on ``sock`` in this thread until interrupted (Ctrl-C)."""
+    quiet_server(app).run(sockets=[sock])

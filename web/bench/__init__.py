@@ -1,0 +1,63 @@
+"""The bench room: ``arena bench web``'s figures, and the drivers they and the tests share.
+
+Not imported by ``import web`` (as ``trio.testing`` is not by ``import
+trio``): the product's site and viewer never need it. ``bench_figures`` and
+``summary_figures`` are found by ``arena bench`` through the
+``foray_arena.bench`` and ``foray_arena.summary`` entry points. The rest drives
+a real server, so the browser tests, the load test and the benchmark drive
+the same code:
+
+- ``BackgroundServer``: an app served by uvicorn in a thread of this process.
+- ``ServerProcess``: ``arena serve`` in a process of its own, its memory read
+  from ``/proc``; ``drive``, ``mixed_requests``, ``seed_store`` and
+  ``wait_settled``: the load driven at it (docs/web.md, Load).
+- ``launch_chromium``: the system's Chromium, headless, with Playwright;
+  ``chromium_missing`` says why it cannot be (``scripts/setup.sh`` prints it).
+"""
+
+from __future__ import annotations
+
+from web.bench._background import BackgroundServer
+from web.bench._browser import CHROMIUM_ARGS, chromium_missing, chromium_path, launch_chromium
+from web.bench._figures import bench_figures, summary_figures
+from web.bench._load import (
+    LISTINGS,
+    LOAD_TOKEN,
+    Answer,
+    LoadRun,
+    Request,
+    RequestKind,
+    SeededMatch,
+    Timing,
+    drive,
+    get_json,
+    mixed_requests,
+    seed_store,
+    wait_settled,
+)
+from web.bench._process import Memory, ServerProcess
+
+__all__ = [
+    "CHROMIUM_ARGS",
+    "LISTINGS",
+    "LOAD_TOKEN",
+    "Answer",
+    "BackgroundServer",
+    "LoadRun",
+    "Memory",
+    "Request",
+    "RequestKind",
+    "SeededMatch",
+    "ServerProcess",
+    "Timing",
+    "bench_figures",
+    "chromium_missing",
+    "chromium_path",
+    "drive",
+    "get_json",
+    "launch_chromium",
+    "mixed_requests",
+    "seed_store",
+    "summary_figures",
+    "wait_settled",
+]
