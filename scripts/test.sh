@@ -18,4 +18,9 @@ done
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+# The layer order of pyproject.toml's [tool.importlinter] (its report only when broken).
+if ! layers=$(.venv/bin/lint-imports 2>&1); then
+    printf '%s\n' "$layers" >&2
+    exit 1
+fi
 .venv/bin/python -m pytest -q "${args[@]}"

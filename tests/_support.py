@@ -304,7 +304,7 @@ def reference_checksum(g: sim.Game) -> int:
 
 # --------------------------------------------------------------------------- scripted replays
 
-# The shape of arena.Limits (the header's "limits" is {name: number}).
+# The shape of arena.sandbox.Limits (the header's "limits" is {name: number}).
 LIMITS: dict[str, Any] = {
     "fuel_per_tick": 5_000_000,
     "init_fuel": 50_000_000,
@@ -607,7 +607,7 @@ def write_viewer_replays(directory: Path) -> dict[str, Path]:
     a, b = (arena.Contestant(n, arena.load_baseline(n)) for n in ("greedy-raider", "fuel-probe"))
     data = {
         # A real match of the baselines: fights, deaths, spawns, deposits; a sweep in tick 190.
-        "baselines": arena.run_match(a, b, seed=3).replay,
+        "baselines": arena.match.run_match(a, b, seed=3).replay,
         "golden": GOLDEN_REPLAY.read_bytes(),
         "fierce": play_scripted(5, max_ticks=60, fierce=True).data,
         "forfeit": play_scripted(3, max_ticks=40, forfeit=(25, 1, "invalid_action")).data,
@@ -692,8 +692,10 @@ def small_case() -> arena.Case:
     return dataclasses.replace(case, rules=case.rules.replace(width=20, height=20, max_ticks=120))
 
 
-def proof_run(store: arena.Store, module: Path, name: str, case: arena.Case) -> arena.RunRecord:
+def proof_run(
+    store: arena.Store, module: Path, name: str, case: arena.Case
+) -> arena.store.RunRecord:
     """``arena prove`` of the module file ``module`` on ``case``, recorded in ``store``."""
     import arena
 
-    return arena.prove(module, case, store=store, name=name, jobs=2).run
+    return arena.proving.prove(module, case, store=store, name=name, jobs=2).run

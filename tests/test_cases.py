@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 import tomli_w
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import arena
+import arena.match
+import arena.sandbox
 import replays
 import sim
 from arena import cases
@@ -240,10 +241,10 @@ def test_the_zig_workspace_builds_as_compile_zig_builds(tmp_path: Path) -> None:
 def test_the_foray_case_spells_out_the_defaults() -> None:
     case = cases.default_case()
     assert case.rules == sim.Config()
-    assert case.limits == arena.Limits()
+    assert case.limits == arena.sandbox.Limits()
     doc = foray_doc()
     assert set(doc["simulation"]) == {*sim.Config().to_dict(), "map"}, "every constant, explicitly"
-    assert doc["sandbox"]["tick_wall_ms"] == arena.Limits().tick_timeout * 1000
+    assert doc["sandbox"]["tick_wall_ms"] == arena.sandbox.Limits().tick_timeout * 1000
 
 
 def test_the_default_case_is_the_newest_published_foray() -> None:
@@ -648,7 +649,7 @@ def test_sandbox_milliseconds_become_the_limits_seconds(
     limits = cases.load_case(make_case(tmp_path, change)).limits
     assert (limits.tick_timeout, limits.init_timeout, limits.fuel_per_tick) == (1.5, 3600.0, 7)
     # The compile bounds are the arena's own.
-    assert limits.compile_timeout == arena.Limits().compile_timeout
+    assert limits.compile_timeout == arena.sandbox.Limits().compile_timeout
 
 
 def test_a_case_cannot_set_the_compile_bounds(tmp_path: Path, make_case: MakeCase) -> None:
@@ -1126,7 +1127,7 @@ def test_match_plays_under_the_foray_case_and_records_it(capsys: Capture, tmp_pa
 
 
 def test_run_match_without_a_case_records_none(idle: bytes) -> None:
-    result = arena.run_match(
+    result = arena.match.run_match(
         arena.Contestant("a", idle), arena.Contestant("b", idle), config=sim.Config(max_ticks=2)
     )
     assert replays.read_replay(result.replay).header.case is None

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 import struct
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import arena
+import arena.match
 import sim
 from tests._support import examples, random_policy
 
@@ -30,7 +30,7 @@ def words(data: bytes, start: int, n: int) -> list[int]:
 
 
 def init_for(game: sim.Game, side: int, seed: int = 7) -> bytes:
-    return arena.encode_init(
+    return arena.match.encode_init(
         game, side, seed=seed, fuel_per_tick=5_000_000, max_memory_bytes=1 << 26
     )
 
@@ -75,7 +75,7 @@ def test_obs_layout() -> None:
     g = sim.Game(sim.parse_map(TINY), sim.Config(width=9, height=8, start_workers=2))
     enemy = g.add_unit(1, sim.SOLDIER, 2, 1)
     obs = g.observe(0)
-    msg = arena.encode_obs(obs, 1234)
+    msg = arena.match.encode_obs(obs, 1234)
     head = words(msg, 0, 16)
     assert head == [0, 0, 10, 60, 0, -1, 2, 1, 2, 1234, 0, 0, 0, 0, 0, 0]
     assert words(msg, 64, 12) == [1, 1, 1, 0, 4, 0, 2, 1, 0, 1, 4, 0]
@@ -86,7 +86,7 @@ def test_obs_layout() -> None:
 
 def test_actions_decode_as_little_endian_triples() -> None:
     raw = struct.pack("<6i", 1, 1, 2, 0, 5, 1)
-    assert arena.decode_actions(raw) == [(1, 1, 2), (0, 5, 1)]
+    assert arena.match.decode_actions(raw) == [(1, 1, 2), (0, 5, 1)]
 
 
 @settings(max_examples=examples(15), deadline=None)
@@ -97,5 +97,7 @@ def test_the_one_pass_obs_is_the_typed_one_packed(seed: int, fuel: int) -> None:
     rngs = [random.Random(seed), random.Random(~seed)]
     for _ in range(25):
         for side in (0, 1):
-            assert arena.encode_obs_for(g, side, fuel) == arena.encode_obs(g.observe(side), fuel)
+            assert arena.match.encode_obs_for(g, side, fuel) == arena.match.encode_obs(
+                g.observe(side), fuel
+            )
         g.step([random_policy(g, s, rngs[s], fierce=True) for s in (0, 1)])

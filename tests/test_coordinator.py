@@ -37,6 +37,9 @@ import pytest
 import trio
 
 import arena
+import arena.coordinator
+import arena.match
+import arena.tournament
 import sim
 from arena.cases import default_case
 from arena.cli import main
@@ -105,7 +108,7 @@ def _sequential(plan: TournamentPlan, config: sim.Config) -> Standings:
     """The standings of the same tournament played one match at a time, round by round."""
     case = default_case()
     scheduler = Scheduler(plan)
-    blobs = {name: arena.load_contestant(name) for name in plan.field}
+    blobs = {name: arena.match.load_contestant(name) for name in plan.field}
     while (pairings := scheduler.next_round()) is not None:
         for p in pairings:
             job = case.match_job(blobs[p.a], blobs[p.b], seed=p.seed, config=config)
@@ -202,11 +205,11 @@ def test_a_stored_match_is_read_back_as_its_pairing_and_a_bad_key_names_the_matc
     assert pairings == set(Scheduler(tournament_plan(record)).ready())
     match = store.tournament_matches(record.id)[0]
     with pytest.raises(
-        arena.ScheduleMismatchError, match=f"stored match {match.id}: '0:3' is not a"
+        arena.tournament.ScheduleMismatchError, match=f"stored match {match.id}: '0:3' is not a"
     ):
         pairing_of(dataclasses.replace(match, pairing_key="0:3"))
     with pytest.raises(
-        arena.ScheduleMismatchError, match=f"stored match {match.id} has no pairing key"
+        arena.tournament.ScheduleMismatchError, match=f"stored match {match.id} has no pairing key"
     ):
         pairing_of(dataclasses.replace(match, pairing_key=None))
 
@@ -257,9 +260,11 @@ def test_the_tournament_is_played_under_its_stored_case_and_rules(store: Store) 
 
 def test_a_plan_that_cannot_be_held_stores_nothing(store: Store) -> None:
     field = _field(store, ("random", "greedy-raider"))
-    with pytest.raises(arena.TournamentSetupError, match="format 'league' is not one of"):
+    with pytest.raises(
+        arena.tournament.TournamentSetupError, match="format 'league' is not one of"
+    ):
         create_tournament(store, "league", field)
-    with pytest.raises(arena.TournamentSetupError, match="rounds is for swiss"):
+    with pytest.raises(arena.tournament.TournamentSetupError, match="rounds is for swiss"):
         create_tournament(store, "bracket", field, rounds=2)
     assert store.tournaments() == []
 
@@ -281,7 +286,7 @@ LONG = sim.Config(max_ticks=400, start_energy=100_000)
 
 def _busy_field(store: Store, busy: bytes, idle: bytes) -> list[Entrant]:
     return [
-        arena.store_contestant(store, arena.Contestant(name, blob))
+        arena.coordinator.store_contestant(store, arena.Contestant(name, blob))
         for name, blob in (("busy", busy), ("idle", idle))
     ]
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import msgpack
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import arena
+import arena.match
 import sim
 import web
 from arena.match import ObservationError, decode_actions, decode_obs, encode_obs
@@ -87,7 +87,7 @@ def test_any_map_file_is_a_map_or_an_error_naming_the_file(tmp_path: Path, data:
     path = tmp_path / "fuzz.map"
     path.write_bytes(data)
     try:
-        arena.load_map(path)
+        arena.match.load_map(path)
     except (sim.MapError, arena.ArenaError) as exc:
         assert str(path) in str(exc)
 

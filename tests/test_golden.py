@@ -17,6 +17,7 @@ import msgpack
 import pytest
 
 import arena
+import arena.match
 import replays
 import sim
 from tests._support import EXTRA, Builder, cli, policy
@@ -52,7 +53,7 @@ def test_checksums_of_a_scripted_game_are_golden() -> None:
 
 def _golden_match(build_c: Builder) -> arena.MatchResult:
     busy, idle = build_c(EXTRA / "busy.c"), build_c(EXTRA / "idle.c")
-    return arena.run_match(
+    return arena.match.run_match(
         arena.Contestant("busy", busy),
         arena.Contestant("idle", idle),
         seed=77,
@@ -98,7 +99,7 @@ def test_a_version_1_replay_is_proved_by_its_modules(
     """``--modules`` plays the match again in the file's own format version, byte for byte."""
     v1 = GOLDEN / "busy-vs-idle-seed77-v1.replay"
     busy, idle = build_c(EXTRA / "busy.c"), build_c(EXTRA / "idle.c")
-    rematch = arena.rematch(v1.read_bytes(), busy, idle)
+    rematch = arena.match.rematch(v1.read_bytes(), busy, idle)
     assert rematch.report == replays.VerifyReport(True, 60, None, None)
     assert rematch.result is not None and rematch.result.replay == v1.read_bytes()
     modules = []
@@ -109,7 +110,7 @@ def test_a_version_1_replay_is_proved_by_its_modules(
     assert out.code == 0, out.out + out.err
     assert out.json() == {"ok": True, "ticks": 60, "mismatch_tick": None}
     # run_match writes the version it is asked for, and version 2 by default.
-    again = arena.run_match(
+    again = arena.match.run_match(
         arena.Contestant("busy", busy),
         arena.Contestant("idle", idle),
         seed=77,

@@ -15,10 +15,10 @@ from typing import Any
 
 import msgpack
 import pytest
-from hypothesis import event, given, settings
-from hypothesis import strategies as st
+from hypothesis import event, given, settings, strategies as st
 
 import arena
+import arena.match
 import replays
 import sim
 from arena.sandbox import STRUCTURAL_LIMITS, Controller, Limits, check_module
@@ -77,7 +77,7 @@ HOSTILE: dict[str, bytes] = {
 
 def hostile_match(blob: bytes, name: str = "hostile") -> arena.MatchResult:
     idle = controller()
-    return arena.run_match(
+    return arena.match.run_match(
         arena.Contestant(name, blob),
         arena.Contestant("idle", idle),
         seed=5,
@@ -114,7 +114,7 @@ def test_fault_text_is_the_hosts_and_bounded(name: str, kind: str, detail: str) 
     # A small replay that verifies, alone and against the modules.
     assert len(result.replay) < 10_000
     assert replays.verify_replay(result.replay).ok
-    assert arena.replay_matches(result.replay, HOSTILE[name], controller()).ok
+    assert arena.match.replay_matches(result.replay, HOSTILE[name], controller()).ok
 
 
 def test_the_trap_detail_names_where_it_struck() -> None:
@@ -136,7 +136,7 @@ def test_import_names_in_a_refusal_are_cut() -> None:
 
 def test_every_string_a_replay_holds_is_bounded() -> None:
     long_name = "n" * 10_000 + "\udcff"
-    result = arena.run_match(
+    result = arena.match.run_match(
         arena.Contestant(long_name, HOSTILE["mangled_start"]),
         arena.Contestant("idle", controller()),
         config=CONFIG,
@@ -389,7 +389,7 @@ def test_every_zoo_module_plays_a_match_whose_replay_verifies(
     report = replays.verify_replay(result.replay)
     assert report.ok, report.detail
     assert report.ticks == result.ticks
-    again = arena.replay_matches(result.replay, blob, controller())
+    again = arena.match.replay_matches(result.replay, blob, controller())
     assert again.ok, again.detail
 
 
@@ -408,7 +408,7 @@ def test_a_controller_keeps_working_after_the_hostile_ones(zoo: dict[str, bytes]
 def honest() -> tuple[bytes, bytes, bytes]:
     """A real match whose play depends on the seed and the view: (replay, module A, module B)."""
     a, b = arena.load_baseline("random"), arena.load_baseline("greedy-raider")
-    result = arena.run_match(
+    result = arena.match.run_match(
         arena.Contestant("random", a),
         arena.Contestant("greedy-raider", b),
         seed=3,
@@ -425,7 +425,7 @@ def _edit(replay: bytes, edit: Callable[[Any, Any, Any], None]) -> bytes:
 
 def test_the_honest_replay_is_proved(honest: tuple[bytes, bytes, bytes]) -> None:
     replay, a, b = honest
-    assert arena.replay_matches(replay, a, b) == replays.VerifyReport(True, 20, None, None)
+    assert arena.match.replay_matches(replay, a, b) == replays.VerifyReport(True, 20, None, None)
 
 
 @pytest.mark.parametrize(
@@ -463,7 +463,7 @@ def test_what_only_the_modules_prove(
     replay, a, b = honest
     tampered = _edit(replay, edit)
     assert replays.verify_replay(tampered).ok is alone
-    report = arena.replay_matches(tampered, a, b)
+    report = arena.match.replay_matches(tampered, a, b)
     assert not report.ok and report.detail
 
 
@@ -642,7 +642,7 @@ def test_modules_refuse_every_tampered_result_and_header(
     tampered = _edit(replay, apply)
     if tampered == replay:
         return  # the edit changed nothing (a value set to itself)
-    report = arena.replay_matches(tampered, a, b)
+    report = arena.match.replay_matches(tampered, a, b)
     event(f"{edit[0]}: {'accepted' if report.ok else 'refused'}")
     if edit[0] in UNPROVED:
         # Not proved, by design: the match played again writes the edited value back.

@@ -1,14 +1,13 @@
-"""The layering of the design, read from the code's own imports.
+"""The layering of the design, read from the code's own imports: what the layer order cannot say.
 
-Packages: sim < replays < arena < web. Inside ``arena``, each sub-package has
-one job: only ``sandbox`` touches wasmtime (and only its ``_ffi`` module
-ctypes and wasmtime's private names), only ``match`` and ``executors`` (and
-``bench``, which times them) play matches (anyone else is on a list, with
-why), ``tournament`` stays pure (no sandbox, no match, no I/O), ``store``
-keeps results without playing them. The sub-packages stand in layers
-(``ARENA_LAYERS``), each importing only those below its own: the case format
-(``cases``) below the workflow that builds, proves and checks runs of a case
-(``proving``), so neither the executors nor the store know what a case is.
+The order itself (sim < replays < arena < web, and arena's sub-packages in
+layers) is configuration: pyproject.toml's ``[tool.importlinter]`` contracts,
+which ``scripts/test.sh`` runs with ``lint-imports``. Here, the rest. Inside
+``arena``, each sub-package has one job: only ``sandbox`` touches wasmtime
+(and only its ``_ffi`` module ctypes and wasmtime's private names), only
+``match`` and ``executors`` (and ``bench``, which times them) play matches
+(anyone else is on a list, with why), ``tournament`` stays pure (no sandbox,
+no match, no I/O), ``store`` keeps results without playing them.
 
 Privacy: a module or a name whose own name starts with ``_`` (dunders aside)
 is private to the package that holds it, and usable from that package and
@@ -20,9 +19,10 @@ all its sub-packages, and a ``_name`` of ``arena/cli/_prove.py`` is private to
 
 What the scan sees: every ``import`` and ``from ... import`` (relative ones
 resolved), wherever it stands; every attribute read through a module alias
-(``import arena`` then ``arena.run_match``), as if its first name were
-imported; and the names of the lazy tables (``_LAZY``) that packages load
-on first use, as if imported by the package. Subprocess tests check the same
+(``import arena`` then ``arena.match.run_match``), as if its first name were
+imported; and the imports of each package's ``__init__.pyi``, the one list of
+the names it lends and loads on first use (``lazy_loader.attach_stub``), as
+if imported by the package. Subprocess tests check the same
 for what an import really loads, transitively.
 """
 
@@ -46,13 +46,6 @@ from arena.store import RunOutcome, Store
 from tests._support import GOLDEN_REPLAY, ROOT, InProcess
 
 PACKAGES = ("sim", "replays", "arena", "web")
-# package -> the project packages it may import
-ALLOWED = {
-    "sim": set(),
-    "replays": {"sim"},
-    "arena": {"sim", "replays"},
-    "web": {"arena", "replays"},
-}
 # The names that play a match: the runner, a rematch, an executor's in-process job, a controller.
 PLAYING_NAMES = {
     "run_match",
@@ -83,33 +76,8 @@ CTYPES_USERS = {
 }
 # The only modules that import by name (importlib.import_module, __import__), and why.
 DYNAMIC_IMPORTERS = {
-    "arena._lazy": "the lazy tables of arena's packages, which the scan reads",
-    "replays": "its lazy table, which the scan reads",
-    "web": "its lazy table, which the scan reads",
     "arena.sandbox._engine": "wasmtime's installed version (wasmtime is the sandbox's anyway)",
 }
-LAZY_TABLES = {
-    "arena",
-    "arena.coordinator",
-    "arena.executors",
-    "arena.match",
-    "arena.sandbox",
-    "replays",
-    "web",
-}
-# arena's sub-packages from the bottom up: each imports only those of the layers below its own
-# (arena's own modules, such as arena/_errors.py, serve them all).
-ARENA_LAYERS: tuple[tuple[str, ...], ...] = (
-    ("sandbox", "tournament", "baselines"),
-    ("match",),
-    ("executors",),
-    # the case format (a case builds its matches' jobs) and the storage, neither knowing the other
-    ("cases", "store"),
-    # what plays over a case and keeps its results: tournaments, a submission's proving
-    ("coordinator", "proving"),
-    ("bench",),
-    ("cli",),
-)
 
 
 @dataclass(frozen=True)
@@ -118,7 +86,7 @@ class Import:
 
     ``names`` are the names taken from ``module``: those of ``from module
     import ...``, an attribute path read off an alias (``("Store.open",)``),
-    or the names a lazy table maps to ``module``.
+    or the names a package's stub (``__init__.pyi``) takes from ``module``.
     """
 
     source: Path
@@ -167,7 +135,8 @@ def _absolute(importer: str, source: Path, node: ast.ImportFrom) -> str:
     if node.level == 0:
         assert node.module is not None
         return node.module
-    package = importer.split(".") if source.name == "__init__.py" else importer.split(".")[:-1]
+    init = source.name in ("__init__.py", "__init__.pyi")
+    package = importer.split(".") if init else importer.split(".")[:-1]
     if node.level - 1 >= len(package):
         raise AssertionError(f"{source}:{node.lineno}: a relative import beyond the top level")
     base = package[: len(package) - (node.level - 1)]
@@ -198,14 +167,15 @@ def _attribute_chain(node: ast.Attribute) -> tuple[str, list[str]] | None:
     return (value.id, parts[::-1]) if isinstance(value, ast.Name) else None
 
 
-def _lazy_table(module: str) -> dict[str, str]:
-    table = importlib.import_module(module)._LAZY
-    assert isinstance(table, dict), f"{module}._LAZY is not a dict"
-    return {str(k): str(v) for k, v in table.items()}
+def _stub_table(package: str) -> dict[str, str]:
+    """The names a package's stub lends, each to the module it is taken from."""
+    stub = ROOT.joinpath(*package.split("."), "__init__.pyi")
+    return {name: imp.module for imp in _scan(stub) for name in imp.names if imp.how == "lazy"}
 
 
 def _scan(path: Path) -> Iterator[Import]:
     importer = _module_name(path)
+    stub = path.suffix == ".pyi"  # a package's one list of names, loaded on first use
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     aliases: dict[str, str] = {}  # a name bound by an import -> the dotted name it stands for
     for node in ast.walk(tree):
@@ -220,7 +190,7 @@ def _scan(path: Path) -> Iterator[Import]:
         elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
             module = _absolute(importer, path, node)
             names = tuple(a.name for a in node.names)
-            yield Import(path, importer, module, names, node.lineno, "from")
+            yield Import(path, importer, module, names, node.lineno, "lazy" if stub else "from")
             for a in node.names:
                 aliases[a.asname or a.name] = f"{module}.{a.name}"
     inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
@@ -233,21 +203,13 @@ def _scan(path: Path) -> Iterator[Import]:
         module, names = _split(".".join([aliases[chain[0]], *chain[1]]))
         if names:
             yield Import(path, importer, module, names, node.lineno, "attribute")
-    lazy = [
-        n.lineno
-        for n in tree.body
-        if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "_LAZY" for t in n.targets)
-    ]
-    if lazy:
-        for name, module in sorted(_lazy_table(importer).items()):
-            yield Import(path, importer, module, (name,), lazy[0], "lazy")
 
 
 def _imports() -> list[Import]:
     return [
         imp
         for package in PACKAGES
-        for path in sorted((ROOT / package).rglob("*.py"))
+        for path in sorted([*(ROOT / package).rglob("*.py"), *(ROOT / package).rglob("*.pyi")])
         for imp in _scan(path)
     ]
 
@@ -269,23 +231,14 @@ def test_the_scan_sees_the_project() -> None:
     assert {"sim", "replays", "arena", "web"} <= importers
     assert any(imp.module == "wasmtime" for imp in IMPORTS)
     assert any(imp.importer.startswith("arena.cli") for imp in IMPORTS)
-    # web's `arena.rematch(...)` is seen through its alias, and arena's lazy tables are read
+    # web's `arena.match.rematch(...)` is seen through its alias, and arena's lazy tables are read
     seen = {(imp.importer, imp.module, imp.names, imp.how) for imp in IMPORTS}
     assert ("web._site", "arena", ("play",), "attribute") in seen
-    assert ("arena", "arena.sandbox", ("Controller",), "lazy") in seen
-
-
-@pytest.mark.parametrize("package", PACKAGES)
-def test_packages_import_only_what_the_layering_allows(package: str) -> None:
-    bad = [
-        f"{imp.where()} imports {imp.module}"
+    assert any(
+        (imp.importer, imp.module, imp.how) == ("arena", "arena.store", "lazy")
+        and "Store" in imp.names
         for imp in IMPORTS
-        if _top(imp.importer) == package
-        and (top := _top(imp.module)) in ALLOWED
-        and top != package
-        and top not in ALLOWED[package]
-    ]
-    assert not bad, "\n".join(bad)
+    )
 
 
 def _private_owner(dotted: str) -> str | None:
@@ -330,32 +283,6 @@ def test_relative_imports_are_resolved() -> None:
     (node,) = ast.parse("from ._fuel import FuelStats").body
     assert isinstance(node, ast.ImportFrom)
     assert _absolute("arena.match", init, node) == "arena.match._fuel"
-
-
-def _arena_package(dotted: str) -> str | None:
-    """The sub-package of ``arena`` that ``dotted`` is in (a facade name: the one lending it)."""
-    parts = dotted.split(".")
-    if parts[0] != "arena" or len(parts) < 2:
-        return None
-    if _is_package(f"arena.{parts[1]}"):
-        return parts[1]
-    lent = _lazy_table("arena").get(parts[1])
-    return None if lent is None else lent.split(".")[1]
-
-
-def test_arenas_sub_packages_import_only_the_layers_below_their_own() -> None:
-    layer = {package: i for i, packages in enumerate(ARENA_LAYERS) for package in packages}
-    found = {p.name for p in (ROOT / "arena").iterdir() if (p / "__init__.py").is_file()}
-    assert found == set(layer), "every sub-package of arena has its place in ARENA_LAYERS"
-    bad = [
-        f"{imp.where()}: arena.{importer} uses {target} (arena.{used} is not below it)"
-        for imp in IMPORTS
-        if (importer := _arena_package(imp.importer)) is not None
-        for target in imp.targets()
-        if (used := _arena_package(target)) not in (None, importer)
-        and layer[used] >= layer[importer]
-    ]
-    assert not bad, "\n".join(bad)
 
 
 def test_web_uses_only_the_arena_facade() -> None:
@@ -458,8 +385,9 @@ def test_only_match_and_executors_play_matches() -> None:
 
 
 def test_dynamic_imports_are_read_by_the_scan() -> None:
-    """A module imported by name (``importlib.import_module``) escapes the scan unless it comes
-    from a lazy table, which the scan reads: only the lazy loaders import by name."""
+    """A module imported by name (``importlib.import_module``) escapes the scan: only the
+    modules listed import by name (the packages' lazy loading is lazy_loader's, from the stubs
+    the scan reads)."""
     callers = set()
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -470,7 +398,29 @@ def test_dynamic_imports_are_read_by_the_scan() -> None:
                 ):
                     callers.add(_module_name(path))
     assert callers == set(DYNAMIC_IMPORTERS)
-    assert {imp.importer for imp in IMPORTS if imp.how == "lazy"} == LAZY_TABLES
+
+
+LOADER = "__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)"
+
+
+@pytest.mark.parametrize(
+    "package",
+    sorted({_module_name(p) for top in PACKAGES for p in (ROOT / top).rglob("__init__.py")}),
+)
+def test_each_package_names_its_exports_once_in_its_stub(package: str) -> None:
+    """``__init__.py`` holds its docstring and the loader; ``__init__.pyi`` the one list."""
+    import lazy_loader
+
+    init = ROOT.joinpath(*package.split("."), "__init__.py")
+    body = ast.parse(init.read_text(encoding="utf-8")).body
+    code = [ast.unparse(n) for n in body if not isinstance(n, ast.Expr)]
+    assert code == ["import lazy_loader", LOADER], f"{init}: only the docstring and the loader"
+    table = _stub_table(package)
+    module = importlib.import_module(package)
+    assert sorted(module.__all__) == sorted(table)
+    for name, source in table.items():
+        assert getattr(module, name) is getattr(importlib.import_module(source), name)
+    assert lazy_loader.__name__ == "lazy_loader"
 
 
 IO_MODULES = ("os", "io", "pathlib", "sqlite3", "subprocess", "socket", "shutil", "tempfile")

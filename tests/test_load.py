@@ -25,6 +25,7 @@ import pytest
 
 import arena
 import arena.bench
+import arena.match
 import replays
 from tests._support import cli
 from web import bench
@@ -133,7 +134,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
                 if sha not in modules:
                     modules[sha] = get(f"{server.url}api/controllers/{sha}/module", server.token)
                 blobs.append(modules[sha])
-            assert arena.replay_matches(replay, *blobs).ok, match["id"]
+            assert arena.match.replay_matches(replay, *blobs).ok, match["id"]
 
         # Every upload answered 200/201 is stored, under its sha256.
         stored = {c["sha256"] for c in bench.get_json(server.url + "api/controllers")}

@@ -6,8 +6,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from sim._maps import (
     GENERATOR_VERSION,

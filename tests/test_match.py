@@ -11,10 +11,11 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import arena
+import arena.match
+import arena.sandbox
 import replays
 import sim
 from arena.cases import default_case
@@ -25,7 +26,7 @@ RICH = sim.Config(start_energy=100)
 
 
 def play(a: bytes, b: bytes, **kw: object) -> arena.MatchResult:
-    return arena.run_match(arena.Contestant("a", a), arena.Contestant("b", b), **kw)  # type: ignore[arg-type]
+    return arena.match.run_match(arena.Contestant("a", a), arena.Contestant("b", b), **kw)  # type: ignore[arg-type]
 
 
 def test_a_deterministic_controller_against_itself_is_a_draw(busy: bytes) -> None:
@@ -54,7 +55,7 @@ def test_a_match_is_recorded_in_the_replay_version_asked_for(
     r = play(busy, idle, config=sim.Config(max_ticks=5), replay_version=version)
     assert replays.read_replay(r.replay).header.version == version
     assert replays.verify_replay(r.replay).ok
-    assert arena.replay_matches(r.replay, busy, idle).ok  # played again in its own version
+    assert arena.match.replay_matches(r.replay, busy, idle).ok  # played again in its own version
     default = play(busy, idle, config=sim.Config(max_ticks=5))
     assert replays.read_replay(default.replay).header.version == replays.VERSION
 
@@ -156,7 +157,7 @@ def test_a_failed_init_forfeits_before_tick_zero(build_c: Builder, idle: bytes) 
     assert (r.winner, r.reason, r.ticks) == (1, "forfeit", 0)
     f = r.sides[0].forfeit
     assert f is not None and (f.tick, f.kind) == (0, "init")
-    assert r.sides[0].fuel_total == arena.Limits().init_fuel  # charged its whole budget
+    assert r.sides[0].fuel_total == arena.sandbox.Limits().init_fuel  # charged its whole budget
 
 
 def test_garbage_module_forfeits_init(idle: bytes) -> None:
@@ -170,7 +171,7 @@ def test_the_replay_records_every_tick(busy: bytes, idle: bytes) -> None:
     objs = list(msgpack.Unpacker(io.BytesIO(r.replay), raw=False))
     header, frames, result = objs[0], objs[1:-1], objs[-1]
     assert header["type"] == "header" and header["seed"] == 9
-    assert header["wasmtime"] == arena.WASMTIME_VERSION
+    assert header["wasmtime"] == arena.sandbox.WASMTIME_VERSION
     assert [f["t"] for f in frames] == list(range(20))
     assert result["type"] == "result" and result["ticks"] == 20
 
@@ -213,7 +214,7 @@ def test_two_processes_write_the_same_replay_bytes(
     # And the same bytes as an in-process run under the default case (arena match's rules).
     assert play(busy, idle, seed=5).replay != b""
     case = default_case()
-    r = arena.run_match(
+    r = arena.match.run_match(
         arena.Contestant("busy", busy),
         arena.Contestant("idle", idle),
         seed=5,
@@ -234,7 +235,7 @@ def test_a_controller_compiles_once_per_machine(
     calls = []
     real = _engine._compile_out_of_process
 
-    def counting(data: bytes, limits: arena.Limits) -> bytes | str:
+    def counting(data: bytes, limits: arena.sandbox.Limits) -> bytes | str:
         calls.append(len(data))
         return real(data, limits)
 

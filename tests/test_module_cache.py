@@ -13,6 +13,7 @@ import pytest
 import wasmtime
 
 import arena
+import arena.sandbox
 from arena.baselines import load_baseline
 from arena.sandbox import _engine
 from tests._support import EXTRA, Builder, cli
@@ -26,7 +27,7 @@ def compiles(monkeypatch: pytest.MonkeyPatch) -> Compiles:
     calls: Compiles = []
     real = _engine._compile_out_of_process
 
-    def counting(blob: bytes, limits: arena.Limits) -> bytes | str:
+    def counting(blob: bytes, limits: arena.sandbox.Limits) -> bytes | str:
         calls.append(len(blob))
         return real(blob, limits)
 
@@ -69,7 +70,7 @@ def test_the_disk_cache_is_on_by_default_in_the_data_directory(
     root = tmp_path / "data" / "cache"
     path = entry(root, blob)
     assert path == _engine.DiskCache(root, 1).path(hashlib.sha256(blob).hexdigest())
-    assert f"-wasmtime{arena.WASMTIME_VERSION}-" in path.name
+    assert f"-wasmtime{arena.sandbox.WASMTIME_VERSION}-" in path.name
     admitted(blob)  # as a second process would: from disk
     assert compiles == [len(blob)]
 
@@ -132,7 +133,7 @@ def test_concurrent_loads_compile_once(
     def load() -> None:
         try:
             go.wait()
-            module = _engine.load_module(blob, sha, arena.Limits())
+            module = _engine.load_module(blob, sha, arena.sandbox.Limits())
             assert isinstance(module, wasmtime.Module)
         except BaseException as exc:  # reported below
             errors.append(exc)

@@ -10,6 +10,8 @@ import pytest
 import wasmtime
 
 import arena
+import arena.match
+import arena.sandbox
 import replays
 import sim
 from arena.baselines import BASELINES_DIR, compile_zig
@@ -22,9 +24,9 @@ Capture = pytest.CaptureFixture[str]
 
 
 def _play(
-    a: bytes, b: bytes, config: sim.Config = SHORT, limits: arena.Limits | None = None
+    a: bytes, b: bytes, config: sim.Config = SHORT, limits: arena.sandbox.Limits | None = None
 ) -> arena.MatchResult:
-    return arena.run_match(
+    return arena.match.run_match(
         arena.Contestant("a", a), arena.Contestant("b", b), config=config, limits=limits
     )
 
@@ -38,7 +40,7 @@ def test_notes_round_trip_through_the_replay(build_c: Builder, idle: bytes) -> N
     notes = _notes(result)
     assert notes == [(f"tick {t}: 3 units \u00b7 ok", None) for t in range(12)]
     assert replays.verify_replay(result.replay).ok
-    again = arena.replay_matches(result.replay, build_c(NOTES), idle)
+    again = arena.match.replay_matches(result.replay, build_c(NOTES), idle)
     assert again.ok, again.detail
 
 
@@ -71,7 +73,7 @@ def test_a_note_call_that_faults_is_the_ticks_fault(
     forfeit = result.sides[0].forfeit
     assert forfeit is not None and (forfeit.tick, forfeit.kind) == (3, kind)
     assert (result.winner, result.ticks) == (1, 4)
-    assert result.sides[0].tick_fuel[3] == arena.Limits().fuel_per_tick  # charged it all
+    assert result.sides[0].tick_fuel[3] == arena.sandbox.Limits().fuel_per_tick  # charged it all
     frames = replays.read_replay(result.replay).frames
     assert isinstance(frames[-1], replays.ForfeitFrame)
     assert frames[-1].notes == (None, None)  # the faulted side has no note
@@ -109,7 +111,7 @@ def test_the_note_draws_on_the_ticks_fuel_budget(build_c: Builder, idle: bytes) 
     alone = max(max(_play(m, idle).sides[0].tick_fuel) for m in (tick_only, note_only))
     cap = alone * 5 // 3
     assert min(_play(both, idle).sides[0].tick_fuel) > cap  # together they need more
-    limits = arena.Limits(fuel_per_tick=cap)
+    limits = arena.sandbox.Limits(fuel_per_tick=cap)
     for module in (tick_only, note_only):
         fits = _play(module, idle, limits=limits)
         assert fits.sides[0].forfeit is None and max(fits.sides[0].tick_fuel) <= 0.61 * cap
@@ -122,7 +124,7 @@ def test_the_note_draws_on_the_ticks_fuel_budget(build_c: Builder, idle: bytes) 
 
 def test_a_note_that_spins_hits_the_wall_clock_backstop(build_c: Builder, idle: bytes) -> None:
     """With fuel to spare the note call runs until the tick's backstop: kind timeout."""
-    limits = arena.Limits(tick_timeout=0.05, fuel_per_tick=10**12)
+    limits = arena.sandbox.Limits(tick_timeout=0.05, fuel_per_tick=10**12)
     start = time.monotonic()
     result = _play(build_c(NOTES, "NOTE=5", "NOTE_TICK=3"), idle, limits=limits)
     elapsed = time.monotonic() - start

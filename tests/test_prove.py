@@ -25,9 +25,9 @@ import arena.store
 import web
 from arena import cases, proving
 from arena.baselines import BASELINES_DIR, compile_c
-from arena.cases import Case
+from arena.cases import Case, RunOutcome
 from arena.executors import Executor, JobFailed, MatchJob, Outcome, Session
-from arena.proving import Build, BuildStatus, Lang, RunOutcome
+from arena.proving import Build, BuildStatus, Lang
 from arena.store import NotInStoreError, Origin, Store
 from tests._support import BOTS, ZOO, Builder, InProcess, cli, worker_pids
 
@@ -123,8 +123,8 @@ def imports_module() -> bytes:
 
 
 def test_the_shared_vocabularies_are_defined_once() -> None:
-    assert arena.store.Role is arena.cases.Role is arena.proving.Role is arena.Role
-    assert arena.store.RunOutcome is arena.proving.RunOutcome is arena.RunOutcome
+    assert arena.store.Role is arena.cases.Role
+    assert arena.store.RunOutcome is arena.cases.RunOutcome is arena.RunOutcome
     assert [r.scored for r in arena.cases.Role] == [True, True, False]
 
 

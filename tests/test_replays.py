@@ -16,8 +16,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import replays
 import sim
@@ -37,8 +36,7 @@ from replays import (
     read_replay,
     verify_replay,
 )
-from tests._support import LIMITS, TESTS, Played, examples, pack
-from tests._support import play_scripted as play
+from tests._support import LIMITS, TESTS, Played, examples, pack, play_scripted as play
 
 
 def is_forfeit_wire(frame: dict[str, Any]) -> bool:

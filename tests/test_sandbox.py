@@ -470,7 +470,7 @@ def test_a_fault_in_foray_note_says_so(
 ) -> None:
     import arena
 
-    result = arena.run_match(
+    result = arena.match.run_match(
         arena.Contestant("notes", build_c(NOTES, f"NOTE={mode}")),
         arena.Contestant("idle", idle),
         config=sim.Config(max_ticks=3),

@@ -12,7 +12,7 @@ import struct
 import pytest
 import wasmtime
 
-from arena import Controller, Limits, check_module
+from arena.sandbox import Controller, Limits, check_module
 
 # The contract's exports around a tick body that leaves one i32 on the stack.
 SKELETON = """

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import sim
 from sim import MOVE, SOLDIER, WORKER

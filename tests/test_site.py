@@ -33,6 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
 import arena
+import arena.store
 import replays
 import web
 from tests._support import AUTH, SITE_TOKEN, Builder, cli, proof_run, small_case
@@ -479,7 +480,7 @@ def test_other_methods_are_405(client: TestClient, method: str, path: str) -> No
 @pytest.fixture(scope="module")
 def local_run(
     tmp_path_factory: pytest.TempPathFactory, build_c: Builder, case: arena.Case
-) -> tuple[Path, arena.RunRecord]:
+) -> tuple[Path, arena.store.RunRecord]:
     """A proof run of the template controller in a store of its own (another machine's)."""
     root = tmp_path_factory.mktemp("local")
     module = root / "my-bot.wasm"
@@ -489,7 +490,7 @@ def local_run(
 
 
 @pytest.fixture(scope="module")
-def bundle(local_run: tuple[Path, arena.RunRecord]) -> web.Bundle:
+def bundle(local_run: tuple[Path, arena.store.RunRecord]) -> web.Bundle:
     root, run = local_run
     with arena.Store.open(root) as store:
         return web.bundle_of(store, run.id)
@@ -502,7 +503,7 @@ def push(client: TestClient, data: bytes) -> Any:
 
 
 def test_a_real_run_pushed_is_played_again_and_listed(
-    client: TestClient, bundle: web.Bundle, local_run: tuple[Path, arena.RunRecord]
+    client: TestClient, bundle: web.Bundle, local_run: tuple[Path, arena.store.RunRecord]
 ) -> None:
     r = push(client, bundle.encode())
     assert r.status_code == 201, r.text
@@ -685,7 +686,7 @@ def test_arena_push_uploads_a_local_run(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     case: arena.Case,
-    local_run: tuple[Path, arena.RunRecord],
+    local_run: tuple[Path, arena.store.RunRecord],
 ) -> None:
     root, run = local_run
     monkeypatch.setenv("FORAY_DATA_DIR", str(root))

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 import arena
+import arena.store
 import web
 from tests._support import SITE_TOKEN, Builder, Tab, proof_run, small_case
 from web import bench
@@ -31,7 +32,7 @@ HOSTILE = '<img src=x onerror="window.hacked=1">&amp;'
 class Served:
     url: str
     site: web.Site
-    run: arena.RunRecord
+    run: arena.store.RunRecord
     quick: int
     """A quick match's id."""
     tournament: int

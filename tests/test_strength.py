@@ -12,6 +12,7 @@ import itertools
 import pytest
 
 import arena
+import arena.match
 import sim
 from arena.baselines import BASELINES, load_baseline
 from arena.bench import ECONOMY, FuelTally, Tally, default_field, play_all
@@ -65,6 +66,6 @@ def test_no_baseline_forfeits_on_any_map_size(size: tuple[int, int]) -> None:
     w, h = size
     field = [arena.Contestant(name, load_baseline(name)) for name in BASELINES]
     for a, b in itertools.permutations(field, 2):
-        r = arena.run_match(a, b, seed=5, config=sim.Config(width=w, height=h))
+        r = arena.match.run_match(a, b, seed=5, config=sim.Config(width=w, height=h))
         forfeits = [(s.name, s.forfeit) for s in r.sides if s.forfeit]
         assert forfeits == [], f"{a.name} vs {b.name} on {w}x{h}: {forfeits}"

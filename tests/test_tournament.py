@@ -12,8 +12,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from openskill.models import PlackettLuce
 
 import sim

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import arena
+import arena.match
 import replays
 import sim
 from tests._support import BOTS, TESTS, Builder, cli
@@ -116,7 +117,7 @@ def test_on_a_terminal_a_unit_that_carries_ore_is_drawn_reversed(
 
 
 def test_a_tick_shows_a_damaged_colony(capsys: Capture, tmp_path: Path) -> None:
-    result = arena.run_match(
+    result = arena.match.run_match(
         arena.Contestant("raider", arena.load_baseline("greedy-raider")),
         arena.Contestant("random", arena.load_baseline("random")),
         seed=1,
@@ -139,7 +140,7 @@ def test_a_forfeit_tick_says_why_nothing_was_applied(
     capsys: Capture, tmp_path: Path, build_c: Builder, busy: bytes
 ) -> None:
     bad = build_c(BOTS / "faulty.c", "FAULT=2", "FAULT_TICK=4")  # an unknown unit id
-    result = arena.run_match(
+    result = arena.match.run_match(
         arena.Contestant("faulty", bad),
         arena.Contestant("busy", busy),
         config=sim.Config(max_ticks=20),
@@ -165,7 +166,7 @@ def test_a_tick_outside_the_replay_is_an_operator_error(capsys: Capture) -> None
 
 
 def test_fuel_statistics_against_a_hand_count() -> None:
-    stats = arena.FuelStats.of([5, 1, 9, 9, 3, 7, 2, 8, 4, 6])
+    stats = arena.match.FuelStats.of([5, 1, 9, 9, 3, 7, 2, 8, 4, 6])
     # sorted: 1 2 3 4 5 6 7 8 9 9 -> mean 5.4, median (5 + 6) / 2, nearest-rank p90 = 9th
     assert (stats.mean, stats.median, stats.p90, stats.peak, stats.peak_tick) == (
         5.4,
@@ -174,7 +175,7 @@ def test_fuel_statistics_against_a_hand_count() -> None:
         9,
         2,
     )
-    assert arena.FuelStats.of([]).to_dict() == {
+    assert arena.match.FuelStats.of([]).to_dict() == {
         "mean": 0.0,
         "median": 0.0,
         "p90": 0,
@@ -184,13 +185,13 @@ def test_fuel_statistics_against_a_hand_count() -> None:
 
 
 def test_match_json_carries_the_fuel_statistics(busy: bytes, idle: bytes) -> None:
-    result = arena.run_match(
+    result = arena.match.run_match(
         arena.Contestant("busy", busy),
         arena.Contestant("idle", idle),
         config=sim.Config(max_ticks=30),
     )
     for side in result.sides:
-        expected = arena.FuelStats.of(side.tick_fuel).to_dict()
+        expected = arena.match.FuelStats.of(side.tick_fuel).to_dict()
         assert side.to_dict()["fuel_per_tick"] == expected
         assert expected["peak"] == side.fuel_peak and len(side.tick_fuel) == 30
 
@@ -234,7 +235,7 @@ def test_the_zig_template_builds_and_plays_the_c_templates_moves(tmp_path: Path)
     random = arena.Contestant("random", arena.load_baseline("random"))
     config = sim.Config(max_ticks=120)
     played = [
-        arena.run_match(arena.Contestant(name, blob), random, seed=5, config=config)
+        arena.match.run_match(arena.Contestant(name, blob), random, seed=5, config=config)
         for name, blob in (("zig", zig), ("c", c))
     ]
     frames = [replays.read_replay(r.replay).frames for r in played]

@@ -7,32 +7,6 @@ The SDKs for authors (``foray.h`` for C, ``foray.zig`` for Zig) and their
 templates live there too.
 """
 
-from arena.baselines._build import ZIG_BUILD_FLAGS, ZIG_FLAGS, BuildError, compile_c, compile_zig
-from arena.baselines._registry import (
-    BASELINES,
-    BASELINES_DIR,
-    Baseline,
-    baseline_path,
-    build_baselines,
-    build_extra,
-    check_baselines,
-    load_baseline,
-)
-from arena.baselines._variant import numbered_module
+import lazy_loader
 
-__all__ = [
-    "BASELINES",
-    "BASELINES_DIR",
-    "ZIG_BUILD_FLAGS",
-    "ZIG_FLAGS",
-    "Baseline",
-    "BuildError",
-    "baseline_path",
-    "build_baselines",
-    "build_extra",
-    "check_baselines",
-    "compile_c",
-    "compile_zig",
-    "load_baseline",
-    "numbered_module",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -37,7 +37,7 @@ import sim
 from arena.match import Contestant, encode_init, encode_obs, run_match
 from arena.sandbox import Controller, Fault, Limits
 
-__all__ = ["PART_NAMES", "measure", "started"]
+__all__ = ["PART_NAMES", "measure_parts", "started"]
 
 PART_NAMES = ("observe", "encode_obs", "validate_actions", "step", "frame", "checksum")
 """The parts of a tick's host time, in the order a tick runs them."""
@@ -203,7 +203,7 @@ def _checksum_us(width: int, height: int, repeat: int) -> float:
     return best * 1e6
 
 
-def measure(scenarios: dict[str, bytes], idle: bytes, repeat: int = 5) -> dict[str, Any]:
+def measure_parts(scenarios: dict[str, bytes], idle: bytes, repeat: int = 5) -> dict[str, Any]:
     """Every figure of this tree, as a JSON-ready mapping (microseconds)."""
     config = sim.Config()
     cost = _clock_cost()
@@ -240,7 +240,7 @@ def _main(argv: list[str]) -> int:
         name, path = pair.split("=", 1)
         with open(path, "rb") as f:
             scenarios[name] = f.read()
-    json.dump(measure(scenarios, idle, int(repeat)), sys.stdout)
+    json.dump(measure_parts(scenarios, idle, int(repeat)), sys.stdout)
     return 0
 
 

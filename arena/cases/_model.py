@@ -12,8 +12,8 @@ import replays
 import sim
 from arena._errors import ArenaError
 from arena._files import open_regular
-from arena._vocab import Role
 from arena.cases._errors import CaseNotFoundError
+from arena.cases._roles import Role
 from arena.executors import MatchJob
 from arena.match import Contestant
 from arena.sandbox import MAX_MODULE_BYTES, Limits

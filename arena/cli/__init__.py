@@ -1,6 +1,5 @@
 """The ``arena`` command line, one module per command group."""
 
-from arena.cli._common import shown
-from arena.cli._main import OPERATOR_ERRORS, build_parser, main
+import lazy_loader
 
-__all__ = ["OPERATOR_ERRORS", "build_parser", "main", "shown"]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

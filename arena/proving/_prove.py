@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena._errors import ArenaError
-from arena._vocab import RunOutcome
-from arena.cases import Case, default_case
+from arena.cases import Case, RunOutcome, default_case
 from arena.executors import JobFailed
 from arena.match import Contestant, MatchResult
 from arena.proving._build import Build, _limit, build_submission, gate_module

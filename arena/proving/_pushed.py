@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import replays
 from arena._errors import ArenaError
-from arena._vocab import Role, RunOutcome
-from arena.cases import Case
+from arena.cases import Case, Role, RunOutcome
 from arena.proving._run import planned_matches, run_outcome
 from arena.store import Origin, RunMatch, RunRecord, Store
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena._vocab import Role, RunOutcome
-from arena.cases import Case, Opponent
+from arena.cases import Case, Opponent, Role, RunOutcome
 from arena.store import MatchRecord, RunMatch, RunRecord, Store
 
 __all__ = [

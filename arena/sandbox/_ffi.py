@@ -14,8 +14,7 @@ import ctypes
 from typing import Any, Final
 
 import wasmtime
-from wasmtime import _bindings as _b
-from wasmtime import _ffi as _wasmtime_ffi
+from wasmtime import _bindings as _b, _ffi as _wasmtime_ffi
 
 from arena.sandbox._limits import BUFFER_BYTES
 

@@ -1,7 +1,7 @@
 """The store's closed vocabularies (StrEnums, their values are the database's) and its records.
 
-``Role`` and ``RunOutcome`` are shared with ``arena.cases`` and ``arena.proving``
-and defined once in ``arena._vocab``; they are re-exported here.
+``Role`` and ``RunOutcome`` are the case's (``arena.cases``), kept here as runs
+record them.
 
 Every record is frozen: what a query returns is a snapshot, never a live row.
 """
@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final
 
 import sim
-from arena._vocab import Role, RunOutcome
+from arena.cases import Role, RunOutcome
 
 if TYPE_CHECKING:
     # Only for annotations: importing arena.match at run time loads wasmtime,

@@ -8,31 +8,6 @@ to the same standings. Entrants are names; the coordinator maps them to
 modules. The formats, tie-breaks and ratings are docs/tournaments.md.
 """
 
-from arena.tournament._records import (
-    Format,
-    Pairing,
-    Played,
-    ResultLike,
-    ScheduleMismatchError,
-    SideLike,
-    TournamentSetupError,
-)
-from arena.tournament._schedule import Scheduler, TournamentPlan
-from arena.tournament._standings import GauntletRow, Rating, StandingRow, Standings, WinMatrix
+import lazy_loader
 
-__all__ = [
-    "Format",
-    "GauntletRow",
-    "Pairing",
-    "Played",
-    "Rating",
-    "ResultLike",
-    "ScheduleMismatchError",
-    "Scheduler",
-    "SideLike",
-    "StandingRow",
-    "Standings",
-    "TournamentPlan",
-    "TournamentSetupError",
-    "WinMatrix",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -15,49 +15,6 @@ the same code:
   ``chromium_missing`` says why it cannot be (``scripts/setup.sh`` prints it).
 """
 
-from __future__ import annotations
+import lazy_loader
 
-from web.bench._background import BackgroundServer
-from web.bench._browser import CHROMIUM_ARGS, chromium_missing, chromium_path, launch_chromium
-from web.bench._figures import bench_figures, summary_figures
-from web.bench._load import (
-    LISTINGS,
-    LOAD_TOKEN,
-    Answer,
-    LoadRun,
-    Request,
-    RequestKind,
-    SeededMatch,
-    Timing,
-    drive,
-    get_json,
-    mixed_requests,
-    seed_store,
-    wait_settled,
-)
-from web.bench._process import Memory, ServerProcess
-
-__all__ = [
-    "CHROMIUM_ARGS",
-    "LISTINGS",
-    "LOAD_TOKEN",
-    "Answer",
-    "BackgroundServer",
-    "LoadRun",
-    "Memory",
-    "Request",
-    "RequestKind",
-    "SeededMatch",
-    "ServerProcess",
-    "Timing",
-    "bench_figures",
-    "chromium_missing",
-    "chromium_path",
-    "drive",
-    "get_json",
-    "launch_chromium",
-    "mixed_requests",
-    "seed_store",
-    "summary_figures",
-    "wait_settled",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

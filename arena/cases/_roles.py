@@ -1,9 +1,8 @@
-"""Closed vocabularies that more than one of arena's sub-packages speaks, defined once.
+"""What a case says of its opponents and of a proof run: an opponent's role, a run's outcome.
 
-Dependency-free on purpose: ``arena.store`` keeps these values without loading
-``arena.cases`` or ``arena.proving`` (which load the sandbox, and so wasmtime);
-``arena.cases`` declares the roles and ``arena.proving`` scores runs with them.
-Each sub-package re-exports what it uses.
+Both are the case's vocabulary (case-manifest.md); the store keeps them and
+``arena.proving`` scores runs with them. This module imports nothing, so the
+store reads them without loading the rest of a case (its maps, its limits).
 """
 
 from __future__ import annotations

@@ -1,0 +1,73 @@
+"""The names of ``arena``, each once; ``__init__.py`` loads them on first use."""
+
+from ._errors import (
+    ArenaError as ArenaError,
+    UnknownControllerError as UnknownControllerError,
+)
+from ._files import (
+    data_dir as data_dir,
+    open_regular as open_regular,
+)
+from .baselines import (
+    load_baseline as load_baseline,
+    numbered_module as numbered_module,
+)
+from .cases import (
+    Case as Case,
+    default_case as default_case,
+)
+from .cli import shown as shown
+from .coordinator import (
+    MatchPlayer as MatchPlayer,
+    TournamentProgress as TournamentProgress,
+    create_tournament as create_tournament,
+    played_of as played_of,
+    run_tournament as run_tournament,
+    tournament_json as tournament_json,
+    tournament_plan as tournament_plan,
+    tournament_standings as tournament_standings,
+)
+from .executors import (
+    JobFailed as JobFailed,
+    MatchJob as MatchJob,
+    WorkerDied as WorkerDied,
+    WorkerPool as WorkerPool,
+    default_jobs as default_jobs,
+    open_worker_pool as open_worker_pool,
+    play as play,
+)
+from .match import (
+    Contestant as Contestant,
+    MatchResult as MatchResult,
+    Rematch as Rematch,
+)
+from .proving import (
+    check_pushed_run as check_pushed_run,
+    find_pushed_run as find_pushed_run,
+    recheck_match as recheck_match,
+    record_pushed_run as record_pushed_run,
+    run_json as run_json,
+    run_report as run_report,
+)
+from .sandbox import (
+    MAX_MODULE_BYTES as MAX_MODULE_BYTES,
+    Admission as Admission,
+    check_module as check_module,
+)
+from .store import (
+    ControllerRecord as ControllerRecord,
+    CorruptFileError as CorruptFileError,
+    Entrant as Entrant,
+    MatchRecord as MatchRecord,
+    MatchStatus as MatchStatus,
+    NotInStoreError as NotInStoreError,
+    Origin as Origin,
+    ReplayStream as ReplayStream,
+    RunMatch as RunMatch,
+    RunOutcome as RunOutcome,
+    Store as Store,
+    StoreBusyError as StoreBusyError,
+    StoreError as StoreError,
+    TournamentRecord as TournamentRecord,
+)
+from .tournament import TournamentPlan as TournamentPlan

@@ -1,0 +1,27 @@
+"""The names of ``arena.bench``, each once; ``__init__.py`` loads them on first use."""
+
+from ._match import host_overhead_us as host_overhead_us
+from ._parts import (
+    PART_NAMES as PART_NAMES,
+    measure_parts as measure_parts,
+)
+from ._run import (
+    SUMMARY_KEYS as SUMMARY_KEYS,
+    Size as Size,
+    machine as machine,
+    run_benchmarks as run_benchmarks,
+)
+from ._scale import (
+    drive_on_ray as drive_on_ray,
+    numbered_field as numbered_field,
+)
+from ._store import store_figures as store_figures
+from ._strength import (
+    ECONOMY as ECONOMY,
+    FuelTally as FuelTally,
+    Tally as Tally,
+    default_field as default_field,
+    play_all as play_all,
+    render_markdown as render_markdown,
+)
+from ._tournament import tournament_figures as tournament_figures

@@ -1,0 +1,28 @@
+"""The names of ``arena.coordinator``, each once; ``__init__.py`` loads them on first use."""
+
+from ._entrants import (
+    add_contestant as add_contestant,
+    make_executor as make_executor,
+    store_contestant as store_contestant,
+)
+from ._run import (
+    BatchPlayer as BatchPlayer,
+    CoordinatorStats as CoordinatorStats,
+    MatchPlayer as MatchPlayer,
+    MatchRaisedError as MatchRaisedError,
+    OnProgress as OnProgress,
+    TournamentProgress as TournamentProgress,
+    TournamentResult as TournamentResult,
+    run_tournament as run_tournament,
+    run_tournament_sync as run_tournament_sync,
+)
+from ._stored import (
+    create_tournament as create_tournament,
+    pairing_of as pairing_of,
+    played_of as played_of,
+    standings_json as standings_json,
+    tournament_json as tournament_json,
+    tournament_plan as tournament_plan,
+    tournament_rules as tournament_rules,
+    tournament_standings as tournament_standings,
+)

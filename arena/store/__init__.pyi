@@ -1,0 +1,38 @@
+"""The names of ``arena.store``, each once; ``__init__.py`` loads them on first use."""
+
+from ._blobs import ReplayStream as ReplayStream
+from ._errors import (
+    CorruptFileError as CorruptFileError,
+    NotInStoreError as NotInStoreError,
+    StoreBusyError as StoreBusyError,
+    StoreError as StoreError,
+    StoreVersionError as StoreVersionError,
+)
+from ._facade import Store as Store
+from ._records import (
+    SIDE_KEYS as SIDE_KEYS,
+    ControllerRecord as ControllerRecord,
+    Entrant as Entrant,
+    MatchRecord as MatchRecord,
+    MatchStatus as MatchStatus,
+    Origin as Origin,
+    ResultRecord as ResultRecord,
+    Role as Role,
+    RunMatch as RunMatch,
+    RunOutcome as RunOutcome,
+    RunRecord as RunRecord,
+    SideRecord as SideRecord,
+    TournamentRecord as TournamentRecord,
+    TournamentStatus as TournamentStatus,
+)
+from ._schema import (
+    MIGRATIONS as MIGRATIONS,
+    SCHEMA_VERSION as SCHEMA_VERSION,
+)
+from ._store import (
+    MAX_BUILD_LOG_CHARS as MAX_BUILD_LOG_CHARS,
+    MAX_NAME_CHARS as MAX_NAME_CHARS,
+    STALE_TEMPORARY_SECONDS as STALE_TEMPORARY_SECONDS,
+    STORE_FILE as STORE_FILE,
+    migrate as migrate,
+)

@@ -1,0 +1,22 @@
+"""The names of ``arena.tournament``, each once; ``__init__.py`` loads them on first use."""
+
+from ._records import (
+    Format as Format,
+    Pairing as Pairing,
+    Played as Played,
+    ResultLike as ResultLike,
+    ScheduleMismatchError as ScheduleMismatchError,
+    SideLike as SideLike,
+    TournamentSetupError as TournamentSetupError,
+)
+from ._schedule import (
+    Scheduler as Scheduler,
+    TournamentPlan as TournamentPlan,
+)
+from ._standings import (
+    GauntletRow as GauntletRow,
+    Rating as Rating,
+    StandingRow as StandingRow,
+    Standings as Standings,
+    WinMatrix as WinMatrix,
+)

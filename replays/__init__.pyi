@@ -1,0 +1,46 @@
+"""The names of ``replays``, each once; ``__init__.py`` loads them on first use."""
+
+from ._errors import ReplayError as ReplayError
+from ._format import (
+    FORMAT as FORMAT,
+    KEYFRAME_INTERVAL as KEYFRAME_INTERVAL,
+    LIMIT_RANGES as LIMIT_RANGES,
+    MEDIA_TYPE as MEDIA_TYPE,
+    SUPPORTED_VERSIONS as SUPPORTED_VERSIONS,
+    VERSION as VERSION,
+    CaseRef as CaseRef,
+    DeltaFrame as DeltaFrame,
+    Events as Events,
+    ForfeitFrame as ForfeitFrame,
+    Frame as Frame,
+    Header as Header,
+    KeyFrame as KeyFrame,
+    Note as Note,
+    Notes as Notes,
+    Result as Result,
+    ResultSide as ResultSide,
+    SideInfo as SideInfo,
+)
+from ._limits import (
+    DEFAULT_LIMITS as DEFAULT_LIMITS,
+    MAX_DETAIL_CHARS as MAX_DETAIL_CHARS,
+    MAX_NAME_CHARS as MAX_NAME_CHARS,
+    ReplayLimits as ReplayLimits,
+    clip as clip,
+)
+from ._reader import (
+    Replay as Replay,
+    frame_chunks as frame_chunks,
+    iter_replay as iter_replay,
+    read_replay as read_replay,
+)
+from ._recorder import Recorder as Recorder
+from ._states import (
+    FrameState as FrameState,
+    iter_games as iter_games,
+    iter_states as iter_states,
+)
+from ._verify import (
+    VerifyReport as VerifyReport,
+    verify_replay as verify_replay,
+)
