@@ -69,7 +69,7 @@ MATCH_PLAYERS = ("arena.match", "arena.executors", "arena.sandbox", "arena.bench
 ALSO_PLAYING = {
     ("arena.cli._match", "play"): "`arena match` plays its one match as a worker would (a job)",
     ("arena.cli._replay", "replay_matches"): "`arena replay verify --modules` plays it again",
-    ("web._site", "play"): "the site's queue hands arena.play to its worker processes",
+    ("web._matches", "play"): "the site's quick-match queue hands arena.play to its workers",
     ("arena.proving._pushed", "rematch"): (
         "recheck_match plays a pushed run's match again (in the site's worker processes)"
     ),
@@ -271,7 +271,7 @@ def test_the_scan_sees_the_project() -> None:
     assert any(imp.importer.startswith("arena.cli") for imp in IMPORTS)
     # web's `arena.rematch(...)` is seen through its alias, and arena's lazy tables are read
     seen = {(imp.importer, imp.module, imp.names, imp.how) for imp in IMPORTS}
-    assert ("web._site", "arena", ("play",), "attribute") in seen
+    assert ("web._matches", "arena", ("play",), "attribute") in seen
     assert ("arena", "arena.sandbox", ("Controller",), "lazy") in seen
 
 
