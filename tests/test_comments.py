@@ -31,6 +31,7 @@ SCANNED = (
     "arena/coordinator",
     "arena/tournament",
     "arena/*.py",
+    "web",
 )
 # A time in ms/us/ns (a range too), "tens of milliseconds", "about a millisecond", and
 # "about N" of seconds, bytes, a share or a factor.

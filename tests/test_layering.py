@@ -62,7 +62,7 @@ MATCH_PLAYERS = ("arena.match", "arena.executors", "arena.sandbox", "arena.bench
 ALSO_PLAYING = {
     ("arena.cli._match", "play"): "`arena match` plays its one match as a worker would (a job)",
     ("arena.cli._replay", "replay_matches"): "`arena replay verify --modules` plays it again",
-    ("web._site", "play"): "the site's queue hands arena.play to its worker processes",
+    ("web._matches", "play"): "the site's quick-match queue hands arena.play to its workers",
     ("arena.proving._pushed", "rematch"): (
         "recheck_match plays a pushed run's match again (in the site's worker processes)"
     ),
@@ -231,9 +231,9 @@ def test_the_scan_sees_the_project() -> None:
     assert {"sim", "replays", "arena", "web"} <= importers
     assert any(imp.module == "wasmtime" for imp in IMPORTS)
     assert any(imp.importer.startswith("arena.cli") for imp in IMPORTS)
-    # web's `arena.match.rematch(...)` is seen through its alias, and arena's lazy tables are read
+    # web's `arena.play(...)` is seen through its alias, and arena's stub is read
     seen = {(imp.importer, imp.module, imp.names, imp.how) for imp in IMPORTS}
-    assert ("web._site", "arena", ("play",), "attribute") in seen
+    assert ("web._matches", "arena", ("play",), "attribute") in seen
     assert any(
         (imp.importer, imp.module, imp.how) == ("arena", "arena.store", "lazy")
         and "Store" in imp.names

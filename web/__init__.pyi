@@ -11,6 +11,7 @@ from ._bundle import (
     decode_bundle as decode_bundle,
 )
 from ._cli import register_commands as register_commands
+from ._limits import SiteLimits as SiteLimits
 from ._pages import viewer_page as viewer_page
 from ._push import (
     PushRefused as PushRefused,
@@ -18,10 +19,7 @@ from ._push import (
     push as push,
 )
 from ._serve_site import serve_site as serve_site
-from ._site import (
-    Site as Site,
-    SiteLimits as SiteLimits,
-)
+from ._site import Site as Site
 from ._static import MemoryStaticFiles as MemoryStaticFiles
 from ._token import (
     TOKEN_FILE as TOKEN_FILE,

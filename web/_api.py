@@ -28,6 +28,8 @@ from starlette.routing import BaseRoute, Mount, Route
 import arena
 import replays
 from web._bundle import MAX_BUNDLE_BYTES
+from web._controllers import check_name
+from web._errors import ApiError
 from web._http import (
     authorized,
     json_response,
@@ -42,6 +44,7 @@ from web._http import (
 )
 from web._lanes import LanesClosed
 from web._live import KEEPALIVE, sse
+from web._matches import match_key
 from web._openapi import (
     ID,
     JSON,
@@ -61,8 +64,9 @@ from web._openapi import (
 )
 from web._pages import missing_page, site_page_html
 from web._schemas import NAME, ref
-from web._site import ApiError, Site, check_name, match_key, tournament_key
+from web._site import Site
 from web._stream import HEADERS
+from web._tournaments import tournament_key
 from web._view import static_files
 
 __all__ = ["openapi_document", "site_app"]

@@ -34,8 +34,8 @@ def _positive(text: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from web._limits import SiteLimits
     from web._serve_site import serve_site
-    from web._site import SiteLimits
 
     defaults = SiteLimits()
     limits = SiteLimits(workers=args.jobs or defaults.workers, queue=args.queue or defaults.queue)

@@ -22,7 +22,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 
 from replays import MAX_NAME_CHARS
-from web._site import ApiError, Site
+from web._errors import ApiError
+from web._site import Site
 
 __all__ = [
     "authorized",

@@ -11,7 +11,7 @@ between calls (they keep what they compiled). Any thread hands it work with
 Work goes in lanes, each with its own capacity limiter: quick matches (as many
 at once as there are workers) wait behind each other, never in front of an
 admission check. A lane's waiting list is the queue; bounding it is the
-caller's (``web._site`` answers 429 past its bound). Nothing here plays a
+caller's (``web._matches`` answers 429 past its bound). Nothing here plays a
 match or compiles a module: every call runs in a worker process.
 """
 

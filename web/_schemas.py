@@ -2,8 +2,9 @@
 
 Each route's operation, beside its handler in ``web._api``, names these by
 ``ref``; the answers the tests check (tests/test_site.py) are validated
-against them. A record's shape is the one ``web._site`` answers with, so a
-key added there is added here.
+against them. A record's shape is the one ``Site``'s rooms answer with
+(``web._controllers``, ``web._matches``, ``web._runs``, ``web._tournaments``),
+so a key added there is added here.
 """
 
 from __future__ import annotations

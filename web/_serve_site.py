@@ -20,7 +20,8 @@ import uvicorn.config
 
 import arena
 from web._api import site_app
-from web._site import Site, SiteLimits
+from web._limits import SiteLimits
+from web._site import Site
 from web._token import TOKEN_ENV, TOKEN_FILE, server_token
 from web._uvicorn import bind, url_of
 

@@ -1,0 +1,156 @@
+"""The site's controllers: listing and serving them, uploads, admission and names.
+
+- **Admission** of a module runs whole in a worker process of the check lane
+  (``arena.check_module`` compiles out of process already, and instantiates
+  with zero fuel where it is called: never here). Every module is admitted
+  before it is stored, uploaded or pushed.
+- **Names**: a name means one module. An upload or a push whose name another
+  module holds already (a baseline's included) is refused with 409, so that a
+  quick match of ``"random"`` always plays the baseline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import threading
+from typing import Any
+
+import arena
+from replays import MAX_NAME_CHARS
+from web._core import SiteCore
+from web._errors import ApiError
+from web._lanes import Lane, WorkerLanes
+from web._limits import SiteLimits, Slots
+
+__all__ = ["Controllers", "check_name", "controller_json", "named_controller"]
+
+
+def check_name(name: str, what: str) -> str:
+    """A name as the store keeps it: 1..MAX_NAME_CHARS characters, no control characters
+    (else 400)."""
+    if not 1 <= len(name) <= MAX_NAME_CHARS:
+        raise ApiError(400, f"{what}: 1..{MAX_NAME_CHARS} characters, not {len(name)}")
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
+        raise ApiError(400, f"{what}: no control characters")
+    return name
+
+
+def controller_json(c: arena.ControllerRecord) -> dict[str, Any]:
+    """A controller's record as the API answers it."""
+    return {
+        "name": c.name,
+        "sha256": c.sha256,
+        "origin": str(c.origin),
+        "hidden": c.hidden,
+        "size": c.size,
+        "created_at": c.created_at.isoformat(),
+    }
+
+
+def named_controller(store: arena.Store, ref: str, which: str) -> arena.ControllerRecord:
+    """The stored controller a match or a tournament names (a name or a sha256), any one,
+    the hidden ones too (writes need the token); 404 naming the field ``which``."""
+    try:
+        return store.controller(ref)
+    except arena.NotInStoreError:
+        raise ApiError(404, f"field {which!r}: no controller {ref!r}") from None
+
+
+class Controllers(SiteCore):
+    """The site's controllers: listed, served, uploaded; admission and names."""
+
+    def __init__(
+        self, store: arena.Store, case: arena.Case, limits: SiteLimits, lanes: WorkerLanes
+    ) -> None:
+        super().__init__(store, case, limits, lanes)
+        self._checks = Slots(limits.checks, "too many modules are being checked")
+        self.uploads = Slots(limits.checks, "too many uploads at once")
+        """Uploads being received or checked: taken before a body is read (memory)."""
+        self._names_lock = threading.Lock()
+        """Held from the check that a name is free to the write that takes it."""
+
+    def controllers(self, *, include_hidden: bool) -> list[dict[str, Any]]:
+        """The stored controllers, by name (the hidden ones only with ``include_hidden``)."""
+        return [controller_json(c) for c in self.store.controllers(include_hidden=include_hidden)]
+
+    def controller(self, ref: str, *, include_hidden: bool) -> arena.ControllerRecord:
+        """A controller by sha256 or name; a hidden one only with ``include_hidden`` (else 404)."""
+        try:
+            record = self.store.controller(ref)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no controller {ref!r}") from None
+        if record.hidden and not include_hidden:
+            raise ApiError(404, f"no controller {ref!r}")
+        return record
+
+    def module(self, sha256: str, *, include_hidden: bool) -> tuple[arena.ControllerRecord, bytes]:
+        """A controller's module bytes (checked by sha256); never a hidden one publicly."""
+        record = self.controller(sha256, include_hidden=include_hidden)
+        if record.sha256 != sha256:
+            raise ApiError(404, f"no controller {sha256!r}")
+        return record, self.store.read_module_bytes(sha256)
+
+    async def upload(self, name: str, blob: bytes) -> tuple[dict[str, Any], bool]:
+        """Admit and store a module; (its record, whether it is new).
+
+        Bytes stored already answer their record as it is (its first name
+        stays). 409 if ``name`` is another module's; 400 if not admissible.
+        """
+        check_name(name, "name")
+        sha256 = hashlib.sha256(blob).hexdigest()
+        existing = await asyncio.to_thread(self._stored, sha256)
+        if existing is not None:
+            return controller_json(existing), False
+        await asyncio.to_thread(self._name_free, name, sha256)
+        await self._admit(blob, sha256, "the module is not admissible")
+        record = await asyncio.to_thread(self._add_upload, blob, name, sha256)
+        return controller_json(record), True
+
+    async def _admit(self, blob: bytes, sha256: str, refusal: str) -> None:
+        """Check ``blob`` in a worker of the check lane; 400 (``refusal``: the reason) if not
+        admissible. Every module is, before it is stored: uploaded or pushed."""
+        self._checks.take(retry_after=5)
+        future: concurrent.futures.Future[arena.Admission] = self.lanes.submit(
+            Lane.CHECK, arena.check_module, blob, self.case.limits, doing="checking this module"
+        )
+        future.add_done_callback(lambda _f: self._checks.give())
+        admission: arena.Admission = await asyncio.wrap_future(future)
+        if not admission.admissible:
+            raise ApiError(
+                400,
+                f"{refusal}: {admission.reason}",
+                extra={"sha256": sha256, "reason": admission.reason},
+            )
+
+    def _name_free(self, name: str, sha256: str) -> None:
+        """409 if storing module ``sha256`` under ``name`` would take the name from another
+        module (``Store.controller`` takes a sha256 or a name): a second module under a
+        name would shadow the first. A module stored already keeps its record, so it
+        names nothing anew."""
+        if self._stored(sha256) is not None:
+            return
+        try:
+            holder = self.store.controller(name)
+        except arena.NotInStoreError:
+            return
+        if holder.sha256 != sha256:
+            raise ApiError(
+                409,
+                f"the name {name!r} is taken: controller {holder.sha256} ({holder.origin})"
+                " holds it; choose another name",
+                extra={"holder": holder.sha256},
+            )
+
+    def _add_upload(self, blob: bytes, name: str, sha256: str) -> arena.ControllerRecord:
+        with self._names_lock:  # two uploads under one name at once: the second gets 409
+            self._name_free(name, sha256)
+            return self.store.add_controller(blob, name=name, origin=arena.Origin.UPLOAD)
+
+    def _stored(self, sha256: str) -> arena.ControllerRecord | None:
+        try:
+            record = self.store.controller(sha256)
+        except arena.NotInStoreError:
+            return None
+        return record if record.sha256 == sha256 else None

@@ -1,0 +1,41 @@
+"""What every room of the site shares: ``SiteCore`` (the store, the case, the limits, the worker
+lanes, the live changes), and the one way a moment is written in JSON.
+
+``Site`` (``web._site``) is ``SiteCore`` with one mixin a room: the controllers
+(uploads, admission, names: ``web._controllers``), the matches (the quick-match
+queue: ``web._matches``), the runs (push: ``web._runs``) and the tournaments
+(``web._tournaments``). Each room keeps its own state, set up in its
+``__init__`` after ``super().__init__``; what one room needs of another is a
+function, or (a push being an upload with its run) the other room as a base.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import arena
+from web._lanes import WorkerLanes
+from web._limits import SiteLimits
+from web._live import Changes
+
+__all__ = ["SiteCore", "when"]
+
+
+class SiteCore:
+    """The store, the case matches are played under, the limits, the worker lanes, the changes."""
+
+    def __init__(
+        self, store: arena.Store, case: arena.Case, limits: SiteLimits, lanes: WorkerLanes
+    ) -> None:
+        self.store = store
+        self.case = case
+        self.limits = limits
+        self.lanes = lanes
+        """The worker processes, in lanes: nothing is played or compiled in the server."""
+        self.changes = Changes()
+        """Which matches and tournaments changed, for their event streams."""
+
+
+def when(moment: datetime | None) -> str | None:
+    """A stored moment in JSON: ISO 8601, or null (not yet)."""
+    return None if moment is None else moment.isoformat()

@@ -1,0 +1,199 @@
+"""The site's matches: the quick-match queue, and every match as the API shows it.
+
+Quick matches are accepted while fewer than ``SiteLimits.queue`` are waiting
+or running, else ``ApiError`` 429 with a Retry-After. An accepted match is a
+pending row first (its id), then runs in a worker of the match lane
+(``arena.play``); its result (or why it could not be played) is recorded
+exactly once (``Store.finish_match`` refuses a second). A server stopped with
+matches pending plays them when it starts again (``_resume``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict
+from functools import partial
+from typing import Any, Final
+
+import arena
+from web._controllers import named_controller
+from web._core import SiteCore, when
+from web._errors import ApiError
+from web._lanes import Lane, WorkerLanes
+from web._limits import SiteLimits, Slots
+
+__all__ = ["REPLAY_CHUNK", "Matches", "match_key", "match_record_json", "replay_url"]
+
+_log = logging.getLogger("web")
+
+REPLAY_CHUNK: Final = 256 * 1024
+"""Bytes of a replay read and sent at a time: a typical replay goes out in one
+(replay sizes: docs/benchmarks.md)."""
+
+
+def match_key(match_id: int) -> tuple[str, int]:
+    """The match's key in the site's ``Changes`` (its event stream waits on it)."""
+    return ("match", match_id)
+
+
+def replay_url(match_id: int) -> str:
+    """Where the API serves a finished match's replay."""
+    return f"/api/matches/{match_id}/replay"
+
+
+def match_record_json(record: arena.MatchRecord) -> dict[str, Any]:
+    """A stored match: ``status``, then, once finished, the result with the design's keys."""
+    data = record.to_json(replay_url(record.id) if record.result is not None else "")
+    data["status"] = str(record.status)
+    data["created_at"] = when(record.created_at)
+    data["finished_at"] = when(record.finished_at)
+    data["tournament_id"] = record.tournament_id
+    data["run_id"] = record.run_id
+    return data
+
+
+class Matches(SiteCore):
+    """The quick-match queue, and the matches: listed, shown with their place in the queue,
+    their replays served."""
+
+    def __init__(
+        self, store: arena.Store, case: arena.Case, limits: SiteLimits, lanes: WorkerLanes
+    ) -> None:
+        super().__init__(store, case, limits, lanes)
+        self._accepted = Slots(limits.queue, "the match queue is full")
+        self._queue_lock = threading.Lock()
+        self._queued: OrderedDict[int, None] = OrderedDict()
+        self._running: set[int] = set()
+        self._started_at: dict[int, float] = {}
+        self._seconds_per_match = 2.0  # a running average, for Retry-After
+
+    def _resume(self) -> None:
+        """Queue again the quick matches a previous server left pending."""
+        for record in self.store.pending_matches():
+            if record.tournament_id is not None or record.run_id is not None:
+                continue
+            self._accepted.take(1, force=True)
+            try:
+                blobs = [self.store.read_module_bytes(e.sha256) for e in record.entrants]
+            except arena.ArenaError as exc:
+                self._record(record.id, exc)
+                continue
+            self._enqueue(record, blobs[0], blobs[1])
+            _log.info("match %d was pending: queued again", record.id)
+
+    def retry_after(self) -> int:
+        """Seconds until the queue has likely moved on by one (Retry-After)."""
+        waiting = max(1, self._accepted.used)
+        return max(1, math.ceil(self._seconds_per_match * waiting / self.limits.workers))
+
+    def queue_match(self, a: str, b: str, seed: int) -> dict[str, Any]:
+        """Accept a quick match of controllers ``a`` and ``b`` (names or sha256s); its JSON.
+
+        Any controller may play, the hidden ones too (writes need the token).
+        429 when the queue is full; nothing is recorded then.
+        """
+        sides = [named_controller(self.store, ref, which) for ref, which in ((a, "a"), (b, "b"))]
+        blobs = [self.store.read_module_bytes(c.sha256) for c in sides]
+        self._accepted.take(self.retry_after())
+        try:
+            record = self.store.queue_match(
+                arena.Entrant(sides[0].name, sides[0].sha256),
+                arena.Entrant(sides[1].name, sides[1].sha256),
+                seed=seed,
+            )
+        except BaseException:
+            self._accepted.give()
+            raise
+        self._enqueue(record, blobs[0], blobs[1])
+        return self.match_json(record.id)
+
+    def _enqueue(self, record: arena.MatchRecord, blob_a: bytes, blob_b: bytes) -> None:
+        """Hand a pending match to the worker lanes (its queue slot is taken already)."""
+        (ea, eb) = record.entrants
+        job = self.case.match_job(
+            arena.Contestant(ea.name, blob_a),
+            arena.Contestant(eb.name, blob_b),
+            seed=record.seed,
+        )
+        with self._queue_lock:
+            self._queued[record.id] = None
+        self.lanes.submit(
+            Lane.MATCH,
+            arena.play,
+            job,
+            doing="playing this match",
+            started=partial(self._started, record.id),
+            then=partial(self._record, record.id),
+        )
+        self.changes.bump(match_key(record.id))
+
+    def _started(self, match_id: int) -> None:
+        with self._queue_lock:
+            self._queued.pop(match_id, None)
+            self._running.add(match_id)
+            self._started_at[match_id] = time.monotonic()
+            moved = list(self._queued)
+        self.changes.bump(match_key(match_id), *map(match_key, moved))
+
+    def _record(self, match_id: int, outcome: Any) -> None:
+        """Record a quick match's outcome, exactly once (in a thread of the worker lanes)."""
+        try:
+            if isinstance(outcome, Exception):
+                self.store.fail_match(match_id, f"the arena could not play this match: {outcome}")
+            else:
+                self.store.finish_match(match_id, outcome)
+        except arena.StoreError as exc:
+            # A store full, read-only or busy: the row stays pending, and the
+            # next start of the server plays it again. No traceback: not a bug.
+            _log.error("match %d: not recorded, it stays pending: %s", match_id, exc)
+        except Exception:
+            _log.exception("match %d: its outcome could not be recorded", match_id)
+        finally:
+            with self._queue_lock:
+                self._queued.pop(match_id, None)
+                self._running.discard(match_id)
+                began = self._started_at.pop(match_id, None)
+                if began is not None:
+                    took = time.monotonic() - began
+                    self._seconds_per_match = 0.8 * self._seconds_per_match + 0.2 * took
+            self._accepted.give()
+            self.changes.bump(match_key(match_id))
+
+    def match_json(self, match_id: int) -> dict[str, Any]:
+        """A match: ``status``, then, once finished, the result with the design's keys."""
+        return self._match_json(self._match(match_id))
+
+    def _match(self, match_id: int) -> arena.MatchRecord:
+        try:
+            return self.store.match(match_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no match {match_id}") from None
+
+    def _match_json(self, record: arena.MatchRecord) -> dict[str, Any]:
+        """The stored match, and a pending one's place: running, queued (its position), or
+        neither (``None``: a tournament's, or not yet handed over)."""
+        data = match_record_json(record)
+        if record.status is arena.MatchStatus.PENDING:
+            with self._queue_lock:
+                if record.id in self._running:
+                    data["stage"], data["position"] = "running", 0
+                elif record.id in self._queued:
+                    data["stage"] = "queued"
+                    data["position"] = list(self._queued).index(record.id) + 1
+                else:
+                    data["stage"], data["position"] = None, None
+        return data
+
+    def matches_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
+        """The most recent matches first (a page), as ``match_json`` gives each."""
+        return [self._match_json(m) for m in self.store.matches(limit=limit, before=before)]
+
+    def open_replay(self, match_id: int) -> arena.ReplayStream:
+        """A finished match's replay, verified by sha256 before a byte is sent."""
+        record = self._match(match_id)
+        if record.result is None:
+            raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
+        return self.store.open_replay(record.result.replay_sha256, chunk_size=REPLAY_CHUNK)

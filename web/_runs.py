@@ -1,0 +1,112 @@
+"""The site's proof runs: listed, shown, and pushed.
+
+A push's module is admitted as an upload is (``web._controllers``: a push is
+an upload with its run, so this room is built on that one); then every match
+of the run is played again in a worker of the match lane from it and the
+server's own copy of the opponent, and must give the same replay bytes; then
+the controller and the run are recorded. What makes a valid run is
+``arena.check_pushed_run``'s; the site does the I/O around it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import arena
+from web._bundle import Bundle, decode_bundle
+from web._controllers import Controllers
+from web._errors import ApiError
+from web._lanes import Lane, WorkerLanes
+from web._limits import SiteLimits, Slots
+from web._matches import match_record_json
+
+__all__ = ["Runs"]
+
+
+class Runs(Controllers):
+    """The proof runs: listed, shown, and pushed (checked by playing again, then recorded)."""
+
+    def __init__(
+        self, store: arena.Store, case: arena.Case, limits: SiteLimits, lanes: WorkerLanes
+    ) -> None:
+        super().__init__(store, case, limits, lanes)
+        self.pushes = Slots(limits.pushes, "too many pushes are being checked")
+        """Pushes being received or checked: taken before a bundle is read (memory)."""
+        self._push_lock = threading.Lock()
+
+    def runs_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
+        """Runs as ``arena runs --json`` lists them (``matches`` is a count)."""
+        return [arena.run_json(r) for r in self.store.runs(limit=limit, before=before)]
+
+    def run_json(self, run_id: int) -> dict[str, Any]:
+        """A run as ``arena runs show --json`` gives it, each match's result as the API's.
+
+        Each match adds its ``id`` and the controller's ``side``; its ``result``
+        is the match JSON of ``GET /api/matches/{id}`` (the replay's URL, not
+        where the file is; a run's matches are recorded finished, never queued).
+        """
+        try:
+            report = arena.run_report(self.store, run_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no run {run_id}") from None
+        data = report.to_json()
+        for row, m in zip(data["matches"], report.matches, strict=True):
+            row.update(id=m.record.id, side=m.side, result=match_record_json(m.record))
+        return data
+
+    async def push(self, data: bytes) -> tuple[dict[str, Any], bool]:
+        """Check a pushed run by playing its matches again, then record it; (its JSON, new?).
+
+        400 with the reason for a bundle that is malformed, for another case or
+        version than the server's copy, whose module is not admissible (checked
+        as an upload is, before a match is played), or whose matches do not
+        play again to the same bytes (``arena.check_pushed_run``); 409 for a new
+        module under a name another module holds. The same run pushed again
+        records nothing new.
+        """
+        bundle = decode_bundle(data)
+        check = arena.check_pushed_run(self.case, bundle)
+        found = await asyncio.to_thread(self._same_run, bundle)
+        if found is not None:
+            return found, False
+        sha256 = bundle.module_sha256
+        await asyncio.to_thread(self._name_free, bundle.controller, sha256)
+        # Even a module stored already: the store does not say it was admitted.
+        await self._admit(
+            bundle.module, sha256, "refused: the controller's module is not admissible"
+        )
+        rematches: list[arena.Rematch] = await asyncio.gather(
+            *(
+                asyncio.wrap_future(
+                    self.lanes.submit(
+                        Lane.MATCH,
+                        arena.recheck_match,
+                        recheck,
+                        doing="playing a pushed match again",
+                    )
+                )
+                for recheck in check.rechecks
+            )
+        )
+        matches = check.results(rematches)
+        return await asyncio.to_thread(self._record_push, bundle, matches)
+
+    def _same_run(self, bundle: Bundle) -> dict[str, Any] | None:
+        """The stored run this bundle is already, if any (pushing twice changes nothing)."""
+        run = arena.find_pushed_run(self.store, bundle)
+        return None if run is None else arena.run_json(run)
+
+    def _record_push(
+        self, bundle: Bundle, matches: list[arena.RunMatch]
+    ) -> tuple[dict[str, Any], bool]:
+        # Two pushes of one run at once: the second finds the first. Then the names'
+        # lock (only here are both taken, always in this order).
+        with self._push_lock, self._names_lock:
+            found = self._same_run(bundle)
+            if found is not None:
+                return found, False
+            self._name_free(bundle.controller, bundle.module_sha256)
+            run = arena.record_pushed_run(self.store, bundle, matches)
+        return arena.run_json(run), True
