@@ -17,8 +17,7 @@
 // punish, so a bot built on them cannot forfeit with invalid_action.
 //
 // Build with the pinned compiler (baselines/assemblyscript/, `npm ci` there):
-//     asc bot.ts -o bot.wasm -O3 --noAssert --runtime stub --use abort= \
-//         --initialMemory 2 --noColors
+//     asc bot.ts -o bot.wasm -O3 --noAssert --runtime stub --use abort= --noColors
 // The stub runtime never frees: allocate (`new`, string concatenation) only at
 // the top level, which runs once when the module starts, and never during a
 // tick, or memory grows every tick. `--use abort=` turns a failed check (an

@@ -9,7 +9,7 @@
 // baselines/assemblyscript/):
 //   node baselines/assemblyscript/node_modules/assemblyscript/bin/asc.js \
 //       baselines/template.ts -o my.wasm -O3 --noAssert --runtime stub \
-//       --use abort= --initialMemory 2 --noColors
+//       --use abort= --noColors
 
 import * as foray from "./foray";
 
