@@ -28,6 +28,7 @@ from arena.baselines import (
     assemblyscript_project,
     compile_assemblyscript,
     compile_c,
+    pinned_asc,
 )
 from arena.match import encode_init, encode_obs_for
 from tests._support import BOTS
@@ -74,6 +75,8 @@ def test_the_compiler_is_pinned_exactly() -> None:
     assert wanted[0].isdigit() and wanted.count(".") == 2, "an exact version, not a range"
     assert lock["packages"]["node_modules/assemblyscript"]["version"] == wanted
     assert lock["packages"][""]["devDependencies"] == package["devDependencies"]
+    installed = pinned_asc()  # ./scripts/setup.sh installed exactly that version
+    assert installed.is_file() and installed.is_relative_to(ASSEMBLYSCRIPT_DIR)
 
 
 def test_a_missing_node_is_a_build_error_naming_what_to_install(
@@ -91,6 +94,11 @@ def test_a_compiler_not_installed_is_a_build_error_naming_setup(
     monkeypatch.setattr("arena.baselines._build.ASSEMBLYSCRIPT_DIR", tmp_path)
     with pytest.raises(BuildError, match=r"is not installed, .* run ./scripts/setup.sh"):
         compile_assemblyscript(TEMPLATE, tmp_path / "t.wasm")
+    other = tmp_path / "node_modules" / "assemblyscript"
+    other.mkdir(parents=True)
+    (other / "package.json").write_text('{"version": "0.1.0"}')
+    with pytest.raises(BuildError, match=r"compiler is 0\.1\.0, .* pins 0\."):
+        pinned_asc()
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ from ._build import (
     compile_assemblyscript as compile_assemblyscript,
     compile_c as compile_c,
     compile_zig as compile_zig,
+    pinned_asc as pinned_asc,
 )
 from ._registry import (
     BASELINES as BASELINES,

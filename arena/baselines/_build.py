@@ -27,6 +27,7 @@ __all__ = [
     "compile_assemblyscript",
     "compile_c",
     "compile_zig",
+    "pinned_asc",
 ]
 
 BASELINES_DIR: Path = Path(__file__).resolve().parents[2] / "baselines"
@@ -134,14 +135,12 @@ def compile_zig(source: Path, output: Path, *, timeout: float = 300.0) -> bytes:
     return output.read_bytes()
 
 
-def _asc() -> tuple[str, Path]:
-    """Node.js and the pinned ``asc.js``, or a ``BuildError`` naming what to install or run."""
-    node = shutil.which("node")
-    if node is None:
-        raise BuildError(
-            "AssemblyScript needs Node.js (20 or newer) with npm, and node is not on PATH:"
-            " install them, then run ./scripts/setup.sh"
-        )
+def pinned_asc() -> Path:
+    """The pinned AssemblyScript compiler's ``asc.js`` (run it with ``node``).
+
+    Raises ``BuildError``, naming ``./scripts/setup.sh``, when it is not installed
+    in ``ASSEMBLYSCRIPT_DIR`` or another version is.
+    """
     package = ASSEMBLYSCRIPT_DIR / "node_modules" / "assemblyscript"
     lock = json.loads((ASSEMBLYSCRIPT_DIR / "package-lock.json").read_text(encoding="utf-8"))
     pinned: str = lock["packages"]["node_modules/assemblyscript"]["version"]
@@ -155,7 +154,7 @@ def _asc() -> tuple[str, Path]:
             f"the AssemblyScript compiler {found}, and {ASSEMBLYSCRIPT_DIR.name}/package-lock.json"
             f" pins {pinned}: run ./scripts/setup.sh (npm ci in baselines/assemblyscript)"
         )
-    return node, package / "bin" / "asc.js"
+    return package / "bin" / "asc.js"
 
 
 def compile_assemblyscript(source: Path, output: Path, *, timeout: float = 300.0) -> bytes:
@@ -169,7 +168,13 @@ def compile_assemblyscript(source: Path, output: Path, *, timeout: float = 300.0
     """
     import subprocess
 
-    node, asc = _asc()
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError(
+            "AssemblyScript needs Node.js (20 or newer) with npm, and node is not on PATH:"
+            " install them, then run ./scripts/setup.sh"
+        )
+    asc = pinned_asc()
     with tempfile.TemporaryDirectory(prefix="foray-asc-") as empty:
         cmd = [
             node,
