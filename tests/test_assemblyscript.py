@@ -30,7 +30,8 @@ from arena.baselines import (
     compile_c,
     pinned_asc,
 )
-from arena.match import encode_init, encode_obs_for
+from arena.match import encode_init, encode_obs_for, run_match
+from arena.sandbox import Limits
 from tests._support import BOTS
 
 TEMPLATE = BASELINES_DIR / "template.ts"
@@ -146,7 +147,7 @@ def test_a_failed_check_traps_instead_of_importing_abort(tmp_path: Path) -> None
     module = compile_assemblyscript(_source_bot(tmp_path, body), tmp_path / "bot.wasm")
     assert arena.check_module(module).admissible
     random = arena.Contestant("random", arena.load_baseline("random"))
-    result = arena.run_match(arena.Contestant("bot", module), random, seed=1)
+    result = run_match(arena.Contestant("bot", module), random, seed=1)
     forfeit = result.sides[0].forfeit
     assert forfeit is not None and forfeit.kind is sim.ForfeitKind.TRAP and forfeit.tick == 3
 
@@ -161,7 +162,7 @@ def test_the_template_plays_the_c_templates_moves(template: bytes, tmp_path: Pat
     for opponent, seed in (("random", 5), ("greedy-raider", 2)):
         other = arena.Contestant(opponent, arena.load_baseline(opponent))
         played = [
-            arena.run_match(arena.Contestant(name, blob), other, seed=seed)
+            run_match(arena.Contestant(name, blob), other, seed=seed)
             for name, blob in (("as", template), ("c", c))
         ]
         frames = [replays.read_replay(r.replay).frames for r in played]
@@ -175,7 +176,7 @@ def test_a_bot_written_with_the_sdk_plays_and_notes(economy: bytes) -> None:
     assert arena.check_module(economy).admissible
     for opponent in ("random", "border-soldier"):
         other = arena.Contestant(opponent, arena.load_baseline(opponent))
-        result = arena.run_match(arena.Contestant("economy", economy), other, seed=1)
+        result = run_match(arena.Contestant("economy", economy), other, seed=1)
         assert result.sides[0].forfeit is None and result.sides[0].banked > 0
         replay = replays.read_replay(result.replay)
         assert replay.ticks == sim.Config().max_ticks
@@ -193,7 +194,7 @@ def test_a_bot_written_with_the_sdk_plays_and_notes(economy: bytes) -> None:
 def test_the_sdk_allocates_nothing_during_a_tick(economy: bytes) -> None:
     """The stub runtime never frees: memory after init stays the size it is, tick after tick."""
     random = arena.Contestant("random", arena.load_baseline("random"))
-    played = arena.run_match(arena.Contestant("economy", economy), random, seed=3)
+    played = run_match(arena.Contestant("economy", economy), random, seed=3)
     replay = replays.read_replay(played.replay)
     engine = wasmtime.Engine(wasmtime.Config())
     store = wasmtime.Store(engine)
@@ -205,7 +206,7 @@ def test_the_sdk_allocates_nothing_during_a_tick(economy: bytes) -> None:
     assert isinstance(buffer, wasmtime.Func) and isinstance(init, wasmtime.Func)
     assert isinstance(tick, wasmtime.Func)
     at = buffer(store)
-    limits = arena.Limits()
+    limits = Limits()
     sizes = []
     for game, frame in replays.iter_games(replay):
         if frame.tick == 0:
@@ -265,9 +266,7 @@ def test_the_project_builds_as_compile_assemblyscript_builds(
     assert build(env) == built
     random = arena.Contestant("random", arena.load_baseline("random"))
     played = [
-        arena.run_match(
-            arena.Contestant(name, blob), random, seed=5, config=sim.Config(max_ticks=60)
-        )
+        run_match(arena.Contestant(name, blob), random, seed=5, config=sim.Config(max_ticks=60))
         for name, blob in (("project", built), ("template", template))
     ]
     frames = [replays.read_replay(r.replay).frames for r in played]
