@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything the main job and the tests need, on a fresh machine: Debian's
 # chromium (for the browser tests; apt as root), .venv at the repo root with the
-# project, its test tools and Ray (the tests start a real local Ray), and the
-# project's bytecode. Safe to run again: what is there already is kept.
+# project, its test tools and Ray (the tests start a real local Ray), the
+# project's bytecode, and the pinned AssemblyScript compiler (npm). Safe to run
+# again: what is there already is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -39,4 +40,19 @@ fi
 missing=$(.venv/bin/python -c 'from web.bench import chromium_missing; print(chromium_missing() or "")')
 if [ -n "$missing" ]; then
     echo "setup: $missing" >&2
+fi
+
+# The AssemblyScript compiler that baselines/assemblyscript/package-lock.json
+# pins, for the AssemblyScript SDK's builds and tests (docs/controllers.md):
+# `npm ci` installs exactly the lockfile (no install scripts run), and a copy
+# of the lockfile it installed tells the next run that nothing changed.
+AS=baselines/assemblyscript
+if command -v node >/dev/null && command -v npm >/dev/null; then
+    if ! cmp -s "$AS/package-lock.json" "$AS/node_modules/.installed-lock.json"; then
+        (cd "$AS" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) >&2
+        cp "$AS/package-lock.json" "$AS/node_modules/.installed-lock.json"
+    fi
+else
+    echo "setup: Node.js 20 or newer with npm is missing: the AssemblyScript builds and" \
+        "their tests need it (install both, then run ./scripts/setup.sh again)" >&2
 fi

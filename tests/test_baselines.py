@@ -19,6 +19,7 @@ from arena.baselines import (
     BASELINES_DIR,
     baseline_path,
     check_baselines,
+    compile_assemblyscript,
     compile_c,
     load_baseline,
 )
@@ -283,6 +284,48 @@ def test_emitters_refuse_what_the_contract_forbids(tmp_path: Path) -> None:
     assert bot.init(init_message()) == 0
     own: list[Unit] = [(3, 1, 4, 4, 4, 0), (9, 1, 3, 2, 4, 2)]
     assert bot.tick(obs_message(0, own)) == [(3, 1, 2), (0, 5, 2), (9, 4, 0)]
+
+
+_AS_EMITTER_BOT = """
+import * as foray from "./foray";
+function botInit(g: foray.Init): void {}
+function botTick(obs: foray.Obs, a: foray.Actions): void {
+  const u = obs.own(0);
+  a.move(u, 0);                                  // malformed: MOVE takes 1..4
+  a.mine(u, 5);                                  // malformed
+  a.act(u, foray.Op.SPAWN, 1);                   // SPAWN is the colony's
+  a.act(u, 6, 0);                                // no such op
+  a.move(u, foray.Dir.EAST);                     // accepted
+  a.attack(u, foray.Dir.WEST);                   // a second action for u
+  a.act(obs.enemy(0), foray.Op.NOOP, 0);         // not on the roster
+  a.act(changetype<foray.Unit>(changetype<usize>(obs.own(1)) + 4), 0, 0);  // not a record
+  a.spawn(3);                                    // no such kind
+  a.spawn(foray.Kind.SOLDIER);                   // accepted
+  a.spawn(foray.Kind.WORKER);                    // a second spawn
+  if (a.acted(obs.own(1)) || !a.acted(u) || a.acted(obs.enemy(0))) return;
+  a.deposit(obs.own(1));                         // accepted
+}
+export function foray_buffer(): i32 { return foray.buffer(); }
+export function foray_init(len: i32): i32 { return foray.init(len, botInit); }
+export function foray_tick(len: i32): i32 { return foray.tick(len, botTick); }
+"""
+
+
+@pytest.mark.slow
+def test_the_assemblyscript_emitters_refuse_what_the_contract_forbids(tmp_path: Path) -> None:
+    """foray.ts refuses what foray.h refuses, and a few more (a unit that is not a record)."""
+    (tmp_path / "foray.ts").write_bytes((BASELINES_DIR / "foray.ts").read_bytes())
+    source = tmp_path / "emit.ts"
+    source.write_text(_AS_EMITTER_BOT)
+    module = compile_assemblyscript(source, tmp_path / "emit.wasm")
+    bot = Controller(module)
+    assert bot.init(init_message()) == 0
+    own: list[Unit] = [(3, 1, 4, 4, 4, 0), (9, 1, 3, 2, 4, 2)]
+    enemy: list[Unit] = [(5, 2, 5, 4, 10, 0)]
+    assert bot.tick(obs_message(0, own, enemy)) == [(3, 1, 2), (0, 5, 2), (9, 4, 0)]
+    msg = bytearray(init_message())
+    msg[0:4] = struct.pack("<i", 2)
+    assert Controller(module).init(bytes(msg)) != 0
 
 
 def test_init_refuses_another_abi_version() -> None:

@@ -1,15 +1,20 @@
 """The names of ``arena.baselines``, each once; ``__init__.py`` loads them on first use."""
 
 from ._build import (
+    ASC_FLAGS as ASC_FLAGS,
+    ASSEMBLYSCRIPT_DIR as ASSEMBLYSCRIPT_DIR,
+    BASELINES_DIR as BASELINES_DIR,
     ZIG_BUILD_FLAGS as ZIG_BUILD_FLAGS,
     ZIG_FLAGS as ZIG_FLAGS,
     BuildError as BuildError,
+    assemblyscript_project as assemblyscript_project,
+    compile_assemblyscript as compile_assemblyscript,
     compile_c as compile_c,
     compile_zig as compile_zig,
+    pinned_asc as pinned_asc,
 )
 from ._registry import (
     BASELINES as BASELINES,
-    BASELINES_DIR as BASELINES_DIR,
     Baseline as Baseline,
     baseline_path as baseline_path,
     build_baselines as build_baselines,

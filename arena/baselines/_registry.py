@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena._errors import UnknownControllerError
-from arena.baselines._build import compile_c
+from arena.baselines._build import BASELINES_DIR, compile_c
 
 __all__ = [
     "BASELINES",
-    "BASELINES_DIR",
     "Baseline",
     "baseline_path",
     "build_baselines",
@@ -23,8 +22,6 @@ __all__ = [
     "check_baselines",
     "load_baseline",
 ]
-
-BASELINES_DIR: Path = Path(__file__).resolve().parents[2] / "baselines"
 
 
 @dataclass(frozen=True, slots=True)
