@@ -24,7 +24,7 @@ import arena
 import arena.store
 import web
 from arena import cases, proving
-from arena.baselines import BASELINES_DIR, compile_c
+from arena.baselines import BASELINES_DIR, assemblyscript_project, compile_assemblyscript, compile_c
 from arena.cases import Case, RunOutcome
 from arena.executors import Executor, JobFailed, MatchJob, Outcome, Session
 from arena.proving import Build, BuildStatus, Lang
@@ -35,6 +35,15 @@ Capture = pytest.CaptureFixture[str]
 FORAY = cases.CATALOG_DIR / "adversarial" / "medium" / "foray" / "1"
 C_FILES = ("README.md", "build.sh", "controller.c", "foray.h", "rules.md")
 ZIG_FILES = ("README.md", "build.sh", "controller.zig", "foray.zig", "rules.md")
+AS_FILES = (
+    "README.md",
+    "build.sh",
+    "controller.ts",
+    "foray.ts",
+    "package-lock.json",
+    "package.json",
+    "rules.md",
+)
 RUN_KEYS = {"run", "case", "controller", "outcome", "matches"}
 """The design's keys of ``arena prove --json``; the extras are listed in docs/cases.md."""
 RUN_EXTRAS = {"reason", "build_log", "created_at"}
@@ -178,6 +187,43 @@ def test_new_lays_out_the_zig_project(tmp_path: Path) -> None:
     assert (project.directory / "rules.md").read_bytes() == rules.read_bytes()
 
 
+def test_new_lays_out_the_arenas_assemblyscript_project(tmp_path: Path) -> None:
+    """Foray v1's workspace has no assemblyscript/ folder (a published version gains none):
+    the project is the arena's own, with the case's rules."""
+    case = cases.default_case()
+    assert case.paths.workspace is not None
+    assert not (case.paths.workspace / "assemblyscript").exists()
+    assert proving.languages(case) == (Lang.C, Lang.ZIG, Lang.ASSEMBLYSCRIPT)
+    project = proving.new_project(tmp_path / "bot", case, lang=Lang.ASSEMBLYSCRIPT)
+    assert project.files == AS_FILES and project.lang.label == "AssemblyScript"
+    assert sorted(p.name for p in project.directory.iterdir()) == list(AS_FILES)
+    for name, source in assemblyscript_project().items():
+        assert (project.directory / name).read_bytes() == source.read_bytes()
+    rules = FORAY / "workspace" / "rules.md"
+    assert (project.directory / "rules.md").read_bytes() == rules.read_bytes()
+
+
+def test_a_cases_own_assemblyscript_folder_comes_first(
+    tmp_path: Path, short_case: MakeCase
+) -> None:
+    case = short_case()
+    assert case.paths.workspace is not None
+    (case.paths.workspace / "assemblyscript").mkdir()
+    (case.paths.workspace / "assemblyscript" / "controller.ts").write_text("// the case's")
+    project = proving.new_project(tmp_path / "bot", case, lang=Lang.ASSEMBLYSCRIPT)
+    assert project.files == ("README.md", "controller.ts", "rules.md")
+    assert (project.directory / "controller.ts").read_text() == "// the case's"
+    c = proving.new_project(tmp_path / "c", case)
+    assert not any(name.startswith("assemblyscript") for name in c.files)
+
+
+def test_the_arenas_project_fits_only_a_case_it_builds_for(short_case: MakeCase) -> None:
+    other_module = short_case(lambda doc: doc["build"].__setitem__("module", "out/bot.wasm"))
+    assert Lang.ASSEMBLYSCRIPT not in proving.languages(other_module)
+    other_build = short_case(lambda doc: doc["build"].__setitem__("build", "make"))
+    assert Lang.ASSEMBLYSCRIPT not in proving.languages(other_build)
+
+
 def test_new_takes_only_a_new_or_empty_directory(
     tmp_path: Path, capsys: Capture, data: Path
 ) -> None:
@@ -212,8 +258,10 @@ def test_new_names_the_languages_a_case_has(tmp_path: Path, short_case: MakeCase
     case = short_case()
     assert case.paths.workspace is not None
     shutil.rmtree(case.paths.workspace / "zig")
-    assert proving.languages(case) == (Lang.C,)
-    with pytest.raises(arena.ArenaError, match=r"no zig workspace \(languages: c\)"):
+    assert proving.languages(case) == (Lang.C, Lang.ASSEMBLYSCRIPT)
+    with pytest.raises(
+        arena.ArenaError, match=r"no zig workspace \(languages: c, assemblyscript\)"
+    ):
         proving.new_project(tmp_path / "bot", case, lang=Lang.ZIG)
     assert not (tmp_path / "bot").exists()
 
@@ -311,6 +359,29 @@ def test_new_build_prove_end_to_end_in_zig(
     assert proof["controller"] == {"name": "zigbot", "sha256": sha}
     assert proof["outcome"] in ("win", "loss", "draw") and len(proof["matches"]) == 4
     assert all(m["result"]["ticks"] <= 30 for m in proof["matches"])
+    assert all(m["result"]["sides"][0]["forfeit"] is None for m in proof["matches"])
+
+
+@pytest.mark.processes
+def test_new_build_prove_end_to_end_in_assemblyscript(
+    tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
+) -> None:
+    """The arena's AssemblyScript project: built with the arena's compiler ($ASC), proved."""
+    where = ("--catalog", str(short_case().directory.parents[3]))
+    bot = tmp_path / "asbot"
+    ran = cli(capsys, "new", str(bot), "--lang", "assemblyscript", *where)
+    assert ran.code == 0, ran.err
+    assert "an AssemblyScript controller project for case foray v1" in ran.out
+    ran = cli(capsys, "build", str(bot), *where)
+    assert ran.code == 0 and "built controller.wasm" in ran.out and "admissible" in ran.out
+    assert not (bot / "node_modules").exists()  # the arena's compiler, not an npm install
+    built = (bot / "controller.wasm").read_bytes()
+    assert built == compile_assemblyscript(bot / "controller.ts", tmp_path / "ref.wasm")
+
+    ran = cli(capsys, "prove", str(bot), "--json", "--jobs", "2", *where)
+    assert ran.code == 0, ran.err
+    proof = ran.json()
+    assert proof["controller"] == {"name": "asbot", "sha256": hashlib.sha256(built).hexdigest()}
     assert all(m["result"]["sides"][0]["forfeit"] is None for m in proof["matches"])
 
 

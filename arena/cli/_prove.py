@@ -70,8 +70,10 @@ def cmd_new(args: argparse.Namespace) -> int:
     case = _case(args)
     directory = Path(args.dir)
     project = new_project(directory, case, lang=Lang(args.lang))
+    label = project.lang.label
+    article = "an" if label[0] in "AEIOU" else "a"
     print(
-        f"{shown(directory)}: a {project.lang.label} controller project for case {project.case}: "
+        f"{shown(directory)}: {article} {label} controller project for case {project.case}: "
         + ", ".join(shown(f) for f in project.files)
     )
     print(f"next: arena build {shown(directory)}  (then: arena prove {shown(directory)})")
@@ -239,7 +241,12 @@ def _case_options(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n = sub.add_parser("new", help="lay out a controller project from a case's workspace")
     n.add_argument("dir", help="a new or empty directory")
-    n.add_argument("--lang", choices=("c", "zig"), default="c", help="the language (default: c)")
+    n.add_argument(
+        "--lang",
+        choices=("c", "zig", "assemblyscript"),
+        default="c",
+        help="the language (default: c)",
+    )
     _case_options(n)
     n.set_defaults(func=cmd_new)
 

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from arena._errors import ArenaError
 from arena._files import read_regular
+from arena.baselines import BuildError, pinned_asc
 from arena.cases import Case
 from arena.sandbox import MAX_MODULE_BYTES
 
@@ -210,13 +211,20 @@ def _status_text(code: int) -> str:
 
 
 def build_env() -> dict[str, str]:
-    """The environment of a build: the operator's, with ``PYTHON`` the arena's own interpreter.
+    """The environment of a build: the operator's, with ``PYTHON`` the arena's own interpreter
+    and ``ASC`` its own AssemblyScript compiler (when installed).
 
     The Foray case's build scripts run ``$PYTHON -m ziglang``: the arena's
     interpreter has the pinned ``ziglang``, so a proof run builds with the
-    compiler the arena was tested with, whatever ``python3`` is on the PATH.
+    compiler the arena was tested with, whatever ``python3`` is on the PATH. An
+    AssemblyScript project's ``build.sh`` runs ``$ASC`` when it is set, and
+    otherwise installs the compiler its lockfile pins (the arena's) with npm.
     """
-    return {**os.environ, "PYTHON": sys.executable}
+    env = {**os.environ, "PYTHON": sys.executable}
+    # Not installed here: build.sh installs its own (the same version) with npm.
+    with contextlib.suppress(BuildError):
+        env["ASC"] = str(pinned_asc())
+    return env
 
 
 @dataclass(frozen=True, slots=True)

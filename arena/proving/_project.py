@@ -5,7 +5,10 @@ sub-directory named after another language (``zig/``) holds that language's
 project. A project in another language is that folder's files plus the
 workspace's top-level documents (``*.md``: the README, the rules) that the
 folder does not replace. Either way the project builds as it stands with the
-case's ``[build]`` commands.
+case's ``[build]`` commands. For AssemblyScript, a workspace without the folder
+gets the arena's own project (``arena.baselines.assemblyscript_project``) in its
+place, when the case is one it builds for: a published version gains no folder
+(docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from enum import StrEnum
 from pathlib import Path
 
 from arena._errors import ArenaError
+from arena.baselines import assemblyscript_project
 from arena.cases import Case
+from arena.match import ABI_VERSION
 from arena.proving._build import BuildStatus, run_commands
 
 __all__ = ["Lang", "Project", "new_project"]
@@ -30,11 +35,13 @@ class Lang(StrEnum):
     """The workspace's top level."""
     ZIG = "zig"
     """The workspace's ``zig/`` folder."""
+    ASSEMBLYSCRIPT = "assemblyscript"
+    """The workspace's ``assemblyscript/`` folder, else the arena's own project."""
 
     @property
     def label(self) -> str:
-        """The language's name for people: ``C``, ``Zig``."""
-        return {"c": "C", "zig": "Zig"}[self.value]
+        """The language's name for people: ``C``, ``Zig``, ``AssemblyScript``."""
+        return {"c": "C", "zig": "Zig", "assemblyscript": "AssemblyScript"}[self.value]
 
 
 DEFAULT_LANG = Lang.C
@@ -55,12 +62,29 @@ class Project:
     """The output of the case's ``init`` command, if it has one."""
 
 
+def _arena_project(case: Case, lang: Lang) -> dict[str, Path] | None:
+    """The arena's own project in ``lang`` (name -> file), if it has one that fits ``case``:
+    the SDK's ABI, and a build that is ``sh build.sh`` leaving ``controller.wasm``."""
+    if lang is not Lang.ASSEMBLYSCRIPT or case.contract.abi != ABI_VERSION:
+        return None
+    if case.build.build != "sh build.sh" or case.build.module != "controller.wasm":
+        return None
+    return assemblyscript_project()
+
+
 def languages(case: Case) -> tuple[Lang, ...]:
-    """The languages ``case``'s workspace holds a project in (none without a workspace)."""
+    """The languages ``case``'s workspace holds a project in, or the arena brings one for
+    (none without a workspace)."""
     workspace = case.paths.workspace
     if workspace is None:
         return ()
-    return tuple(lang for lang in Lang if lang is DEFAULT_LANG or (workspace / lang.value).is_dir())
+    return tuple(
+        lang
+        for lang in Lang
+        if lang is DEFAULT_LANG
+        or (workspace / lang.value).is_dir()
+        or _arena_project(case, lang) is not None
+    )
 
 
 def _sources(case: Case, lang: Lang) -> dict[str, Path]:
@@ -80,9 +104,12 @@ def _sources(case: Case, lang: Lang) -> dict[str, Path]:
         return top
     folder = workspace / lang.value
     files = {name: path for name, path in top.items() if "/" not in name and name.endswith(".md")}
-    files.update(
-        (p.relative_to(folder).as_posix(), p) for p in sorted(folder.rglob("*")) if p.is_file()
-    )
+    if folder.is_dir():
+        files.update(
+            (p.relative_to(folder).as_posix(), p) for p in sorted(folder.rglob("*")) if p.is_file()
+        )
+    else:
+        files.update(_arena_project(case, lang) or {})
     return files
 
 
