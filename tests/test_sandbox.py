@@ -115,6 +115,9 @@ def test_start_function_is_not_run_by_check(zoo: dict[str, bytes]) -> None:
         ("imports", "import env.foo is not allowed"),
         ("missing_tick", "missing export foray_tick"),
         ("mistyped_tick", "export foray_tick has type (i32) -> i64, expected (i32) -> i32"),
+        ("v128_tick", "export foray_tick has type (v128) -> (), expected (i32) -> i32"),
+        ("v128_buffer", "export foray_buffer has type () -> v128, expected () -> i32"),
+        ("v128_note", "export foray_note has type () -> v128, expected () -> i32"),
         ("memory_not_memory", "export memory is not a memory"),
         ("two_memories", "2 memories, over the limit of 1 (rules §8.4)"),
         ("big_initial_memory", "initial memory 67174400 bytes is over max_memory_bytes"),
@@ -216,6 +219,7 @@ def test_disk_cache(zoo: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.M
         ("big_initial_memory", "initial memory 67174400 bytes is over max_memory_bytes"),
         ("missing_tick", "missing export foray_tick"),
         ("imports", "import env.foo is not allowed"),
+        ("v128_note", "module not admissible: export foray_note has type () -> v128"),
     ],
 )
 def test_init_faults(zoo: dict[str, bytes], healthy: None, name: str, detail: str) -> None:
@@ -400,6 +404,24 @@ def test_every_export_problem_is_named_at_once() -> None:
     assert reason == (
         "missing export memory, foray_init; export foray_buffer has type () -> i64,"
         " expected () -> i32; export foray_note is not a function"
+    )
+
+
+def test_every_value_type_a_signature_may_hold_is_named() -> None:
+    """Named without asking wasmtime a type's kind (it aborts the process on a v128),
+    and externref is not wasmtime-py's "anyref"; v128 globals in place of exports too."""
+    wat = """(module
+      (global (export "memory") v128 (v128.const i64x2 0 0))
+      (func (export "foray_buffer") (param i64 f32 f64 v128 funcref) (result f64 v128)
+        (f64.const 0) (v128.const i64x2 0 0))
+      (global (export "foray_init") v128 (v128.const i64x2 0 0))
+      (func (export "foray_tick") (result funcref) (ref.null func)))"""
+    reason = check_module(bytes(wasmtime.wat2wasm(wat))).reason
+    assert reason == (
+        "export memory is not a memory; export foray_buffer has type"
+        " (i64, f32, f64, v128, funcref) -> f64, v128, expected () -> i32;"
+        " export foray_init is not a function;"
+        " export foray_tick has type () -> funcref, expected (i32) -> i32"
     )
 
 

@@ -101,7 +101,8 @@ def error_text(exc: wasmtime.WasmtimeError) -> str:
 
 
 def _valtypes(types: list[wasmtime.ValType]) -> tuple[str, ...]:
-    return tuple(str(t) for t in types)
+    # Never str(t): wasmtime-py's str of a v128 aborts the process.
+    return tuple(_ffi.valtype_name(t) for t in types)
 
 
 def _signature(params: tuple[str, ...], results: tuple[str, ...]) -> str:
