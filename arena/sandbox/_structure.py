@@ -20,6 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Final
 
+from arena.sandbox._features import (
+    EXACT_HEAP_TYPE,
+    GC_CONSTANT_INSTRUCTIONS,
+    REFERENCE_TYPES,
+    SHARED_HEAP_TYPE,
+    Feature,
+    not_allowed,
+)
 from arena.sandbox._opcode_cost import VALTYPES, instruction_cost
 
 __all__ = [
@@ -100,7 +108,8 @@ _WHAT: Final = {
 assert set(_WHAT) == {f.name for f in fields(StructuralLimits)}
 
 _I32_CONST, _I64_CONST, _F32_CONST, _F64_CONST = 0x41, 0x42, 0x43, 0x44
-_GLOBAL_GET, _END, _REF_NULL, _REF_FUNC, _SIMD = 0x23, 0x0B, 0xD0, 0xD2, 0xFD
+_GLOBAL_GET, _END, _REF_NULL, _REF_FUNC, _GC, _SIMD = 0x23, 0x0B, 0xD0, 0xD2, 0xFB, 0xFD
+_FUNCREF: Final = 0x70
 # Extended constant expressions: i32 and i64 add, sub, mul.
 _ARITH: Final = {
     0x6A: (32, int.__add__),
@@ -157,6 +166,10 @@ class _Reader:
 
     def malformed(self, what: str) -> _Refused:
         return _Refused(f"invalid module: {what} at byte {self.pos}")
+
+    def refused(self, lead: str, what: str) -> _Refused:
+        """A refusal that names its cause (``lead``) before what was read, and where."""
+        return _Refused(f"invalid module: {lead}: {what} at byte {self.pos}")
 
     def byte(self) -> int:
         if self.pos >= self.end:
@@ -237,7 +250,6 @@ class _Module:
         self.used = dict.fromkeys(_WHAT, 0)
         self.memories: list[int | None] = []
         self.tables: list[int | None] = []
-        self.globals: list[int | None] = []  # values of immutable integer globals
         self.data: list[Segment] = []
         self.elements: list[Segment] = []
 
@@ -320,9 +332,8 @@ class _Module:
         self.add("globals", n)
         for _ in range(n):
             _valtype(r)
-            mutable = r.byte()
-            value = self._const(r)
-            self.globals.append(None if mutable else value)
+            r.byte()  # mutability
+            self._const(r)
 
     def _exports(self, r: _Reader) -> None:
         self.add("exports", r.count(self.limits.exports, "exports", at_least=3))
@@ -420,8 +431,13 @@ class _Module:
             elif op == _I64_CONST:
                 stack.append(r.sleb(64) & 0xFFFF_FFFF_FFFF_FFFF)
             elif op == _GLOBAL_GET:
-                index = r.uleb()
-                stack.append(self.globals[index] if index < len(self.globals) else None)
+                # Only an imported global may be read there while GC is off.
+                r.pos -= 1
+                raise r.refused(
+                    "global.get in a constant expression is not allowed: it may read only an"
+                    " imported global, and a controller imports nothing (rules §8.3)",
+                    "instruction 0x23",
+                )
             elif op in _ARITH:
                 bits, fn = _ARITH[op]
                 if len(stack) < 2:
@@ -440,6 +456,15 @@ class _Module:
             elif op == _SIMD and r.uleb() == 12:  # v128.const
                 r.skip(16)
                 stack.append(None)
+            elif op == _GC:
+                at = r.pos - 1
+                sub = r.uleb()
+                name = GC_CONSTANT_INSTRUCTIONS.get(sub, "a GC instruction")
+                r.pos = at
+                raise r.refused(
+                    not_allowed(name, Feature.GC),
+                    f"instruction 0xfb {sub} in a constant expression",
+                )
             else:
                 raise r.malformed(f"instruction 0x{op:02x} in a constant expression")
 
@@ -488,14 +513,43 @@ def imports_reason(names: list[str], total: int) -> str:
     )
 
 
+def _refused_type(r: _Reader, b: int, what: str) -> _Refused:
+    """The refusal of a reference or heap type the engine has off, named (rules §8.3)."""
+    name, feature = REFERENCE_TYPES[b]
+    return r.refused(not_allowed(name, feature), f"{what} 0x{b:02x}")
+
+
 def _heaptype(r: _Reader) -> None:
-    r.sleb(33)
+    """A heap type: an abstract one (a byte), or a type index (typed function references,
+    which the compiler refuses in its own words)."""
+    start = r.pos
+    index = r.sleb(33)
+    if index >= 0:
+        return
+    b = index & 0x7F
+    r.pos = start
+    if b in REFERENCE_TYPES:
+        raise _refused_type(r, b, "heap type")
+    if b == EXACT_HEAP_TYPE:
+        lead = not_allowed("an exact reference type", Feature.CUSTOM_DESCRIPTORS)
+        raise r.refused(lead, "heap type prefix 0x62")
+    if b == SHARED_HEAP_TYPE:
+        lead = not_allowed("a shared reference type", Feature.SHARED_EVERYTHING)
+        raise r.refused(lead, "heap type prefix 0x65")
+    if b != _FUNCREF:
+        raise r.malformed(f"heap type 0x{b:02x}")
+    r.pos += 1
 
 
 def _reftype(r: _Reader) -> None:
     b = r.byte()
-    if b in (0x63, 0x64):  # (ref null? heaptype): the compiler judges the feature
+    if b in (0x63, 0x64):  # (ref null? heaptype)
         _heaptype(r)
+    elif b != _FUNCREF:
+        r.pos -= 1
+        if b in REFERENCE_TYPES:
+            raise _refused_type(r, b, "reference type")
+        raise r.malformed(f"reference type 0x{b:02x}")
 
 
 def _valtype(r: _Reader) -> None:
@@ -504,6 +558,8 @@ def _valtype(r: _Reader) -> None:
         _heaptype(r)
     elif b not in VALTYPES:
         r.pos -= 1
+        if b in REFERENCE_TYPES:
+            raise _refused_type(r, b, "value type")
         raise r.malformed(f"value type 0x{b:02x}")
 
 
