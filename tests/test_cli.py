@@ -58,6 +58,19 @@ def test_check_json(capsys: Capture, tmp_path: Path, idle: bytes) -> None:
     assert report["admissible"] is False and "bad magic bytes" in report["reason"]
 
 
+def test_check_gives_assemblyscript_its_own_fix(
+    capsys: Capture, tmp_path: Path, zoo: dict[str, bytes]
+) -> None:
+    """asc's default build imports env.abort: the fix is asc's flags, not C's."""
+    module = tmp_path / "as.wasm"
+    module.write_bytes(zoo["imports_assemblyscript"])
+    out = cli(capsys, "check", str(module))
+    assert out.code == 1
+    assert out.out.startswith("as: not admissible: 3 imports are not allowed (env.abort,")
+    assert "in AssemblyScript, build with asc --runtime stub --use abort=" in out.out
+    assert "zig cc" not in out.out
+
+
 def test_match_with_an_unknown_controller_says_so(capsys: Capture) -> None:
     out = cli(capsys, "match", "no-such-bot", "no-such-bot-either")
     assert out.code == 2

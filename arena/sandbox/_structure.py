@@ -29,14 +29,13 @@ from arena.sandbox._features import (
     not_allowed,
 )
 from arena.sandbox._opcode_cost import VALTYPES, instruction_cost
+from arena.sandbox._toolchains import Imports, imports_reason, producers_toolchain
 
 __all__ = [
-    "IMPORTS_NAMED",
     "STRUCTURAL_LIMITS",
     "Segment",
     "StructuralLimits",
     "Structure",
-    "imports_reason",
     "read_structure",
     "segments_reason",
 ]
@@ -121,9 +120,8 @@ _ARITH: Final = {
 }
 _FUNC_TYPE: Final = 0x60
 _NAME_CHARS: Final = 64  # of an import's names quoted in a refusal
-IMPORTS_NAMED: Final = 3
-"""Imports named in a refusal (both checks, before and after compiling); the rest are counted."""
-_NAMES_CHARS: Final = 300  # of the named imports together (rules §8.2: foreign text)
+_PRODUCERS_READ: Final = 16  # fields of the producers section, and values of each, read at most
+_IMPORTS_READ: Final = 256  # imports whose names are read for the toolchain; the rest counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +250,8 @@ class _Module:
         self.tables: list[int | None] = []
         self.data: list[Segment] = []
         self.elements: list[Segment] = []
+        self.imports: Imports | None = None  # set when the module has any: its refusal
+        self.producers: list[str] = []  # tool and language names of the producers section
 
     def add(self, name: str, n: int) -> None:
         """Count ``n`` more of ``name`` (repeated sections add up)."""
@@ -263,14 +263,27 @@ class _Module:
     def read(self) -> Structure:
         top = _Reader(self.blob, 8, len(self.blob))
         while top.pos < top.end:
-            ident = top.byte()
-            size = top.uleb()
-            start = top.pos
-            top.skip(size)
+            try:
+                ident = top.byte()
+                size = top.uleb()
+                start = top.pos
+                top.skip(size)
+            except _Refused:
+                if self.imports is None:
+                    raise
+                break  # the imports are the refusal, whatever follows them
             section = _Reader(self.blob, start, top.pos)
+            if self.imports is not None:
+                # Refused already: the rest is only searched for the producers section,
+                # which says which toolchain the imports came from.
+                if ident == 0:
+                    self._custom(section)
+                continue
             handler = self._SECTIONS.get(ident)
             if handler is not None:
                 handler(self, section)
+        if self.imports is not None:
+            raise _Refused(imports_reason(self.imports, producers_toolchain(self.producers)))
         return Structure(tuple(self.memories), tuple(self.tables), (*self.data, *self.elements))
 
     # ---- sections ----------------------------------------------------------
@@ -288,20 +301,40 @@ class _Module:
     def _imports(self, r: _Reader) -> None:
         n = r.uleb()
         if n and self.limits.imports == 0:
-            # The message the compiled-module check gives too (rules §8.2, check 6).
-            names: list[str] = []
+            # The message the compiled-module check gives too (rules §8.2, check 6). The
+            # imports are read for what their names say of the toolchain: a toolchain's
+            # show among the first few, and reading them all could take a hostile while.
+            imports = Imports()
             try:
-                while len(names) < min(n, IMPORTS_NAMED):
-                    names.append(f"{_name(r)}.{_name(r)}")
+                while imports.total < min(n, _IMPORTS_READ):
+                    module, name = _name(r), _name(r)
                     _import_desc(r)
+                    imports.add(module, name)
             except _Refused:
-                if not names:
+                if not imports.total:
                     raise
                 # A malformed entry after a good one: name those read, count them all.
-            raise _Refused(imports_reason(names, n))
+            imports.total = n
+            self.imports = imports
+            return
         if n > self.limits.imports:
             raise _Refused(_over("imports", n, self.limits.imports))
         self.add("imports", n)
+
+    def _custom(self, r: _Reader) -> None:
+        """Keep the tool and language names of the producers section (the tool conventions'
+        format: fields, each a name and its values, each a name and a version); a custom
+        section means nothing to the engine, so one that cannot be read is ignored."""
+        try:
+            if _name(r) != "producers":
+                return
+            for _ in range(min(r.uleb(), _PRODUCERS_READ)):
+                _name(r)  # the field: language, processed-by, sdk
+                for _ in range(min(r.uleb(), _PRODUCERS_READ)):
+                    self.producers.append(_name(r))
+                    _name(r)  # its version
+        except _Refused:
+            return
 
     def _functions(self, r: _Reader) -> None:
         self.add("functions", r.count(self.limits.functions, "functions"))
@@ -492,25 +525,6 @@ def _import_desc(r: _Reader) -> None:
         r.byte()
     else:
         raise r.malformed(f"import kind 0x{kind:02x}")
-
-
-def imports_reason(names: list[str], total: int) -> str:
-    """Why a module with imports is refused: the first few imports by name, and what to do.
-
-    ``names`` are "module.name" texts; ``total`` counts every import.
-    """
-    shown = ", ".join(names)
-    if len(shown) > _NAMES_CHARS:
-        shown = shown[: _NAMES_CHARS - 1] + "…"
-    if total == 1:
-        what = f"import {shown} is not allowed"
-    else:
-        more = f" and {total - len(names):,} more" if total > len(names) else ""
-        what = f"{total:,} imports are not allowed ({shown}{more})"
-    return (
-        f"{what}: a controller may import nothing (libc and WASI functions become imports;"
-        " build for wasm32-freestanding with -nostdlib, see docs/controllers.md)"
-    )
 
 
 def _refused_type(r: _Reader, b: int, what: str) -> _Refused:
