@@ -534,14 +534,14 @@ def _refused_type(r: _Reader, b: int, what: str) -> _Refused:
 
 
 def _heaptype(r: _Reader) -> None:
-    """A heap type: an abstract one (a byte), or a type index (typed function references,
-    which the compiler refuses in its own words)."""
+    """A heap type: a type index (typed function references: the compiler refuses it in its
+    own words), or an abstract one, a negative number of one byte's worth."""
     start = r.pos
     index = r.sleb(33)
-    if index >= 0:
+    b = index + 0x80  # an abstract heap type's byte
+    if index >= 0 or b == _FUNCREF:
         return
-    b = index & 0x7F
-    r.pos = start
+    end, r.pos = r.pos, start
     if b in REFERENCE_TYPES:
         raise _refused_type(r, b, "heap type")
     if b == EXACT_HEAP_TYPE:
@@ -550,20 +550,16 @@ def _heaptype(r: _Reader) -> None:
     if b == SHARED_HEAP_TYPE:
         lead = not_allowed("a shared reference type", Feature.SHARED_EVERYTHING)
         raise r.refused(lead, "heap type prefix 0x65")
-    if b != _FUNCREF:
-        raise r.malformed(f"heap type 0x{b:02x}")
-    r.pos += 1
+    r.pos = end  # no heap type at all: the compiler says so
 
 
 def _reftype(r: _Reader) -> None:
     b = r.byte()
     if b in (0x63, 0x64):  # (ref null? heaptype)
         _heaptype(r)
-    elif b != _FUNCREF:
+    elif b in REFERENCE_TYPES:
         r.pos -= 1
-        if b in REFERENCE_TYPES:
-            raise _refused_type(r, b, "reference type")
-        raise r.malformed(f"reference type 0x{b:02x}")
+        raise _refused_type(r, b, "reference type")
 
 
 def _valtype(r: _Reader) -> None:

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-__all__ = ["IMPORTS_NAMED", "Imports", "Toolchain", "imports_reason", "producers_toolchain"]
+__all__ = ["Imports", "Toolchain", "imports_reason", "producers_toolchain"]
 
-IMPORTS_NAMED: Final = 3
-"""Imports named in a refusal (both checks, before and after compiling); the rest are counted."""
+_NAMED: Final = 3  # imports named in a refusal; the rest are counted
 _NAMES_CHARS: Final = 300  # of the named imports together (rules §8.2: foreign text)
 
 
@@ -104,7 +103,7 @@ class Imports:
     what the names point to."""
 
     names: list[str] = field(default_factory=list)
-    """The first ``IMPORTS_NAMED`` imports, as "module.name"."""
+    """The first three imports, as "module.name"."""
     total: int = 0
     toolchains: set[Toolchain] = field(default_factory=set)
     wasi: bool = False
@@ -113,7 +112,7 @@ class Imports:
     def add(self, module: str, name: str) -> None:
         """Count one import (its names as read, cut or not)."""
         self.total += 1
-        if len(self.names) < IMPORTS_NAMED:
+        if len(self.names) < _NAMED:
             self.names.append(f"{module}.{name}")
         toolchain = _toolchain_of(module, name)
         if toolchain is not None:
