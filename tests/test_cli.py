@@ -58,6 +58,19 @@ def test_check_json(capsys: Capture, tmp_path: Path, idle: bytes) -> None:
     assert report["admissible"] is False and "bad magic bytes" in report["reason"]
 
 
+def test_check_gives_assemblyscript_its_own_fix(
+    capsys: Capture, tmp_path: Path, zoo: dict[str, bytes]
+) -> None:
+    """asc's default build imports env.abort: the fix is asc's flags, not C's."""
+    module = tmp_path / "as.wasm"
+    module.write_bytes(zoo["imports_assemblyscript"])
+    out = cli(capsys, "check", str(module))
+    assert out.code == 1
+    assert out.out.startswith("as: not admissible: 3 imports are not allowed (env.abort,")
+    assert "in AssemblyScript, build with asc --runtime stub --use abort=" in out.out
+    assert "zig cc" not in out.out
+
+
 def test_match_with_an_unknown_controller_says_so(capsys: Capture) -> None:
     out = cli(capsys, "match", "no-such-bot", "no-such-bot-either")
     assert out.code == 2
@@ -289,6 +302,46 @@ def test_an_operator_error_as_a_process() -> None:
     out = cli_process("match", "no-such-bot", "random")
     assert out.returncode == 2 and out.stderr.startswith("error: ")
     assert "Traceback" not in out.stderr
+
+
+V128 = {
+    "v128_tick": "export foray_tick has type (v128) -> (), expected (i32) -> i32",
+    "v128_buffer": "export foray_buffer has type () -> v128, expected () -> i32",
+    "v128_note": "export foray_note has type () -> v128, expected () -> i32",
+}
+"""Zoo modules with a v128 in a contract export's signature, and the refusal each must get:
+wasmtime's C API aborts the process (SIGABRT, no output) when asked the kind of a v128."""
+
+
+@pytest.mark.processes
+@pytest.mark.parametrize("name", sorted(V128))
+def test_a_v128_signature_is_refused_by_every_command_as_a_process(
+    tmp_path: Path, zoo: dict[str, bytes], name: str
+) -> None:
+    module = tmp_path / f"{name}.wasm"
+    module.write_bytes(zoo[name])
+
+    check = cli_process("check", str(module), "--json")
+    assert check.returncode == 1, check.stderr
+    report = json.loads(check.stdout)
+    assert report["admissible"] is False and V128[name] in report["reason"]
+
+    match = cli_process("match", str(module), "random", "--max-ticks", "3", "--json")
+    assert match.returncode == 0, match.stderr
+    forfeit = json.loads(match.stdout)["sides"][0]["forfeit"]
+    assert forfeit["kind"] == "init" and forfeit["tick"] == 0
+    assert forfeit["detail"].startswith("module not admissible: ")
+    assert V128[name] in forfeit["detail"]
+
+    project = tmp_path / "bot"
+    project.mkdir()
+    (project / "build.sh").write_text(f"cp {module} controller.wasm\n")
+    build = cli_process("build", str(project), "--json")
+    assert build.returncode == 1, build.stderr
+    built = json.loads(build.stdout)
+    assert built["ok"] is False and built["status"] == "failed"
+    assert built["reason"].startswith("controller.wasm is not admissible: ")
+    assert V128[name] in built["reason"]
 
 
 # --------------------------------------------------------------------------- hostile paths

@@ -134,6 +134,25 @@ def test_import_names_in_a_refusal_are_cut() -> None:
     assert reason.startswith("import env." + "y" * 63 + "… is not allowed: a controller may")
 
 
+def test_a_million_imports_are_counted_not_read() -> None:
+    """The names of the first imports are read for the toolchain they point to; the rest
+    are counted, so a section of a million tiny imports is refused at once."""
+    import time
+
+    tiny = wasm_name(b"") + wasm_name(b"") + b"\x00\x00"  # "".(""), a function of type 0
+    late = wasm_name(b"env") + wasm_name(b"abort") + b"\x00\x00"  # AssemblyScript's, too late
+    blob = module_bytes(
+        section(1, vec([b"\x60\x00\x00"])), section(2, vec([tiny] * 1_000_000 + [late]))
+    )
+    start = time.monotonic()
+    reason = check_module(blob).reason
+    assert time.monotonic() - start < 2.0
+    assert reason is not None and reason.startswith(
+        "1,000,001 imports are not allowed (., ., . and 999,998 more): a controller may import"
+        " nothing; a function the module calls but does not define becomes an import"
+    )
+
+
 def test_every_string_a_replay_holds_is_bounded() -> None:
     long_name = "n" * 10_000 + "\udcff"
     result = arena.match.run_match(

@@ -115,6 +115,9 @@ def test_start_function_is_not_run_by_check(zoo: dict[str, bytes]) -> None:
         ("imports", "import env.foo is not allowed"),
         ("missing_tick", "missing export foray_tick"),
         ("mistyped_tick", "export foray_tick has type (i32) -> i64, expected (i32) -> i32"),
+        ("v128_tick", "export foray_tick has type (v128) -> (), expected (i32) -> i32"),
+        ("v128_buffer", "export foray_buffer has type () -> v128, expected () -> i32"),
+        ("v128_note", "export foray_note has type () -> v128, expected () -> i32"),
         ("memory_not_memory", "export memory is not a memory"),
         ("two_memories", "2 memories, over the limit of 1 (rules §8.4)"),
         ("big_initial_memory", "initial memory 67174400 bytes is over max_memory_bytes"),
@@ -216,6 +219,7 @@ def test_disk_cache(zoo: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.M
         ("big_initial_memory", "initial memory 67174400 bytes is over max_memory_bytes"),
         ("missing_tick", "missing export foray_tick"),
         ("imports", "import env.foo is not allowed"),
+        ("v128_note", "module not admissible: export foray_note has type () -> v128"),
     ],
 )
 def test_init_faults(zoo: dict[str, bytes], healthy: None, name: str, detail: str) -> None:
@@ -403,6 +407,24 @@ def test_every_export_problem_is_named_at_once() -> None:
     )
 
 
+def test_every_value_type_a_signature_may_hold_is_named() -> None:
+    """Named without asking wasmtime a type's kind (it aborts the process on a v128),
+    and externref is not wasmtime-py's "anyref"; v128 globals in place of exports too."""
+    wat = """(module
+      (global (export "memory") v128 (v128.const i64x2 0 0))
+      (func (export "foray_buffer") (param i64 f32 f64 v128 funcref) (result f64 v128)
+        (f64.const 0) (v128.const i64x2 0 0))
+      (global (export "foray_init") v128 (v128.const i64x2 0 0))
+      (func (export "foray_tick") (result funcref) (ref.null func)))"""
+    reason = check_module(bytes(wasmtime.wat2wasm(wat))).reason
+    assert reason == (
+        "export memory is not a memory; export foray_buffer has type"
+        " (i64, f32, f64, v128, funcref) -> f64, v128, expected () -> i32;"
+        " export foray_init is not a function;"
+        " export foray_tick has type () -> funcref, expected (i32) -> i32"
+    )
+
+
 def test_imports_are_named_with_what_to_do() -> None:
     wat = """(module
       (import "env" "a" (func))
@@ -413,9 +435,108 @@ def test_imports_are_named_with_what_to_do() -> None:
     reason = check_module(bytes(wasmtime.wat2wasm(wat))).reason
     assert reason == (
         "5 imports are not allowed (env.a, wasi_snapshot_preview1.fd_write, env.m and 2 more):"
-        " a controller may import nothing (libc and WASI functions become imports; build for"
-        " wasm32-freestanding with -nostdlib, see docs/controllers.md)"
+        " a controller may import nothing; WASI imports come from a standard library: in Rust,"
+        " build for wasm32-unknown-unknown with no std I/O; in Go, tinygo -target=wasm-unknown;"
+        " in C, zig cc -target wasm32-freestanding -nostdlib (see docs/controllers.md)"
     )
+
+
+TOOLCHAIN_FIXES = {
+    "imports_assemblyscript": (
+        "3 imports are not allowed (env.abort, env.trace, env.seed): a controller may import"
+        " nothing; in AssemblyScript, build with asc --runtime stub --use abort=, and call"
+        " neither trace(), Math.random() (env.seed: seed a generator from INIT's seed) nor Date"
+    ),
+    "imports_emscripten": (
+        "5 imports are not allowed (wasi_snapshot_preview1.fd_write,"
+        " wasi_snapshot_preview1.fd_close, env.exit and 2 more): a controller may import"
+        " nothing; with Emscripten, build a standalone module (emcc --no-entry"
+        " -sSTANDALONE_WASM, without -sALLOW_MEMORY_GROWTH), and call no printf, time or file"
+        " function"
+    ),
+    "imports_rust_wasi": (
+        "4 imports are not allowed (wasi_snapshot_preview1.fd_write,"
+        " wasi_snapshot_preview1.environ_get, wasi_snapshot_preview1.environ_sizes_get and 1"
+        " more): a controller may import nothing; in Rust, build with cargo build --release"
+        " --target wasm32-unknown-unknown (not wasm32-wasip1), without wasm-bindgen, and use"
+        " no std I/O (println!, std::fs, std::time)"
+    ),
+    "imports_wasm_bindgen": "a controller may import nothing; in Rust, build with cargo build",
+    "imports_tinygo_js": (
+        "3 imports are not allowed (wasi_snapshot_preview1.fd_write, gojs.runtime.ticks,"
+        " gojs.runtime.sleepTicks): a controller may import nothing; in Go, build with TinyGo:"
+        " tinygo build -target=wasm-unknown -scheduler=none -gc=leaking -panic=trap -no-debug,"
+        " and use no fmt, os or time"
+    ),
+    "imports_c_wasi": (
+        "a controller may import nothing; in C, build with zig cc -target wasm32-freestanding"
+        " -nostdlib -Wl,--no-entry, and call no libc function"
+    ),
+    "imports_wasi_stripped": (
+        "a controller may import nothing; WASI imports come from a standard library: in Rust,"
+        " build for wasm32-unknown-unknown with no std I/O; in Go, tinygo -target=wasm-unknown;"
+        " in C, zig cc -target wasm32-freestanding -nostdlib"
+    ),
+    "imports": (
+        "import env.foo is not allowed: a controller may import nothing; a function the module"
+        " calls but does not define becomes an import (a libc or WASI call, an undefined"
+        " extern); in C, build with zig cc -target wasm32-freestanding -nostdlib -Wl,--no-entry"
+    ),
+}
+"""Zoo modules with a toolchain's usual imports, and the fix each refusal must give."""
+
+
+@pytest.mark.parametrize("name", sorted(TOOLCHAIN_FIXES))
+def test_each_toolchains_imports_get_its_own_fix(zoo: dict[str, bytes], name: str) -> None:
+    reason = check_module(zoo[name]).reason
+    assert reason is not None and reason.endswith(" (see docs/controllers.md)")
+    assert TOOLCHAIN_FIXES[name] in reason
+
+
+PRINTF_C = """#include <stdio.h>
+__attribute__((export_name("foray_tick"))) int foray_tick(int n) { return printf("%d", n); }
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("strip", "fix"),
+    [
+        ((), TOOLCHAIN_FIXES["imports_c_wasi"]),
+        (("-Wl,--strip-all",), TOOLCHAIN_FIXES["imports_wasi_stripped"]),
+    ],
+    ids=["producers", "stripped"],
+)
+def test_c_built_for_wasi_by_zig_cc_gets_the_c_fix(
+    tmp_path: Path, strip: tuple[str, ...], fix: str
+) -> None:
+    """A real module: C that calls printf, built with zig cc for wasm32-wasi (its first
+    build compiles wasi-libc). clang's producers section says C; stripped, nothing does."""
+    import subprocess
+    import sys
+
+    source, out = tmp_path / "bot.c", tmp_path / "bot.wasm"
+    source.write_text(PRINTF_C)
+    target = ["-target", "wasm32-wasi", "-O2", "-Wl,--no-entry", *strip]
+    cmd = [sys.executable, "-m", "ziglang", "cc", *target, "-o", str(out), str(source)]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=600)
+    reason = check_module(out.read_bytes()).reason
+    assert reason is not None and "imports are not allowed (wasi_snapshot_preview1." in reason
+    assert fix in reason
+
+
+@pytest.mark.parametrize(
+    "name", ["imports", "imports_assemblyscript", "imports_emscripten", "imports_tinygo_js"]
+)
+def test_the_check_after_compiling_gives_the_same_fix(zoo: dict[str, bytes], name: str) -> None:
+    """Imports are refused before compiling; the compiled module's check, behind it, says
+    the same where the names alone tell the toolchain (it has no producers section)."""
+    from arena.sandbox._admission import structure_reason
+    from arena.sandbox._engine import engine
+    from arena.sandbox._structure import read_structure
+
+    compiled = wasmtime.Module(engine(), zoo[name])
+    assert structure_reason(compiled, Limits()) == read_structure(zoo[name])
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from ._limits import (
     Fault as Fault,
     Limits as Limits,
 )
-from ._structure import (
+from ._structural_limits import (
     STRUCTURAL_LIMITS as STRUCTURAL_LIMITS,
     StructuralLimits as StructuralLimits,
 )

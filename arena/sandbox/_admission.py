@@ -19,13 +19,8 @@ import wasmtime
 from arena.sandbox import _ffi
 from arena.sandbox._engine import CompileTimeout, engine, epoch_ticks, format_reason, load_module
 from arena.sandbox._limits import MAX_TABLES, TABLE_ELEMENTS, Admission, Fault, Limits
-from arena.sandbox._structure import (
-    IMPORTS_NAMED,
-    Structure,
-    imports_reason,
-    read_structure,
-    segments_reason,
-)
+from arena.sandbox._structure import Structure, read_structure, segments_reason
+from arena.sandbox._toolchains import Imports, imports_reason
 from sim import ForfeitKind
 
 __all__ = [
@@ -101,7 +96,8 @@ def error_text(exc: wasmtime.WasmtimeError) -> str:
 
 
 def _valtypes(types: list[wasmtime.ValType]) -> tuple[str, ...]:
-    return tuple(str(t) for t in types)
+    # Never str(t): wasmtime-py's str of a v128 aborts the process.
+    return tuple(_ffi.valtype_name(t) for t in types)
 
 
 def _signature(params: tuple[str, ...], results: tuple[str, ...]) -> str:
@@ -114,10 +110,11 @@ def structure_reason(module: wasmtime.Module, limits: Limits) -> str | None:
     Every missing or mistyped export is named at once, so an author fixes them
     in one build; the memory size is judged once the exports are right.
     """
-    imports = module.imports
-    if imports:
-        named = imports[:IMPORTS_NAMED]
-        return imports_reason([f"{imp.module}.{imp.name}" for imp in named], len(imports))
+    if module.imports:
+        imports = Imports()
+        for imp in module.imports:
+            imports.add(imp.module, imp.name or "")
+        return imports_reason(imports)
     exports = {exp.name: exp.type for exp in module.exports}
     missing: list[str] = []
     wrong: list[str] = []

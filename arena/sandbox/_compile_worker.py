@@ -7,8 +7,9 @@ imports only the standard library and wasmtime, never the ``arena`` package.
 
 Protocol: the module's bytes arrive on stdin. Exit status:
 ``0``: stdout holds ``Module.serialize()`` of the compiled module;
-``3``: the module is invalid, stdout holds the reason (UTF-8, at most
-``MAX_REASON_BYTES`` bytes: the validator may quote the module);
+``3``: the module is invalid, stdout holds the innermost cause of the compiler's
+error, where the defect is named (UTF-8, at most ``MAX_REASON_BYTES`` bytes: the
+validator may quote the module);
 ``4``: compiling ran out of the address-space bound (a Python ``MemoryError``).
 A compiler abort on allocation failure shows up as a signal; the host decides.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 
 import wasmtime
@@ -30,6 +32,7 @@ __all__ = [
     "EXIT_INVALID",
     "EXIT_MEMORY",
     "MAX_REASON_BYTES",
+    "innermost_cause",
     "make_config",
 ]
 
@@ -85,6 +88,18 @@ def make_config(*, parallel_compilation: bool = True) -> wasmtime.Config:
     return config
 
 
+def innermost_cause(text: str) -> str:
+    """The last cause of wasmtime's error chain ("head / Caused by: / 0: ... / 1: ...").
+
+    The chain's head may quote the module at length (a function's name from its
+    name section), so the cause is taken before the text is cut.
+    """
+    _, caused, causes = text.rpartition("\nCaused by:\n")
+    if not caused:
+        return text.strip()
+    return re.split(r"\n\s*\d+: ", "\n" + causes)[-1].strip()
+
+
 def _main(argv: list[str]) -> int:
     import resource
 
@@ -104,7 +119,8 @@ def _main(argv: list[str]) -> int:
         return EXIT_MEMORY
     except wasmtime.WasmtimeError as exc:
         # A validation error has no wasm backtrace, so formatting it is cheap.
-        sys.stdout.buffer.write(str(exc).encode("utf-8", "replace")[:MAX_REASON_BYTES])
+        cause = innermost_cause(str(exc))
+        sys.stdout.buffer.write(cause.encode("utf-8", "replace")[:MAX_REASON_BYTES])
         return EXIT_INVALID
     sys.stdout.buffer.write(bytes(artifact))
     return 0

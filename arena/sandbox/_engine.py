@@ -36,6 +36,7 @@ from arena.sandbox._compile_worker import (
     MAX_REASON_BYTES,
     make_config,
 )
+from arena.sandbox._features import engine_refusal
 from arena.sandbox._limits import MAX_MODULE_BYTES, Limits
 
 __all__ = [
@@ -364,7 +365,7 @@ def _compile_out_of_process(blob: bytes, limits: Limits) -> bytes | str:
     if proc.returncode == EXIT_INVALID:
         # The compiler's words may quote the module (an export's name): bounded.
         text = proc.stdout[:MAX_REASON_BYTES].decode("utf-8", "replace")
-        return "invalid module: " + " ".join(text.split())
+        return engine_refusal(" ".join(text.split()))
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode == EXIT_MEMORY or proc.returncode < 0 or "memory allocation" in stderr:
         # An allocation failure under RLIMIT_AS aborts the compiler (a signal).

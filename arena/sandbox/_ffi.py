@@ -46,6 +46,7 @@ __all__ = [
     "set_fuel",
     "set_handle",
     "trap_from",
+    "valtype_name",
 ]
 
 TrapPtr = ctypes.POINTER(_b.wasm_trap_t)
@@ -163,3 +164,29 @@ def error_has_frames(error: wasmtime.WasmtimeError) -> bool:
         return bool(frames.size)
     finally:
         _b.wasm_frame_vec_delete(ctypes.byref(frames))
+
+
+# Every value type a compiled module's function type can hold under the engine's
+# features (rules §8.3), each made once. wasmtime-py's ``ValType.externref`` is
+# the C API's kind 128, externref (wasmtime-py's ``str`` calls it anyref).
+_NAMED_VALTYPES: Final = (
+    ("i32", wasmtime.ValType.i32()),
+    ("i64", wasmtime.ValType.i64()),
+    ("f32", wasmtime.ValType.f32()),
+    ("f64", wasmtime.ValType.f64()),
+    ("v128", wasmtime.ValType._from_ptr(_b.wasmtime_wasm_valtype_v128(), None)),
+    ("funcref", wasmtime.ValType.funcref()),
+    ("externref", wasmtime.ValType.externref()),
+)
+
+
+def valtype_name(ty: wasmtime.ValType) -> str:
+    """A value type's name in the text format, found by comparing it with each known type.
+
+    Never by its kind: ``wasm_valtype_kind`` (under wasmtime-py's ``str`` and
+    ``==`` of a ``ValType``) aborts the whole process on a v128.
+    """
+    for name, known in _NAMED_VALTYPES:
+        if _b.wasmtime_wasm_valtype_equal(ty.ptr(), known.ptr()):
+            return name
+    return "an unknown type"

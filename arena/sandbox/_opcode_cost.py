@@ -15,8 +15,9 @@ from typing import Final
 
 __all__ = ["VALTYPES", "instruction_cost", "scan_code"]
 
-VALTYPES: Final = frozenset({0x7F, 0x7E, 0x7D, 0x7C, 0x7B, 0x70, 0x6F})
-"""Value types a local, a global or a block may have under the engine's features (rules §8.3)."""
+VALTYPES: Final = frozenset({0x7F, 0x7E, 0x7D, 0x7C, 0x7B, 0x70})
+"""Value types a local, a global or a block may have under the engine's features (rules §8.3):
+the numbers, v128 and funcref (externref needs GC, which is off)."""
 
 _GROW: Final = 32
 """The weight of memory.grow and table.grow: a call into the runtime, the costliest to compile

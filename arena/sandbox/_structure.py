@@ -17,18 +17,24 @@ without running the module (rules §8.2, check 10).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Final
 
+from arena.sandbox._features import (
+    EXACT_HEAP_TYPE,
+    GC_CONSTANT_INSTRUCTIONS,
+    REFERENCE_TYPES,
+    SHARED_HEAP_TYPE,
+    Feature,
+    not_allowed,
+)
 from arena.sandbox._opcode_cost import VALTYPES, instruction_cost
+from arena.sandbox._structural_limits import LIMIT_NAMES, STRUCTURAL_LIMITS, StructuralLimits, over
+from arena.sandbox._toolchains import Imports, imports_reason, producers_toolchain
 
 __all__ = [
-    "IMPORTS_NAMED",
-    "STRUCTURAL_LIMITS",
     "Segment",
-    "StructuralLimits",
     "Structure",
-    "imports_reason",
     "read_structure",
     "segments_reason",
 ]
@@ -36,71 +42,9 @@ __all__ = [
 PAGE_BYTES: Final = 65_536
 
 
-@dataclass(frozen=True, slots=True)
-class StructuralLimits:
-    """The most of each item a module may have (rules §8.4); docs/decisions.md has the figures."""
-
-    functions: int = 1_000
-    """Functions defined (the function and code sections)."""
-    code_bytes: int = 128 * 1024
-    """All function bodies together."""
-    function_bytes: int = 16 * 1024
-    """One function body: compile time grows faster than linearly with it."""
-    code_weight: int = 2 * (16 * 1024) ** 2
-    """The sum over function bodies of their size in bytes, squared: a bound on the
-    superlinear part of compiling (two bodies of the largest size)."""
-    instruction_cost: int = 50_000
-    """The instructions of all function bodies, each counted by what it costs to compile
-    (``instruction_cost``): loops, branches and calls into the runtime count more."""
-    function_cost: int = 8_192
-    """The instruction cost of one function body: like its size, it costs more than
-    linearly (a body dense with loops or runtime calls)."""
-    locals: int = 1_000
-    """Locals declared in one function (parameters not counted)."""
-    params: int = 32
-    """Parameters of one function type: each costs code in every host-call trampoline."""
-    results: int = 8
-    """Results of one function type: with as many parameters, they let one call or block
-    pass that many values on (a chain of them compiles slowly)."""
-    globals: int = 1_000
-    data_segments: int = 1_000
-    element_segments: int = 1_000
-    elements: int = 10_000
-    """Entries of all element segments together."""
-    types: int = 1_000
-    tables: int = 8
-    memories: int = 1
-    exports: int = 1_000
-    imports: int = 0
-
-
-STRUCTURAL_LIMITS: Final = StructuralLimits()
-
-# What a count is called in a refusal, by limit name.
-_WHAT: Final = {
-    "functions": "functions defined",
-    "code_bytes": "bytes of code (all function bodies)",
-    "function_bytes": "bytes in one function body",
-    "code_weight": "compile weight (the squares of the function bodies' sizes, summed)",
-    "instruction_cost": "instruction cost (every instruction, weighted by its compile cost)",
-    "function_cost": "instruction cost of one function body",
-    "locals": "locals in one function",
-    "params": "parameters of one function type",
-    "results": "results of one function type",
-    "globals": "globals",
-    "data_segments": "data segments",
-    "element_segments": "element segments",
-    "elements": "elements in all element segments",
-    "types": "types",
-    "tables": "tables",
-    "memories": "memories",
-    "exports": "exports",
-    "imports": "imports",
-}
-assert set(_WHAT) == {f.name for f in fields(StructuralLimits)}
-
 _I32_CONST, _I64_CONST, _F32_CONST, _F64_CONST = 0x41, 0x42, 0x43, 0x44
-_GLOBAL_GET, _END, _REF_NULL, _REF_FUNC, _SIMD = 0x23, 0x0B, 0xD0, 0xD2, 0xFD
+_GLOBAL_GET, _END, _REF_NULL, _REF_FUNC, _GC, _SIMD = 0x23, 0x0B, 0xD0, 0xD2, 0xFB, 0xFD
+_FUNCREF: Final = 0x70
 # Extended constant expressions: i32 and i64 add, sub, mul.
 _ARITH: Final = {
     0x6A: (32, int.__add__),
@@ -112,9 +56,8 @@ _ARITH: Final = {
 }
 _FUNC_TYPE: Final = 0x60
 _NAME_CHARS: Final = 64  # of an import's names quoted in a refusal
-IMPORTS_NAMED: Final = 3
-"""Imports named in a refusal (both checks, before and after compiling); the rest are counted."""
-_NAMES_CHARS: Final = 300  # of the named imports together (rules §8.2: foreign text)
+_PRODUCERS_READ: Final = 16  # fields of the producers section, and values of each, read at most
+_IMPORTS_READ: Final = 256  # imports whose names are read for the toolchain; the rest counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +100,10 @@ class _Reader:
 
     def malformed(self, what: str) -> _Refused:
         return _Refused(f"invalid module: {what} at byte {self.pos}")
+
+    def refused(self, lead: str, what: str) -> _Refused:
+        """A refusal that names its cause (``lead``) before what was read, and where."""
+        return _Refused(f"invalid module: {lead}: {what} at byte {self.pos}")
 
     def byte(self) -> int:
         if self.pos >= self.end:
@@ -207,14 +154,10 @@ class _Reader:
         """A vector's length, checked against its limit and the bytes that could hold it."""
         n = self.uleb()
         if n > limit:
-            raise _Refused(_over(name, n, limit))
+            raise _Refused(over(name, n, limit))
         if n * at_least > self.end - self.pos:
             raise self.malformed(f"a count of {n} runs past the end of its section")
         return n
-
-
-def _over(name: str, n: int, limit: int) -> str:
-    return f"{n:,} {_WHAT[name]}, over the limit of {limit:,} (rules §8.4)"
 
 
 def read_structure(blob: bytes, limits: StructuralLimits = STRUCTURAL_LIMITS) -> Structure | str:
@@ -234,31 +177,45 @@ class _Module:
     def __init__(self, blob: bytes, limits: StructuralLimits) -> None:
         self.blob = blob
         self.limits = limits
-        self.used = dict.fromkeys(_WHAT, 0)
+        self.used = dict.fromkeys(LIMIT_NAMES, 0)
         self.memories: list[int | None] = []
         self.tables: list[int | None] = []
-        self.globals: list[int | None] = []  # values of immutable integer globals
         self.data: list[Segment] = []
         self.elements: list[Segment] = []
+        self.imports: Imports | None = None  # set when the module has any: its refusal
+        self.producers: list[str] = []  # tool and language names of the producers section
 
     def add(self, name: str, n: int) -> None:
         """Count ``n`` more of ``name`` (repeated sections add up)."""
         self.used[name] += n
         limit = getattr(self.limits, name)
         if self.used[name] > limit:
-            raise _Refused(_over(name, self.used[name], limit))
+            raise _Refused(over(name, self.used[name], limit))
 
     def read(self) -> Structure:
         top = _Reader(self.blob, 8, len(self.blob))
         while top.pos < top.end:
-            ident = top.byte()
-            size = top.uleb()
-            start = top.pos
-            top.skip(size)
+            try:
+                ident = top.byte()
+                size = top.uleb()
+                start = top.pos
+                top.skip(size)
+            except _Refused:
+                if self.imports is None:
+                    raise
+                break  # the imports are the refusal, whatever follows them
             section = _Reader(self.blob, start, top.pos)
+            if self.imports is not None:
+                # Refused already: the rest is only searched for the producers section,
+                # which says which toolchain the imports came from.
+                if ident == 0:
+                    self._custom(section)
+                continue
             handler = self._SECTIONS.get(ident)
             if handler is not None:
                 handler(self, section)
+        if self.imports is not None:
+            raise _Refused(imports_reason(self.imports, producers_toolchain(self.producers)))
         return Structure(tuple(self.memories), tuple(self.tables), (*self.data, *self.elements))
 
     # ---- sections ----------------------------------------------------------
@@ -276,20 +233,40 @@ class _Module:
     def _imports(self, r: _Reader) -> None:
         n = r.uleb()
         if n and self.limits.imports == 0:
-            # The message the compiled-module check gives too (rules §8.2, check 6).
-            names: list[str] = []
+            # The message the compiled-module check gives too (rules §8.2, check 6). The
+            # imports are read for what their names say of the toolchain: a toolchain's
+            # show among the first few, and reading them all could take a hostile while.
+            imports = Imports()
             try:
-                while len(names) < min(n, IMPORTS_NAMED):
-                    names.append(f"{_name(r)}.{_name(r)}")
+                while imports.total < min(n, _IMPORTS_READ):
+                    module, name = _name(r), _name(r)
                     _import_desc(r)
+                    imports.add(module, name)
             except _Refused:
-                if not names:
+                if not imports.total:
                     raise
                 # A malformed entry after a good one: name those read, count them all.
-            raise _Refused(imports_reason(names, n))
+            imports.total = n
+            self.imports = imports
+            return
         if n > self.limits.imports:
-            raise _Refused(_over("imports", n, self.limits.imports))
+            raise _Refused(over("imports", n, self.limits.imports))
         self.add("imports", n)
+
+    def _custom(self, r: _Reader) -> None:
+        """Keep the tool and language names of the producers section (the tool conventions'
+        format: fields, each a name and its values, each a name and a version); a custom
+        section means nothing to the engine, so one that cannot be read is ignored."""
+        try:
+            if _name(r) != "producers":
+                return
+            for _ in range(min(r.uleb(), _PRODUCERS_READ)):
+                _name(r)  # the field: language, processed-by, sdk
+                for _ in range(min(r.uleb(), _PRODUCERS_READ)):
+                    self.producers.append(_name(r))
+                    _name(r)  # its version
+        except _Refused:
+            return
 
     def _functions(self, r: _Reader) -> None:
         self.add("functions", r.count(self.limits.functions, "functions"))
@@ -320,9 +297,8 @@ class _Module:
         self.add("globals", n)
         for _ in range(n):
             _valtype(r)
-            mutable = r.byte()
-            value = self._const(r)
-            self.globals.append(None if mutable else value)
+            r.byte()  # mutability
+            self._const(r)
 
     def _exports(self, r: _Reader) -> None:
         self.add("exports", r.count(self.limits.exports, "exports", at_least=3))
@@ -359,7 +335,7 @@ class _Module:
         for _ in range(n):
             size = r.uleb()
             if size > self.limits.function_bytes:
-                raise _Refused(_over("function_bytes", size, self.limits.function_bytes))
+                raise _Refused(over("function_bytes", size, self.limits.function_bytes))
             self.add("code_bytes", size)
             self.add("code_weight", size * size)
             start = r.pos
@@ -371,11 +347,11 @@ class _Module:
                 # Each run is (count, type); stop as soon as the sum is over.
                 declared += body.uleb()
                 if declared > self.limits.locals:
-                    raise _Refused(_over("locals", declared, self.limits.locals))
+                    raise _Refused(over("locals", declared, self.limits.locals))
                 _valtype(body)
             cost = instruction_cost(body.take(body.end - body.pos))
             if cost > self.limits.function_cost:
-                raise _Refused(_over("function_cost", cost, self.limits.function_cost))
+                raise _Refused(over("function_cost", cost, self.limits.function_cost))
             self.add("instruction_cost", cost)
 
     def _data_section(self, r: _Reader) -> None:
@@ -420,8 +396,13 @@ class _Module:
             elif op == _I64_CONST:
                 stack.append(r.sleb(64) & 0xFFFF_FFFF_FFFF_FFFF)
             elif op == _GLOBAL_GET:
-                index = r.uleb()
-                stack.append(self.globals[index] if index < len(self.globals) else None)
+                # Only an imported global may be read there while GC is off.
+                r.pos -= 1
+                raise r.refused(
+                    "global.get in a constant expression is not allowed: it may read only an"
+                    " imported global, and a controller imports nothing (rules §8.3)",
+                    "instruction 0x23",
+                )
             elif op in _ARITH:
                 bits, fn = _ARITH[op]
                 if len(stack) < 2:
@@ -440,6 +421,15 @@ class _Module:
             elif op == _SIMD and r.uleb() == 12:  # v128.const
                 r.skip(16)
                 stack.append(None)
+            elif op == _GC:
+                at = r.pos - 1
+                sub = r.uleb()
+                name = GC_CONSTANT_INSTRUCTIONS.get(sub, "a GC instruction")
+                r.pos = at
+                raise r.refused(
+                    not_allowed(name, Feature.GC),
+                    f"instruction 0xfb {sub} in a constant expression",
+                )
             else:
                 raise r.malformed(f"instruction 0x{op:02x} in a constant expression")
 
@@ -469,33 +459,39 @@ def _import_desc(r: _Reader) -> None:
         raise r.malformed(f"import kind 0x{kind:02x}")
 
 
-def imports_reason(names: list[str], total: int) -> str:
-    """Why a module with imports is refused: the first few imports by name, and what to do.
-
-    ``names`` are "module.name" texts; ``total`` counts every import.
-    """
-    shown = ", ".join(names)
-    if len(shown) > _NAMES_CHARS:
-        shown = shown[: _NAMES_CHARS - 1] + "…"
-    if total == 1:
-        what = f"import {shown} is not allowed"
-    else:
-        more = f" and {total - len(names):,} more" if total > len(names) else ""
-        what = f"{total:,} imports are not allowed ({shown}{more})"
-    return (
-        f"{what}: a controller may import nothing (libc and WASI functions become imports;"
-        " build for wasm32-freestanding with -nostdlib, see docs/controllers.md)"
-    )
+def _refused_type(r: _Reader, b: int, what: str) -> _Refused:
+    """The refusal of a reference or heap type the engine has off, named (rules §8.3)."""
+    name, feature = REFERENCE_TYPES[b]
+    return r.refused(not_allowed(name, feature), f"{what} 0x{b:02x}")
 
 
 def _heaptype(r: _Reader) -> None:
-    r.sleb(33)
+    """A heap type: a type index (typed function references: the compiler refuses it in its
+    own words), or an abstract one, a negative number of one byte's worth."""
+    start = r.pos
+    index = r.sleb(33)
+    b = index + 0x80  # an abstract heap type's byte
+    if index >= 0 or b == _FUNCREF:
+        return
+    end, r.pos = r.pos, start
+    if b in REFERENCE_TYPES:
+        raise _refused_type(r, b, "heap type")
+    if b == EXACT_HEAP_TYPE:
+        lead = not_allowed("an exact reference type", Feature.CUSTOM_DESCRIPTORS)
+        raise r.refused(lead, "heap type prefix 0x62")
+    if b == SHARED_HEAP_TYPE:
+        lead = not_allowed("a shared reference type", Feature.SHARED_EVERYTHING)
+        raise r.refused(lead, "heap type prefix 0x65")
+    r.pos = end  # no heap type at all: the compiler says so
 
 
 def _reftype(r: _Reader) -> None:
     b = r.byte()
-    if b in (0x63, 0x64):  # (ref null? heaptype): the compiler judges the feature
+    if b in (0x63, 0x64):  # (ref null? heaptype)
         _heaptype(r)
+    elif b in REFERENCE_TYPES:
+        r.pos -= 1
+        raise _refused_type(r, b, "reference type")
 
 
 def _valtype(r: _Reader) -> None:
@@ -504,6 +500,8 @@ def _valtype(r: _Reader) -> None:
         _heaptype(r)
     elif b not in VALTYPES:
         r.pos -= 1
+        if b in REFERENCE_TYPES:
+            raise _refused_type(r, b, "value type")
         raise r.malformed(f"value type 0x{b:02x}")
 
 
