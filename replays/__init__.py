@@ -7,8 +7,10 @@ format (``replays._format``, checked by ``replays._schema``) before building
 its typed record, raising ``ReplayError``; ``verify_replay`` re-simulates the
 recorded actions with ``sim`` and reports the first mismatch. ``iter_states``
 rebuilds the full drawn state of every applied tick from the keyframes and
-delta frames, for viewers. The bounds (``replays._limits``) are defined once:
-``MAX_NAME_CHARS`` is the arena's one limit on a name.
+delta frames, for viewers; ``iter_ticks`` gives each applied tick's state with
+its events completed (whose unit did what, where), for authors. The bounds
+(``replays._limits``) are defined once: ``MAX_NAME_CHARS`` is the arena's one
+limit on a name.
 
 Names load on first use (PEP 562): a process that only writes replays (a
 match) never loads the reader, the verifier or the drawn states.

@@ -1,6 +1,12 @@
 """The names of ``replays``, each once; ``__init__.py`` loads them on first use."""
 
 from ._errors import ReplayError as ReplayError
+from ._events import (
+    AppliedTick as AppliedTick,
+    EventKind as EventKind,
+    UnitEvent as UnitEvent,
+    iter_ticks as iter_ticks,
+)
 from ._format import (
     FORMAT as FORMAT,
     KEYFRAME_INTERVAL as KEYFRAME_INTERVAL,

@@ -500,7 +500,8 @@ def _loaded_after(code: str, watched: tuple[str, ...]) -> list[str]:
         ),
         # reading and verifying replays needs only sim and msgpack
         (
-            "import replays; replays.read_replay; replays.verify_replay; replays.iter_states",
+            "import replays; replays.read_replay; replays.verify_replay; replays.iter_states\n"
+            "replays.iter_ticks",
             ("arena", "web", "wasmtime", "networkx", "trio", "openskill"),
         ),
         # the product's web is no test harness: its names leave the bench room out
@@ -548,6 +549,7 @@ FORAY_CASE = ROOT / "cases" / "adversarial" / "medium" / "foray" / "1"
         ("replay", "verify", str(GOLDEN_REPLAY)),
         ("replay", "show", str(GOLDEN_REPLAY)),
         ("replay", "show", str(GOLDEN_REPLAY), "--tick", "3", "--side", "B"),
+        ("replay", "show", str(GOLDEN_REPLAY), "--timeline"),
         ("replay", "fuel", str(GOLDEN_REPLAY)),
         ("tournaments",),
         ("standings", "1"),

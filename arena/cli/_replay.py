@@ -5,6 +5,8 @@
 ``fuel`` work from the replay alone: the state of any tick is re-simulated from
 the header and the recorded actions (``replays.iter_games``), the observation
 is encoded exactly as the match runner encoded it and decoded field by field.
+Each event says whose unit did what where (``replays.iter_ticks``), and
+``show --timeline`` tells each side's story (``arena.cli._replay_events``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,13 @@ from typing import Any
 import replays
 import sim
 from arena.cli._common import emit_json, shown, stdout_console
+from arena.cli._replay_events import (
+    concerns,
+    event_json,
+    events_cell,
+    print_timeline,
+    timeline,
+)
 
 __all__ = ["register"]
 
@@ -151,6 +160,11 @@ def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
             "forfeit": None if forfeit is None or forfeit.tick != tick else forfeit.to_dict(),
         }
         out_sides.append(side)
+    # What the tick resolved to needs the state after it, which iter_ticks draws.
+    events: list[dict[str, Any]] = []
+    if applied:
+        done = next(t for t in replays.iter_ticks(replay) if t.tick == tick)
+        events = [event_json(e) for e in _concerning(done.events, sides)]
     return {
         "tick": tick,
         "applied": applied,
@@ -158,6 +172,7 @@ def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
         "colonies": _colonies(game),
         "carrying": _carrying(game),
         "sides": out_sides,
+        "events": events,
     }
 
 
@@ -259,21 +274,31 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
                 f"  [bold red]forfeit {f['kind']} at tick {f['tick']}:[/]"
                 f" {escape(shown(f['detail']))}"
             )
+    events = report["events"]
+    if not report["applied"]:
+        console.print("\nevents of the tick: none (it was not applied)")
+        return
+    console.print(
+        f"\nevents of the tick, as it resolved ({len(events)}; absolute cells):"
+        + ("" if events else " none")
+    )
+    for e in events:
+        console.print(f"  {e['text']}")
 
 
-def _summary(replay: Any) -> list[dict[str, Any]]:
-    states = {state.tick: state for state in replays.iter_states(replay)}
+def _summary(replay: Any, sides: list[int]) -> list[dict[str, Any]]:
+    applied = {t.tick: t for t in replays.iter_ticks(replay)}
     rows = []
     for frame in replay.frames:
-        state = states.get(frame.tick)
+        tick = applied.get(frame.tick)
         row: dict[str, Any] = {"tick": frame.tick, "fuel": list(frame.fuel)}
-        if state is None:
-            row.update(banked=None, units=None, events=None, applied=False)
+        if tick is None:
+            row.update(banked=None, units=None, events=None, applied=False, event_list=[])
         else:
             ev = frame.events
             row.update(
-                banked=list(state.banked),
-                units=[len(state.units[0]), len(state.units[1])],
+                banked=list(tick.state.banked),
+                units=[len(tick.state.units[0]), len(tick.state.units[1])],
                 events={
                     "attacks": len(ev.attacks),
                     "deaths": len(ev.deaths),
@@ -281,9 +306,19 @@ def _summary(replay: Any) -> list[dict[str, Any]]:
                     "deposits": len(ev.deposits),
                 },
                 applied=True,
+                event_list=[event_json(e) for e in _concerning(tick.events, sides)],
             )
         rows.append(row)
     return rows
+
+
+def _concerning(
+    events: Sequence[replays.UnitEvent], sides: list[int]
+) -> Sequence[replays.UnitEvent]:
+    """The events about the sides shown (all of them for both sides)."""
+    if len(sides) == 2:
+        return events
+    return [e for e in events if concerns(e, sides[0])]
 
 
 def _print_summary(rows: list[dict[str, Any]], replay: Any) -> None:
@@ -294,7 +329,8 @@ def _print_summary(rows: list[dict[str, Any]], replay: Any) -> None:
     verdict = "draw" if result.winner is None else f"{_SIDES[result.winner]} wins"
     table = Table(
         title=f"{names[0]} (A) vs {names[1]} (B), seed {replay.header.seed}:"
-        f" {verdict} ({result.reason}) after {result.ticks} ticks",
+        f" {verdict} ({result.reason}) after {result.ticks} ticks; cells are absolute"
+        " (side A's view), units are a side's letter and its own id",
         box=None,
     )
     for column in ("tick", "banked A-B", "units A-B", "fuel A", "fuel B", "events"):
@@ -305,15 +341,13 @@ def _print_summary(rows: list[dict[str, Any]], replay: Any) -> None:
                 str(row["tick"]), "", "", f"{row['fuel'][0]:,}", f"{row['fuel'][1]:,}", "forfeit"
             )
             continue
-        ev = row["events"]
-        events = ", ".join(f"{n} {k if n > 1 else k[:-1]}" for k, n in ev.items() if n)
         table.add_row(
             str(row["tick"]),
             "-".join(map(str, row["banked"])),
             "-".join(map(str, row["units"])),
             f"{row['fuel'][0]:,}",
             f"{row['fuel'][1]:,}",
-            events,
+            events_cell(row["event_list"]),
         )
     stdout_console(highlight=False, soft_wrap=True).print(table)
 
@@ -322,8 +356,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     from arena._errors import ArenaError
 
     replay = _load(args.file)
+    if args.timeline:
+        sides = timeline(replay, _sides(args.side))
+        if args.json:
+            emit_json({"sides": sides})
+        else:
+            print_timeline(sides, replay)
+        return 0
     if args.tick is None:
-        rows = _summary(replay)
+        rows = _summary(replay, _sides(args.side))
         if args.json:
             emit_json({"ticks": rows})
         else:
@@ -461,10 +502,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=cmd_verify)
-    s = r.add_parser("show", help="what each side saw and did at a tick (or a per-tick summary)")
+    s = r.add_parser(
+        "show",
+        help="what each side saw and did at a tick (or a per-tick summary, or each side's"
+        " timeline)",
+    )
     s.add_argument("file")
-    s.add_argument("--tick", type=int, help="the tick to show (default: a summary of every tick)")
-    s.add_argument("--side", choices=list(_SIDES), help="only this side (default: both)")
+    what = s.add_mutually_exclusive_group()
+    what.add_argument(
+        "--tick", type=int, help="the tick to show (default: a summary of every tick)"
+    )
+    what.add_argument(
+        "--timeline",
+        action="store_true",
+        help="per side, tick by tick: deaths, spawns, deposits with the banked total, colony hp",
+    )
+    s.add_argument(
+        "--side",
+        choices=list(_SIDES),
+        help="only this side, or the events about it (default: both)",
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_show)
     f = r.add_parser("fuel", help="each side's fuel per tick against the cap")
