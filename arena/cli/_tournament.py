@@ -2,17 +2,21 @@
 
 A tournament is stored before its first match and recorded match by match
 (arena/coordinator), so Ctrl-C or a kill leaves it ``running`` in the store
-and ``arena tournament --resume ID`` plays only what is missing.
+and ``arena tournament --resume ID`` plays only what is missing; with
+``--no-record`` nothing is stored (and nothing can be resumed). A gauntlet's
+summary is its entrant's: its record against each opponent on each side, and
+its losses, worst seeds first, each with the command that shows it.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from arena.cli._common import emit_json, positive, shown, stdout_console, u32
 
@@ -20,11 +24,16 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from arena.coordinator import OnProgress
+    import sim
+    from arena.coordinator import OnProgress, UnrecordedTournament
+    from arena.executors import Executor
     from arena.store import TournamentRecord
-    from arena.tournament import Standings
+    from arena.tournament import GauntletLoss, Standings
 
 __all__ = ["print_standings", "progress_bar", "register"]
+
+LOSSES_SHOWN: Final = 12
+"""A gauntlet's losses listed on the terminal, worst seeds first (``--json`` has them all)."""
 
 
 def _text(value: object) -> Text:
@@ -68,7 +77,7 @@ def progress_bar(console: Console, enabled: bool = True) -> Iterator[OnProgress 
         def on_progress(p: TournamentProgress) -> None:
             nonlocal task
             fields: dict[str, Any] = {
-                "id": p.tournament_id,
+                "id": p.tournament_id or "(not recorded)",
                 "leader": shown(p.leader),
                 "rate": f"{p.rate:.1f} matches/s" if p.played_now else "",
             }
@@ -85,21 +94,43 @@ def _fuel(fuel: int) -> str:
     return f"{fuel / 1e6:,.1f}M" if fuel >= 1_000_000 else f"{fuel:,}"
 
 
-def _forfeits(kinds: dict[str, int]) -> str:
+def _forfeits(kinds: Mapping[sim.ForfeitKind, int]) -> str:
+    """Forfeits by kind, those that happened: "fuel 2, trap 1" (empty if none)."""
     return ", ".join(f"{kind} {n}" for kind, n in kinds.items() if n)
 
 
-def print_standings(console: Console, record: TournamentRecord, standings: Standings) -> None:
-    """The standings of a tournament as tables: the ranking, the win matrix, a gauntlet's rows."""
+def print_standings(
+    console: Console,
+    record: TournamentRecord,
+    standings: Standings,
+    losses: Sequence[GauntletLoss] = (),
+) -> None:
+    """The standings of a tournament as tables: the ranking and the win matrix; a gauntlet's
+    summary instead for a gauntlet (with its ``losses``, each shown by its replay)."""
+    title = _title(str(record.id), record.seeds, str(record.status), standings)
+    if standings.gauntlet:
+        _print_gauntlet(console, title, standings, losses, lambda loss: _show(loss.replay))
+    else:
+        _print_ranking(console, title, standings)
+
+
+def _title(tournament: str, seeds: Sequence[int], status: str, standings: Standings) -> str:
+    return (
+        f"tournament {tournament}: {standings.format}, {len(standings.rows)} entrants, "
+        f"seeds {', '.join(map(str, seeds))}; {status}, "
+        f"{standings.matches}/{standings.total} matches"
+    )
+
+
+def _show(replay: str | None) -> str:
+    return "" if replay is None else f"arena replay show {shlex.quote(replay)}"
+
+
+def _print_ranking(console: Console, title: str, standings: Standings) -> None:
     from rich.table import Table
 
     from arena.tournament import Format
 
-    seeds = ", ".join(map(str, record.seeds))
-    title = (
-        f"tournament {record.id}: {record.format}, {len(record.field)} entrants, "
-        f"seeds {seeds}; {record.status}, {standings.matches}/{standings.total} matches"
-    )
     table = Table(title=title, title_justify="left")
     bracket = standings.format is Format.BRACKET
     errors = any(r.errors for r in standings.rows)
@@ -114,7 +145,7 @@ def print_standings(console: Console, record: TournamentRecord, standings: Stand
     if bracket:
         table.add_column("round reached", justify="right")
     for row in standings.rows:
-        kinds = _forfeits({str(k): n for k, n in row.forfeit_kinds.items()})
+        kinds = _forfeits(row.forfeit_kinds)
         cells: list[Text | str] = [
             str(row.rank),
             _text(row.name),
@@ -147,22 +178,100 @@ def print_standings(console: Console, record: TournamentRecord, standings: Stand
             cells.append(f"{won}-{lost}" + (f"-{drawn}" if drawn else ""))
         grid.add_row(*cells)
     console.print(grid)
-    if standings.gauntlet:
-        first = matrix.names[0]
-        rows = Table(title=f"gauntlet: {shown(first)} against each opponent", title_justify="left")
-        for column in ("opponent", "W-L-D", "errors", "banked", "fuel/tick", "forfeits"):
-            rows.add_column(column, justify="left" if column == "opponent" else "right")
-        for g in standings.gauntlet:
-            banked, fuel = g.banked_per_match, g.fuel_per_tick
-            rows.add_row(
-                _text(g.opponent),
-                f"{g.wins}-{g.losses}-{g.draws}",
-                str(g.errors),
-                f"{banked[0]:.1f} / {banked[1]:.1f}",
-                f"{fuel[0]:,.0f} / {fuel[1]:,.0f}",
-                f"{g.forfeits[0]} / {g.forfeits[1]}",
-            )
-        console.print(rows)
+
+
+def _wld(wins: int, losses: int, draws: int) -> str:
+    return f"{wins}-{losses}-{draws}"
+
+
+def _print_gauntlet(
+    console: Console,
+    title: str,
+    standings: Standings,
+    losses: Sequence[GauntletLoss],
+    see: Callable[[GauntletLoss], str],
+) -> None:
+    """A gauntlet's summary: its entrant's line, its record against each opponent (the
+    hardest first) on each side, and its losses, worst seeds first, each with ``see(loss)``:
+    the command that shows it. Opponents are not ranked against each other."""
+    from rich.table import Table
+
+    me = standings.rows[0]
+    name = shown(me.name)
+    console.print(_text(title))
+    line = f"{name}: {me.wins} wins, {me.losses} losses, {me.draws} draws; forfeits: "
+    kinds = _forfeits(me.forfeit_kinds)
+    line += f"{me.forfeits} ({kinds})" if me.forfeits else "none"
+    if me.errors:
+        line += f"; {me.errors} not played (errors)"
+    console.print(_text(f"{line}; rating {me.rating.mu:.1f} ± {me.rating.sigma:.1f}"))
+    errors = any(g.errors for g in standings.gauntlet)
+    table = Table(
+        title=f"{name}, the entrant, against each opponent, the hardest first: "
+        "wins-losses-draws as side A, as side B, in all",
+        title_justify="left",
+    )
+    heads = ["opponent", "as A", "as B", "in all", *["errors"] * errors]
+    heads += [
+        "forfeits (entrant)",
+        "forfeits (opponent)",
+        "banked a match (entrant / opponent)",
+        "fuel a tick (entrant / opponent)",
+    ]
+    for head in heads:
+        table.add_column(head, justify="left" if head == "opponent" else "right")
+    for g in standings.gauntlet:
+        banked, fuel = g.banked_per_match, g.fuel_per_tick
+        mine, theirs = map(_forfeits, g.forfeit_kinds)
+        cells: list[Text | str] = [
+            _text(g.opponent),
+            _wld(g.as_a.wins, g.as_a.losses, g.as_a.draws),
+            _wld(g.as_b.wins, g.as_b.losses, g.as_b.draws),
+            _wld(g.wins, g.losses, g.draws),
+        ]
+        cells += [str(g.errors)] * errors
+        cells += [
+            mine or "0",
+            theirs or "0",
+            f"{banked[0]:.1f} / {banked[1]:.1f}",
+            f"{fuel[0]:,.0f} / {fuel[1]:,.0f}",
+        ]
+        table.add_row(*cells)
+    console.print(table)
+    if not losses:
+        console.print(_text(f"{name} lost no match."))
+        return
+    worst = Table(
+        title=f"{name}'s losses, the worst seeds first ({len(losses)} in all; side and "
+        "banked are the entrant's, then the opponent's)",
+        title_justify="left",
+    )
+    for head in (
+        "seed",
+        "losses on it",
+        "opponent",
+        "side",
+        "reason",
+        "forfeit",
+        "banked",
+        "see it",
+    ):
+        right = head in ("seed", "losses on it", "banked")
+        worst.add_column(head, justify="right" if right else "left", no_wrap=head == "see")
+    for loss in losses[:LOSSES_SHOWN]:
+        worst.add_row(
+            str(loss.seed),
+            str(loss.seed_losses),
+            _text(loss.opponent),
+            "AB"[loss.side],
+            str(loss.reason),
+            "-" if loss.forfeit is None else str(loss.forfeit),
+            f"{loss.banked[0]} - {loss.banked[1]}",
+            _text(see(loss)),
+        )
+    console.print(worst)
+    if len(losses) > LOSSES_SHOWN:
+        console.print(f"... and {len(losses) - LOSSES_SHOWN} more losses (--json lists them all)")
 
 
 def _seeds(seeds: tuple[int, ...]) -> str:
@@ -225,6 +334,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         create_tournament,
         make_executor,
         run_tournament_sync,
+        tournament_losses,
     )
     from arena.store import Store
 
@@ -232,6 +342,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if args.resume is None and args.format is None:
         raise ArenaError("give --format (round-robin, bracket, swiss or gauntlet)")
     console = stdout_console()
+    if args.no_record:
+        if args.resume is not None:
+            raise ArenaError(
+                "--no-record stores nothing, so a tournament played with it cannot be resumed; "
+                "--resume plays a stored one: leave out --no-record"
+            )
+        return _unrecorded(args, executor, console)
     with Store.open() as store:
         if args.resume is not None:
             record = store.tournament(args.resume)
@@ -268,11 +385,88 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 130
+        losses = tournament_losses(store, run.record)
     if args.json:
-        emit_json(run.to_json())
+        emit_json(_with_losses(run.to_json(), losses))
     else:
-        print_standings(console, run.record, run.standings)
+        print_standings(console, run.record, run.standings, losses)
     return 0
+
+
+def _with_losses(data: dict[str, Any], losses: Sequence[GauntletLoss]) -> dict[str, Any]:
+    """A gauntlet's JSON gains ``"losses"``: its entrant's, worst seeds first."""
+    if data["format"] == "gauntlet":
+        data["losses"] = [loss.to_json() for loss in losses]
+    return data
+
+
+def _unrecorded(args: argparse.Namespace, executor: Executor, console: Console) -> int:
+    """``arena tournament --no-record``: played on the executor, printed, and stored nowhere."""
+    from arena.cases import default_case
+    from arena.coordinator import play_unrecorded_sync
+    from arena.match import load_contestant
+    from arena.tournament import Format, TournamentPlan, gauntlet_losses
+
+    case = default_case()
+    config = case.rules
+    if args.max_ticks is not None:
+        config = config.replace(max_ticks=args.max_ticks)
+    contestants = [load_contestant(spec) for spec in args.entrants]
+    plan = TournamentPlan(
+        args.format,
+        tuple(c.name for c in contestants),
+        tuple(range(args.seeds or 1)),
+        rounds=args.rounds,
+        shuffle=args.shuffle,
+    )
+    try:
+        with progress_bar(console, not args.json and console.is_terminal) as on_progress:
+            done = play_unrecorded_sync(
+                plan, contestants, executor, case=case, config=config, on_progress=on_progress
+            )
+    except KeyboardInterrupt:
+        print(
+            "interrupted: nothing was stored (--no-record), so nothing can be resumed",
+            file=sys.stderr,
+        )
+        return 130
+    losses: list[GauntletLoss] = []
+    if plan.format is Format.GAUNTLET:
+        losses = gauntlet_losses(plan, ((p, None, None) for p in done.played))
+    if args.json:
+        emit_json(_with_losses(_unrecorded_json(done), losses))
+        return 0
+    standings = done.standings
+    title = _title("(not recorded)", plan.seeds, "finished", standings)
+    if not standings.gauntlet:
+        _print_ranking(console, title, standings)
+        return 0
+    specs = {c.name: spec for c, spec in zip(contestants, args.entrants, strict=True)}
+    ticks = [] if args.max_ticks is None else ["--max-ticks", str(args.max_ticks)]
+
+    def again(loss: GauntletLoss) -> str:
+        sides = [plan.order[0], loss.opponent]
+        a, b = sides if loss.side == 0 else sides[::-1]
+        words = [specs[a], specs[b], "--seed", str(loss.seed), *ticks, "--no-record"]
+        replay = f"seed{loss.seed}-{'AB'[loss.side]}.replay"
+        return shlex.join(["arena", "match", *words, "--replay", replay])
+
+    _print_gauntlet(console, title, standings, losses, again)
+    return 0
+
+
+def _unrecorded_json(done: UnrecordedTournament) -> dict[str, Any]:
+    """The JSON of ``arena tournament --json`` for a tournament stored nowhere: ``"id"`` null."""
+    from arena.coordinator import standings_json
+
+    ref = done.case.ref
+    return {
+        "id": None,
+        **standings_json(done.standings),
+        "status": "finished",
+        "seeds": list(done.plan.seeds),
+        "case": {"slug": ref.slug, "version": ref.version},
+    }
 
 
 def _when(moment: datetime | None) -> str | None:
@@ -347,15 +541,16 @@ def cmd_tournaments(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    from arena.coordinator import tournament_json, tournament_standings
+    from arena.coordinator import tournament_json, tournament_losses, tournament_standings
     from arena.store import Store
 
     with Store.open() as store:
         record, standings = tournament_standings(store, args.id)
+        losses = tournament_losses(store, record)
     if args.json:
-        emit_json(tournament_json(record, standings))
+        emit_json(_with_losses(tournament_json(record, standings), losses))
     else:
-        print_standings(stdout_console(), record, standings)
+        print_standings(stdout_console(), record, standings, losses)
     return 0
 
 
@@ -378,6 +573,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="where matches run (default: ray if $FORAY_RAY_ADDRESS is set, else local)",
     )
     t.add_argument("--resume", type=positive, metavar="ID", help="play what ID is missing")
+    t.add_argument(
+        "--no-record",
+        action="store_true",
+        help="play and print, store nothing (no matches, no replays; cannot be resumed)",
+    )
     t.add_argument("--json", action="store_true")
     t.set_defaults(func=cmd_tournament)
 
