@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["emit_json", "port", "positive", "shown", "stdout_console", "u32"]
+__all__ = ["count", "emit_json", "port", "positive", "shown", "stdout_console", "u32"]
 
 UNWRAPPED_WIDTH: Final = 1000
 """Columns of output that is not a terminal when ``$COLUMNS`` is unset: a row is never wrapped."""
@@ -62,6 +62,17 @@ def positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
+def count(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a count (0 or more)")
     return value
 
 
