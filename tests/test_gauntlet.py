@@ -18,7 +18,7 @@ from arena.cases import default_case
 from arena.coordinator import (
     add_contestant,
     create_tournament,
-    play_unrecorded_sync,
+    play_unrecorded,
     run_tournament_sync,
     tournament_losses,
 )
@@ -40,7 +40,7 @@ def test_a_gauntlet_played_unrecorded_ends_as_a_stored_one_and_stores_nothing(
 ) -> None:
     plan = TournamentPlan(Format.GAUNTLET, FIELD, SEEDS)
     contestants = [load_contestant(name) for name in FIELD]
-    done = play_unrecorded_sync(plan, contestants, InProcess(), config=RULES)
+    done = play_unrecorded(plan, contestants, InProcess(), config=RULES)
     assert not (data_dir / "arena.sqlite3").exists() and not (data_dir / "replays").exists()
     assert len(done.played) == plan.matches and done.standings.complete
     with Store.open(data_dir) as store:

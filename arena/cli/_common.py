@@ -54,26 +54,24 @@ def emit_json(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
 
 
-def positive(text: str) -> int:
-    """An argparse type: an integer >= 1."""
+def _at_least(text: str, least: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text} is not {what}")
     return value
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    return _at_least(text, 1, "a positive integer")
 
 
 def count(text: str) -> int:
     """An argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a count (0 or more)")
-    return value
+    return _at_least(text, 0, "a count (0 or more)")
 
 
 def port(text: str) -> int:

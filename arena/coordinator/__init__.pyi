@@ -29,5 +29,5 @@ from ._stored import (
 )
 from ._unrecorded import (
     UnrecordedTournament as UnrecordedTournament,
-    play_unrecorded_sync as play_unrecorded_sync,
+    play_unrecorded as play_unrecorded,
 )

@@ -19,11 +19,11 @@ import trio
 import sim
 from arena.cases import Case, default_case
 from arena.coordinator._run import OnProgress, TournamentProgress
-from arena.executors import Executor, JobFailed, MatchJob, Outcome
+from arena.executors import Executor, JobFailed, Outcome
 from arena.match import Contestant
 from arena.tournament import Pairing, Played, Standings, TournamentPlan
 
-__all__ = ["UnrecordedTournament", "play_unrecorded", "play_unrecorded_sync"]
+__all__ = ["UnrecordedTournament", "play_unrecorded"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class UnrecordedTournament:
     config: sim.Config
 
 
-async def play_unrecorded(
+def play_unrecorded(
     plan: TournamentPlan,
     contestants: Sequence[Contestant],
     executor: Executor,
@@ -47,7 +47,8 @@ async def play_unrecorded(
     config: sim.Config | None = None,
     on_progress: OnProgress | None = None,
 ) -> UnrecordedTournament:
-    """Play every match of ``plan`` on ``executor`` and store nothing; call it in a trio task.
+    """Play every match of ``plan`` on ``executor`` and store nothing, in a trio loop of its
+    own (Ctrl-C raises ``KeyboardInterrupt``; there is nothing to resume).
 
     ``contestants`` are the field's modules, by the plan's names. Matches play
     under ``case`` (default: the Foray case) with ``config`` in place of its
@@ -81,48 +82,28 @@ async def play_unrecorded(
                 )
             )
 
-    def job(p: Pairing) -> MatchJob:
-        return case.match_job(modules[p.a], modules[p.b], seed=p.seed, config=config)
-
-    report(None)
-    while pairings := list(sched.ready()):
-
-        def counted(index: int, outcome: Outcome, wave: list[Pairing] = pairings) -> None:
-            nonlocal playing
-            p = wave[index]
-            result = (
-                Played.failed(p, outcome.reason)
-                if isinstance(outcome, JobFailed)
-                else Played.from_result(p, outcome)
-            )
-            sched.record(result)
-            played.append(result)
-            playing -= 1
-            report(result)
-
-        playing = len(pairings)
-        await executor.run([job(p) for p in pairings], counted)
-    return UnrecordedTournament(plan, sched.standings(), tuple(played), case, config)
-
-
-def play_unrecorded_sync(
-    plan: TournamentPlan,
-    contestants: Sequence[Contestant],
-    executor: Executor,
-    *,
-    case: Case | None = None,
-    config: sim.Config | None = None,
-    on_progress: OnProgress | None = None,
-) -> UnrecordedTournament:
-    """``play_unrecorded`` in a trio loop of its own (Ctrl-C raises ``KeyboardInterrupt``)."""
-    return trio.run(
-        functools.partial(
-            play_unrecorded,
-            plan,
-            contestants,
-            executor,
-            case=case,
-            config=config,
-            on_progress=on_progress,
+    def counted(wave: list[Pairing], index: int, outcome: Outcome) -> None:
+        nonlocal playing
+        p = wave[index]
+        result = (
+            Played.failed(p, outcome.reason)
+            if isinstance(outcome, JobFailed)
+            else Played.from_result(p, outcome)
         )
-    )
+        sched.record(result)
+        played.append(result)
+        playing -= 1
+        report(result)
+
+    async def play_all() -> None:
+        nonlocal playing
+        report(None)
+        while wave := list(sched.ready()):
+            playing = len(wave)
+            jobs = [
+                case.match_job(modules[p.a], modules[p.b], seed=p.seed, config=config) for p in wave
+            ]
+            await executor.run(jobs, functools.partial(counted, wave))
+
+    trio.run(play_all)
+    return UnrecordedTournament(plan, sched.standings(), tuple(played), case, config)
