@@ -94,9 +94,7 @@ def test_arena_tournament_gauntlet_summarises_for_the_entrant(capsys: Capture) -
     # against fuel-probe, as A and as B, and in all
     assert any(all(cell in line for cell in ("2-1-0", "4-2-0")) for line in table), table
     shows = [
-        line.split("arena replay show ", 1)[1].strip(" │")
-        for line in lines
-        if "arena replay show" in line
+        line.split("arena replay show ", 1)[1] for line in lines if "arena replay show" in line
     ]
     assert len(shows) == 2 and all(Path(shlex.split(s)[0]).is_file() for s in shows)
     data = cli(capsys, "standings", "1", "--json").json()
@@ -121,11 +119,9 @@ def test_arena_tournament_no_record_prints_the_summary_and_stores_nothing(
     assert "tournament (not recorded): gauntlet" in out.out
     assert "greedy-raider: 16 wins, 2 losses" in out.out
     assert not (data_dir / "arena.sqlite3").exists() and not (data_dir / "replays").exists()
-    again = [
-        shlex.split(line.split("│")[-2].strip())
-        for line in out.out.splitlines()
-        if "arena match" in line
-    ]
+    # below the table, one line each: its number, then the command
+    again = [shlex.split(line)[1:] for line in out.out.splitlines() if "arena match" in line]
+    assert [line.split()[0] for line in out.out.splitlines() if "arena match" in line] == ["1", "2"]
     assert again == [
         [
             "arena",

@@ -250,20 +250,13 @@ def print_gauntlet(
         "banked are the entrant's, then the opponent's)",
         title_justify="left",
     )
-    for head in (
-        "seed",
-        "losses on it",
-        "opponent",
-        "side",
-        "reason",
-        "forfeit",
-        "banked",
-        "see it",
-    ):
-        right = head in ("seed", "losses on it", "banked")
-        worst.add_column(head, justify="right" if right else "left", no_wrap=head == "see")
-    for loss in losses[:LOSSES_SHOWN]:
+    for head in ("#", "seed", "losses on it", "opponent", "side", "reason", "forfeit", "banked"):
+        left = head in ("opponent", "side", "reason", "forfeit")
+        worst.add_column(head, justify="left" if left else "right")
+    shown_losses = losses[:LOSSES_SHOWN]
+    for i, loss in enumerate(shown_losses, start=1):
         worst.add_row(
+            str(i),
             str(loss.seed),
             str(loss.seed_losses),
             text_cell(loss.opponent),
@@ -271,8 +264,11 @@ def print_gauntlet(
             str(loss.reason),
             "-" if loss.forfeit is None else str(loss.forfeit),
             f"{loss.banked[0]} - {loss.banked[1]}",
-            text_cell(see(loss)),
         )
     console.print(worst)
+    # The commands as plain lines, never wrapped nor cut by the table: to be copied.
+    console.print("see each:")
+    for i, loss in enumerate(shown_losses, start=1):
+        console.print(text_cell(f"{i:>4}  {see(loss)}"), soft_wrap=True)
     if len(losses) > LOSSES_SHOWN:
         console.print(f"... and {len(losses) - LOSSES_SHOWN} more losses (--json lists them all)")
