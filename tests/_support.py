@@ -696,6 +696,6 @@ def proof_run(
     store: arena.Store, module: Path, name: str, case: arena.Case
 ) -> arena.store.RunRecord:
     """``arena prove`` of the module file ``module`` on ``case``, recorded in ``store``."""
-    import arena
+    import arena.proving
 
     return arena.proving.prove(module, case, store=store, name=name, jobs=2).run

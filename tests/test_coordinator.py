@@ -506,11 +506,13 @@ def test_the_commands_print_tables(capsys: Capture) -> None:
     out = cli(capsys, "tournament", *args)
     assert out.code == 0, out.err
     assert "tournament 1: gauntlet, 3 entrants" in out.out and "finished, 4/4 matches" in out.out
-    assert "gauntlet: random against each opponent" in out.out
+    assert "random, the entrant, against each opponent" in out.out
     listed = cli(capsys, "tournaments")
     assert listed.code == 0 and "gauntlet" in listed.out and "4/4" in listed.out
     shown = cli(capsys, "standings", "1")
-    assert shown.code == 0 and "row vs column" in shown.out
+    assert shown.code == 0 and shown.out == out.out
+    ranked = cli(capsys, "tournament", "--format", "round-robin", *args[2:])
+    assert ranked.code == 0 and "row vs column" in ranked.out
 
 
 @pytest.mark.parametrize(

@@ -558,6 +558,7 @@ FORAY_CASE = ROOT / "cases" / "adversarial" / "medium" / "foray" / "1"
         ("runs",),
         ("runs", "show", "1"),
         ("new", "{tmp}/project"),
+        ("prune", "--keep", "1", "--dry-run"),
     ],
     ids=lambda args: " ".join(a for a in args if not a.startswith(("/", "{"))),
 )

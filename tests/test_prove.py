@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import shutil
 import time
 import tomllib
@@ -334,7 +335,7 @@ def test_new_build_prove_end_to_end_in_c(tmp_path: Path, capsys: Capture, data: 
         assert o.name in text.out
     canonical = proof["matches"][0]["result"]["sides"]
     assert "exhibition (unscored)" in text.out
-    assert f"{canonical[0]['banked']} - {canonical[1]['banked']}" in text.out
+    assert "fuel (yours)" in text.out and f"{canonical[1]['fuel_total']:,}" in text.out
     for m in proof["matches"]:
         assert m["result"]["replay"] in text.out
     with Store.open(data) as store:
@@ -647,6 +648,31 @@ def test_prove_a_module_file(tmp_path: Path, store: Store, short_case: MakeCase)
         m.record.result for m in proof.report.matches
     ]
     assert [r.id for r in store.runs()] == [again.run.id, proof.run.id]
+
+
+def test_runs_show_labels_both_sides_banked_and_fuel(
+    tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
+) -> None:
+    """Each row: the controller's banked and fuel ("yours"), then the opponent's, whichever
+    side each played; as the site's run page labels them."""
+    module = tmp_path / "raider.wasm"
+    module.write_bytes(arena.load_baseline("greedy-raider"))
+    with Store.open(data) as store:
+        proof = proving.prove(module, short_case(), store=store, executor=InProcess())
+    text = cli(capsys, "runs", "show", str(proof.run.id))
+    assert text.code == 0, text.err
+    heads = ("banked (yours)", "banked (opponent)", "fuel (yours)", "fuel (opponent)")
+    header = next(line for line in text.out.splitlines() if "opponent " in line)
+    assert [header.index(h) for h in heads] == sorted(header.index(h) for h in heads)
+    for m in proof.report.matches:
+        assert m.record.result is not None
+        mine, theirs = m.record.result.sides[m.side], m.record.result.sides[1 - m.side]
+        row = next(line for line in text.out.splitlines() if line.startswith(f"{m.opponent} "))
+        cells = (
+            rf"\b{mine.banked}\s+{theirs.banked}\s+{mine.fuel_total:,}\s+{theirs.fuel_total:,}\s"
+        )
+        assert re.search(r"\bA\s+\d+\s+(win|loss|draw)\s", row), row
+        assert re.search(cells, row), (row, mine, theirs)
 
 
 def test_a_module_that_is_not_there_is_the_operators_error(

@@ -10,9 +10,11 @@ logged an error.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -22,6 +24,7 @@ import arena.store
 import web
 from tests._support import SITE_TOKEN, Builder, Tab, proof_run, small_case
 from web import bench
+from web._errors import ApiError
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.processes]
 
@@ -101,6 +104,25 @@ def test_a_run_page_shows_its_results_and_draws_its_canonical_match(
     # The controller's name is text, never markup.
     assert tab.page.locator(".site-head .site-name").inner_text() == HOSTILE
     assert tab.js("() => window.hacked === undefined && !document.querySelector('img')")
+
+
+def test_a_run_pages_results_show_both_sides_banked_and_fuel_labelled(
+    tab: Tab, served: Served
+) -> None:
+    """The run's controller's banked and fuel ("yours"), then the opponent's, as ``arena runs
+    show`` prints them."""
+    tab.open_site(f"{served.url}runs/{served.run.id}")
+    heads = tab.page.locator(".site-table thead th").all_inner_texts()
+    labelled = ["banked (yours)", "banked (opponent)", "fuel (yours)", "fuel (opponent)"]
+    at = heads.index(labelled[0])
+    assert heads[at : at + 4] == labelled and "fuel" not in heads
+    body = tab.page.locator(".site-table tbody tr")
+    for i, row in enumerate(run_rows(served)):
+        result: Any = row["result"]
+        mine, theirs = result["sides"][row["side"]], result["sides"][1 - int(str(row["side"]))]
+        cells = body.nth(i).locator("td").all_inner_texts()[at : at + 4]
+        expected = [mine["banked"], theirs["banked"], mine["fuel_total"], theirs["fuel_total"]]
+        assert cells == [f"{n:,}" for n in expected]
 
 
 def test_the_scrubber_and_the_keyboard_move_the_tick_on_a_run_page(
@@ -247,6 +269,59 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     tab.viewer = ".site-viewer"
     tab.viewer_ready()
     assert canvas_is_drawn(tab)
+
+
+def _finished(served: Served, tournament_id: int) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while (t := served.site.tournament_json(tournament_id))["status"] == "running":
+        assert time.monotonic() < deadline, f"tournament {tournament_id} still running"
+        time.sleep(0.2)
+    return t
+
+
+def test_a_tournament_pages_pairings_give_each_match_its_seed_sides_and_winner(
+    tab: Tab, served: Served
+) -> None:
+    t = _finished(served, served.tournament)
+    tab.open_site(f"{served.url}tournaments/{served.tournament}")
+    expected = []
+    for stage in t["stages"]:
+        for m in stage["meetings"]:
+            for x in m["matches"]:
+                a, b = (m["a"], m["b"]) if x["side"] == 0 else (m["b"], m["a"])
+                won = f"{x['winner']} wins" if x["winner"] else "draw"
+                expected.append(
+                    (f"/matches/{x['id']}", f"seed {x['seed']} · A {a} · B {b} · {won}")
+                )
+    links = tab.page.locator(".site-meeting-matches a")
+    shown = [
+        (links.nth(i).get_attribute("href"), links.nth(i).inner_text())
+        for i in range(links.count())
+    ]
+    assert shown == expected and len(expected) == 6  # three meetings, both sides
+
+
+def test_a_gauntlets_page_ranks_only_its_entrant(tab: Tab, served: Served) -> None:
+    field = ["greedy-raider", "random", "border-soldier"]
+    deadline = time.monotonic() + 120
+    while True:  # the server plays two tournaments at once: wait for a slot
+        try:
+            started = served.site.start_tournament("gauntlet", field, seeds=[0])
+            break
+        except ApiError as exc:
+            assert exc.status == 429 and time.monotonic() < deadline, exc
+            time.sleep(0.5)
+    t = _finished(served, started["id"])
+    tab.open_site(f"{served.url}tournaments/{started['id']}")
+    rows = tab.page.locator(".site-table tbody tr")
+    ranks = [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())]
+    names = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())]
+    assert names == [r["name"] for r in t["standings"]] and names[0] == "greedy-raider"
+    assert ranks == ["1", "–", "–"]
+    assert (
+        "only its entrant, greedy-raider, is ranked"
+        in tab.page.locator(".site-meta").last.inner_text()
+    )
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,11 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ from arena.store import (
     ControllerRecord,
     CorruptFileError,
     Entrant,
+    MatchRecord,
     MatchStatus,
     NotInStoreError,
     Origin,
@@ -519,6 +522,168 @@ def test_a_failed_tournament_resumes_and_tournaments_list_newest_first(
     assert recorded.pairing_key == long_key and len(long_key) > 1500
     with pytest.raises(ArenaError, match="pairing key"):
         store.record_match(result_between(a, b), tournament_id=ids[0], pairing_key="k" * 4097)
+
+
+# --------------------------------------------------------------------------- pruning
+
+
+def _files(store: Store) -> set[str]:
+    return {p.name.removesuffix(".replay") for p in (store.root / "replays").glob("*.replay")}
+
+
+def _run(store: Store, me: ControllerRecord, opp: ControllerRecord, result: MatchResult) -> int:
+    """A run of ``me`` with one match, ``result``, against ``opp``."""
+    return store.record_run(
+        case_slug="foray",
+        case_version=1,
+        manifest_sha256=MANIFEST,
+        controller=me.name,
+        controller_sha256=me.sha256,
+        outcome=RunOutcome.WIN,
+        matches=[RunMatch(opp.name, Role.CANONICAL, result)],
+    ).id
+
+
+def test_a_prune_deletes_only_quick_matches_past_every_bound_and_the_files_they_alone_used(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+    quick = [store.record_match(result_between(a, b, seed=s, replay=b"q%d" % s)) for s in range(5)]
+    # a quick match whose replay a run's match shares (identical bytes, one file)
+    shared = store.record_match(result_between(a, b, seed=9, replay=b"shared"))
+    run_id = _run(store, a, b, result_between(a, b, replay=b"shared"))
+    field = [Entrant(a.name, a.sha256), Entrant(b.name, b.sha256)]
+    t = store.create_tournament("round-robin", field, seeds=[0])
+    in_tournament = store.record_match(
+        result_between(a, b, replay=b"t"), tournament_id=t.id, pairing_key="k"
+    )
+    failed = store.record_match_error(*field, seed=3, error="the worker died twice")
+    pending = store.queue_match(*field, seed=4)
+    orphan = store._replays.put(b"left by a write that was killed before its row")
+    newest = store.record_match(result_between(a, b, seed=8, replay=b"newest"))
+    before = _files(store)
+
+    dry = store.prune_matches(keep=1, dry_run=True)
+    assert _files(store) == before  # nothing deleted
+    doomed = [*quick, shared, failed]
+    assert [m.id for m in dry.matches] == [m.id for m in doomed]  # oldest first
+    gone = {m.result.replay_sha256 for m in quick if m.result} | {orphan}
+    assert {sha for sha, _ in dry.replays} == gone
+    sizes = {sha: store.replay_path(sha).stat().st_size for sha in gone}
+    assert dict(dry.replays) == sizes and dry.replay_bytes == sum(sizes.values())
+    assert dry.to_json()["replay_bytes"] == dry.replay_bytes and dry.to_json()["dry_run"]
+
+    done = store.prune_matches(keep=1)
+    assert not done.dry_run
+    assert [m.id for m in done.matches] == [m.id for m in doomed]
+    assert dict(done.replays) == sizes
+    assert _files(store) == before - gone
+    (of_run,) = store.run_matches(run_id)
+    left = [m.id for m in store.matches(limit=50)]
+    assert left == [newest.id, pending.id, in_tournament.id, of_run.id]
+    assert shared.result is not None  # its file is the run's too: kept, and it reads
+    assert store.read_replay_bytes(shared.result.replay_sha256) == b"shared"
+    assert store.read_replay_bytes(in_tournament.result.replay_sha256) == b"t"  # type: ignore[union-attr]
+    assert store.tournament(t.id).matches == 1
+    # nothing past the bounds any more
+    again = store.prune_matches(keep=1)
+    assert (again.matches, again.replays) == ((), ())
+
+
+def test_a_date_and_a_count_both_bound_a_prune(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    a, b = two
+
+    def record(seeds: range) -> list[MatchRecord]:
+        out = [store.record_match(result_between(a, b, seed=s, replay=b"%d" % s)) for s in seeds]
+        time.sleep(0.01)  # stamps have microseconds: the bound falls between the two groups
+        return out
+
+    old = record(range(3))
+    cut = datetime.now(UTC)
+    time.sleep(0.01)
+    new = record(range(3, 6))
+
+    def ids(pruned: Sequence[MatchRecord]) -> list[int]:
+        return [m.id for m in pruned]
+
+    assert ids(store.prune_matches(before=cut, dry_run=True).matches) == ids(old)
+    # past both bounds: older than the date and beyond the newest 4
+    assert ids(store.prune_matches(before=cut, keep=4, dry_run=True).matches) == ids(old[:2])
+    assert ids(store.prune_matches(keep=4, dry_run=True).matches) == ids(old[:2])
+    assert ids(store.prune_matches(keep=0, dry_run=True).matches) == ids(old + new)
+    assert ids(store.prune_matches(keep=6, dry_run=True).matches) == []
+    # a date in another zone is the same moment
+    elsewhere = cut.astimezone(datetime.fromisoformat("2000-01-01T00:00+05:30").tzinfo)
+    assert ids(store.prune_matches(before=elsewhere, dry_run=True).matches) == ids(old)
+    assert ids(store.prune_matches(before=cut).matches) == ids(old)
+    assert [m.id for m in store.matches()] == ids(new[::-1])
+
+
+@pytest.mark.parametrize(
+    ("bounds", "message"),
+    [
+        ({}, "needs a bound"),
+        ({"keep": -1}, "not a count"),
+        ({"before": datetime(2025, 1, 1)}, "no time zone"),  # no zone: the point
+    ],
+)
+def test_a_prune_without_a_sound_bound_is_refused(
+    store: Store, bounds: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ArenaError, match=message):
+        store.prune_matches(**bounds)  # type: ignore[arg-type]
+
+
+def _prune_when_stored(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Once ``store`` has written a batch's replay files (before its rows' transactions), a
+    prune in another connection to the same data directory runs, as another process's would:
+    it finds the new files used by no row. Returns the replay files it deleted, counted."""
+    deleted: list[int] = []
+    put_all = store._replays.put_all
+
+    def stored_then_pruned(datas: Sequence[bytes]) -> list[str]:
+        shas = put_all(datas)
+        if not deleted:  # once: the write that follows, in the row's transaction, is the guard's
+            with Store.open(store.root) as other:
+                deleted.append(len(other.prune_matches(keep=0).replays))
+        return shas
+
+    monkeypatch.setattr(store._replays, "put_all", stored_then_pruned)
+    return deleted
+
+
+Writer = Callable[[Store, ControllerRecord, ControllerRecord, MatchResult], MatchRecord]
+
+
+def _quick(store: Store, a: ControllerRecord, b: ControllerRecord, r: MatchResult) -> MatchRecord:
+    return store.record_match(r)
+
+
+def _queued(store: Store, a: ControllerRecord, b: ControllerRecord, r: MatchResult) -> MatchRecord:
+    queued = store.queue_match(Entrant(a.name, a.sha256), Entrant(b.name, b.sha256), seed=r.seed)
+    return store.finish_match(queued.id, r)
+
+
+def _of_run(store: Store, a: ControllerRecord, b: ControllerRecord, r: MatchResult) -> MatchRecord:
+    return store.run_matches(_run(store, a, b, r))[0]
+
+
+@pytest.mark.parametrize("write", [_quick, _queued, _of_run], ids=["quick", "queued", "run"])
+def test_a_replay_pruned_between_its_file_and_its_row_is_written_again(
+    store: Store,
+    two: tuple[ControllerRecord, ControllerRecord],
+    monkeypatch: pytest.MonkeyPatch,
+    write: Writer,
+) -> None:
+    """A row never points at a missing file, whatever a prune in another process does."""
+    a, b = two
+    deleted = _prune_when_stored(store, monkeypatch)
+    record = write(store, a, b, result_between(a, b, replay=b"played while pruning"))
+    assert deleted == [1]  # the prune did find the file unused, and deleted it
+    assert record.result is not None
+    assert store.read_replay_bytes(record.result.replay_sha256) == b"played while pruning"
 
 
 # --------------------------------------------------------------------------- runs

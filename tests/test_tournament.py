@@ -26,6 +26,7 @@ from arena.tournament import (
     Standings,
     TournamentPlan,
     TournamentSetupError,
+    gauntlet_losses,
 )
 from tests._support import examples
 
@@ -415,7 +416,7 @@ def test_the_gauntlet_plays_the_first_controller_against_each_other_one(
     assert pairs == {frozenset((first, o)): 2 * len(plan.seeds) for o in others}
     standings = plan.standings(log)
     table = standings.gauntlet
-    assert [row.opponent for row in table] == others
+    assert sorted(row.opponent for row in table) == sorted(others)
     me = standings.row(first)
     assert sum(row.wins for row in table) == me.wins
     assert sum(row.losses for row in table) == me.losses
@@ -432,12 +433,129 @@ def test_the_gauntlet_plays_the_first_controller_against_each_other_one(
     assert TournamentPlan(Format.ROUND_ROBIN, plan.field, plan.seeds).standings([]).gauntlet == ()
 
 
+@settings(max_examples=examples(30), deadline=None)
+@given(plan=plans([Format.GAUNTLET]), salt=st.integers(0, 2**16), data=st.data())
+def test_a_gauntlet_counts_each_opponent_by_side_and_ranks_only_its_entrant(
+    plan: TournamentPlan, salt: int, data: st.DataObject
+) -> None:
+    """Per opponent and side, the entrant's wins-losses-draws, errors and forfeits by kind,
+    counted again here from the results; the opponents, hardest first, are not ranked."""
+    full = play_rounds(plan.scheduler(), salt)
+    log = full[: data.draw(st.integers(0, len(full)))]
+    standings = plan.standings(log)
+    first = plan.field[0]
+    assert standings.rows[0].name == first
+    assert [r.rank for r in standings.rows] == [1] + [None] * (len(plan.field) - 1)
+    assert [r.name for r in standings.rows][1:] == [g.opponent for g in standings.gauntlet]
+    for row in standings.gauntlet:
+        for side, counts in enumerate((row.as_a, row.as_b)):
+            mine = [
+                p
+                for p in log
+                if p.pairing.names[side] == first and p.pairing.names[1 - side] == row.opponent
+            ]
+            counted = [p for p in mine if p.error is None]
+            assert counts.wins == sum(p.winner == side for p in counted)
+            assert counts.losses == sum(p.winner == 1 - side for p in counted)
+            assert counts.draws == sum(p.winner is None for p in counted)
+            assert counts.errors == len(mine) - len(counted)
+            kinds = Counter(p.forfeits[side] for p in counted)
+            assert all(counts.forfeit_kinds[k] == kinds[k] for k in sim.ForfeitKind)
+        assert row.wins == row.as_a.wins + row.as_b.wins
+        assert row.losses == row.as_a.losses + row.as_b.losses
+        assert row.to_json()["as_b"]["losses"] == row.as_b.losses
+    # the hardest first: more wins against the entrant, fewer losses to it, seeded order
+    fared = [(-g.losses, g.wins, plan.field.index(g.opponent)) for g in standings.gauntlet]
+    assert fared == sorted(fared)
+    json = standings.to_json()
+    assert json["entrant"] == first and [r["rank"] for r in json["standings"]][1:] == [None] * (
+        len(plan.field) - 1
+    )
+
+
+def test_a_gauntlet_lists_its_entrants_losses_worst_seeds_first() -> None:
+    plan = TournamentPlan(Format.GAUNTLET, ("me", "x", "y"), (5, 6, 7))
+    sched = plan.scheduler()
+    log: list[Played] = []
+    # me loses to y on seed 7 both sides (one by a fuel forfeit), to x on seed 6 as B;
+    # a draw, an error and wins elsewhere
+    for p in sched.ready():
+        mine = p.names.index("me")
+        other = "x" if "x" in p.names else "y"
+        if (other, p.seed) == ("y", 7) or (other, p.seed, mine) == ("x", 6, 1):
+            forfeit = sim.ForfeitKind.FUEL if mine == 0 and other == "y" else None
+            log.append(
+                Played(
+                    p,
+                    winner=1 - mine,
+                    reason=sim.Reason.FORFEIT if forfeit else sim.Reason.SCORE,
+                    banked=(3, 9) if mine == 0 else (9, 3),
+                    forfeits=(forfeit, None),
+                )
+            )
+        elif p.seed == 5 and other == "x":
+            log.append(Played(p, winner=None, reason=sim.Reason.DRAW))
+        elif p.seed == 5 and other == "y" and mine == 1:
+            log.append(Played.failed(p, "the worker died twice"))
+        else:
+            log.append(Played(p, winner=mine, reason=sim.Reason.SWEEP))
+    refs = {p.pairing: (i, f"r{i}") for i, p in enumerate(log)}
+    losses = gauntlet_losses(plan, ((p, *refs[p.pairing]) for p in reversed(log)))
+    assert [(x.seed, x.opponent, x.side, x.seed_losses) for x in losses] == [
+        (7, "y", 0, 2),
+        (7, "y", 1, 2),
+        (6, "x", 1, 1),
+    ]
+    worst = losses[0]
+    assert (worst.reason, worst.forfeit, worst.banked) == (
+        sim.Reason.FORFEIT,
+        sim.ForfeitKind.FUEL,
+        (3, 9),
+    )
+    assert losses[1].banked == (3, 9) and losses[1].forfeit is None
+    assert (worst.match_id, worst.replay) == refs[worst_pairing(log, 7, "y", 0)]
+    assert worst.to_json() == {
+        "seed": 7,
+        "opponent": "y",
+        "side": "A",
+        "reason": "forfeit",
+        "forfeit": "fuel",
+        "banked": [3, 9],
+        "seed_losses": 2,
+        "match": worst.match_id,
+        "replay": worst.replay,
+    }
+    standings = plan.standings(log)
+    assert [g.opponent for g in standings.gauntlet] == ["y", "x"]  # y beat it twice, x once
+    x = standings.gauntlet[1]
+    assert (x.as_a.wins, x.as_a.losses, x.as_a.draws) == (2, 0, 1)
+    assert (x.as_b.wins, x.as_b.losses, x.as_b.draws) == (1, 1, 1)
+    y = standings.gauntlet[0]
+    assert (y.as_a.wins, y.as_a.losses, y.as_a.forfeit_kinds[sim.ForfeitKind.FUEL]) == (2, 1, 1)
+    assert (y.as_b.wins, y.as_b.losses, y.as_b.errors) == (1, 1, 1)
+    with pytest.raises(ValueError, match="no gauntlet losses"):
+        gauntlet_losses(TournamentPlan(Format.ROUND_ROBIN, ("a", "b"), (0,)), [])
+
+
+def worst_pairing(log: list[Played], seed: int, opponent: str, side: int) -> Pairing:
+    return next(
+        p.pairing
+        for p in log
+        if p.pairing.seed == seed
+        and p.pairing.names[side] == "me"
+        and p.pairing.names[1 - side] == opponent
+    )
+
+
 # --------------------------------------------------------------------------- standings
 
 
 def reference_order(plan: TournamentPlan, log: Iterable[Played], st_: Standings) -> list[str]:
     """The tie-break rules written out again: wins, head-to-head wins among the tied,
-    less total fuel, name (a bracket ranks by the round reached first)."""
+    less total fuel, name (a bracket ranks by the round reached first). A gauntlet ranks
+    only its entrant: the opponents follow by how they fared against it."""
+    if plan.format is Format.GAUNTLET:
+        return [plan.field[0], *(g.opponent for g in st_.gauntlet)]
     wins, fuel, beat = Counter[str](), Counter[str](), Counter[tuple[str, str]]()
     for played in log:
         if played.error is not None:
@@ -469,7 +587,11 @@ def test_standings_follow_the_tie_break_order(
     log = full[: data.draw(st.integers(0, len(full)))]
     standings = plan.standings(log)
     assert [row.name for row in standings.rows] == reference_order(plan, log, standings)
-    assert [row.rank for row in standings.rows] == list(range(1, len(plan.field) + 1))
+    ranks = [row.rank for row in standings.rows]
+    if plan.format is Format.GAUNTLET:
+        assert ranks == [1] + [None] * (len(plan.field) - 1)
+    else:
+        assert ranks == list(range(1, len(plan.field) + 1))
     counted = [p for p in log if p.error is None]
     for row in standings.rows:
         mine = [p for p in counted if row.name in p.pairing.names]

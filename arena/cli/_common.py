@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["emit_json", "port", "positive", "shown", "stdout_console", "u32"]
+__all__ = ["count", "emit_json", "port", "positive", "shown", "stdout_console", "u32"]
 
 UNWRAPPED_WIDTH: Final = 1000
 """Columns of output that is not a terminal when ``$COLUMNS`` is unset: a row is never wrapped."""
@@ -54,15 +54,24 @@ def emit_json(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
 
 
-def positive(text: str) -> int:
-    """An argparse type: an integer >= 1."""
+def _at_least(text: str, least: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text} is not {what}")
     return value
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    return _at_least(text, 1, "a positive integer")
+
+
+def count(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    return _at_least(text, 0, "a count (0 or more)")
 
 
 def port(text: str) -> int:

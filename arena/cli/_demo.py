@@ -53,7 +53,7 @@ DemoStep = Callable[[Demo], bool]
 def play_tournament(demo: Demo) -> bool:
     """The four baselines in a stored round-robin on one seed, both sides; its standings."""
     from arena.baselines import BASELINES
-    from arena.cli._tournament import print_standings, progress_bar
+    from arena.cli._standings import print_standings, progress_bar
     from arena.coordinator import add_contestant, create_tournament, run_tournament_sync
     from arena.executors import LocalExecutor
 

@@ -24,6 +24,7 @@ from arena.cli import (
     _map,
     _match,
     _prove,
+    _prune,
     _replay,
     _tournament,
 )
@@ -47,6 +48,7 @@ _GROUP_OF = {
     "map": _map,
     "check": _match,
     "match": _match,
+    "prune": _prune,
     "replay": _replay,
     "baselines": _baselines,
     "case": _cases,
@@ -95,7 +97,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if group is not None:
         group.register(sub)
         return p
-    for each in (_map, _match, _replay, _tournament, _baselines, _cases, _prove, _demo, _bench):
+    groups = (_map, _match, _prune, _replay, _tournament, _baselines, _cases, _prove, _demo, _bench)
+    for each in groups:
         each.register(sub)
     # Commands of the packages above arena (``arena view`` is web's).
     for entry in extensions(COMMANDS).values():

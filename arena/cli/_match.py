@@ -60,21 +60,27 @@ def cmd_match(args: argparse.Namespace) -> int:
     # Where the replay goes, and the store, are checked before the match is played.
     if args.replay:
         check_output(Path(args.replay), "replay")
-    else:
+    elif not args.no_record:
         check_directory(data_dir() / "replays", "replay")
-    with Store.open() as store:
-        result = play(case.match_job(a, b, seed=args.seed, config=config, game_map=game_map))
-        # The match is recorded (its replay in the store's files, by sha256) under the
-        # names it was played under; a --replay file is written too.
-        for contestant, side in zip((a, b), result.sides, strict=True):
-            store_contestant(store, contestant, name=side.name)
-        record = store.record_match(result)
-        replay_path = store.replay_path(result.replay_sha256)
+    job = case.match_job(a, b, seed=args.seed, config=config, game_map=game_map)
+    replay_path = Path(args.replay) if args.replay else None
+    if args.no_record:  # played and printed; only --replay is written
+        result = play(job)
+        data = {"id": None, **result.to_json(str(replay_path or ""))}
+    else:
+        with Store.open() as store:
+            result = play(job)
+            # The match is recorded (its replay in the store's files, by sha256) under the
+            # names it was played under; a --replay file is written too.
+            for contestant, side in zip((a, b), result.sides, strict=True):
+                store_contestant(store, contestant, name=side.name)
+            record = store.record_match(result)
+            replay_path = replay_path or store.replay_path(result.replay_sha256)
+        data = record.to_json(str(replay_path))
     if args.replay:
-        replay_path = Path(args.replay)
-        write_output(replay_path, result.replay, "replay")
+        write_output(Path(args.replay), result.replay, "replay")
     if args.json:
-        emit_json(record.to_json(str(replay_path)))
+        emit_json(data)
         return 0
     winner = "draw" if result.winner is None else f"{result.sides[result.winner].name} wins"
     print(f"{shown(winner)} ({result.reason}) after {result.ticks} ticks, seed {result.seed}")
@@ -87,7 +93,10 @@ def cmd_match(args: argparse.Namespace) -> int:
             f = side.forfeit
             line += f", forfeit {f.kind} at tick {f.tick}: {shown(f.detail)}"
         print(line)
-    print(f"  replay: {shown(replay_path)}")
+    if replay_path is None:
+        print("  replay: not kept (--no-record; --replay PATH writes it)")
+    else:
+        print(f"  replay: {shown(replay_path)}")
     return 0
 
 
@@ -104,5 +113,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     m.add_argument("--map", help="a map file (decides the size)")
     m.add_argument("--max-ticks", type=int)
     m.add_argument("--replay", help="where to write the replay")
+    m.add_argument(
+        "--no-record",
+        action="store_true",
+        help="store nothing (no match, no replay in the data directory); --replay still writes",
+    )
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=cmd_match)

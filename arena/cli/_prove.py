@@ -22,6 +22,19 @@ __all__ = ["register"]
 
 LOG_TAIL = 30
 """Lines of a failed build's log shown on the terminal (``--json`` has all of it)."""
+REPORT_COLUMNS = (
+    "opponent",
+    "role",
+    "side",
+    "seed",
+    "outcome",
+    "banked (yours)",
+    "banked (opponent)",
+    "fuel (yours)",
+    "fuel (opponent)",
+    "forfeit",
+)
+"""A run's results table: the run's controller's side is "yours", as on the site's run page."""
 
 
 def seconds(text: str) -> float:
@@ -125,27 +138,34 @@ def _print_report(report: RunReport) -> None:
     if not report.matches:
         _print_log(report.build_log)
         return
+    # Both sides' banked and fuel, each labelled: the run's controller's ("yours"), then
+    # the opponent's, whatever side each played.
     table = Table(box=None, pad_edge=False)
-    for column in ("opponent", "role", "seed", "outcome", "banked", "fuel", "forfeit"):
-        table.add_column(column, justify="right" if column in ("seed", "fuel") else "left")
+    for column in REPORT_COLUMNS:
+        left = column in ("opponent", "role", "side", "outcome", "forfeit")
+        table.add_column(column, justify="left" if left else "right")
     for m in report.matches:
         result = m.record.result
         if result is None:
-            row = [m.opponent, str(m.role), str(m.record.seed), "not played", "", "", ""]
+            row = [m.opponent, str(m.role), "AB"[m.side], str(m.record.seed), "not played"]
+            row += [""] * (len(REPORT_COLUMNS) - len(row))
         else:
             mine, theirs = result.sides[m.side], result.sides[1 - m.side]
             forfeits = [
                 f"{who}: {s.forfeit.kind} at tick {s.forfeit.tick}"
-                for who, s in (("you", mine), ("them", theirs))
+                for who, s in (("yours", mine), ("opponent", theirs))
                 if s.forfeit is not None
             ]
             row = [
                 m.opponent,
                 str(m.role) + ("" if m.role.scored else " (unscored)"),
+                "AB"[m.side],
                 str(m.record.seed),
                 str(m.outcome),
-                f"{mine.banked} - {theirs.banked}",
+                f"{mine.banked}",
+                f"{theirs.banked}",
                 f"{mine.fuel_total:,}",
+                f"{theirs.fuel_total:,}",
                 ", ".join(forfeits) or "-",
             ]
         table.add_row(*(Text(shown(cell)) for cell in row))

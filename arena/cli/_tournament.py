@@ -2,167 +2,40 @@
 
 A tournament is stored before its first match and recorded match by match
 (arena/coordinator), so Ctrl-C or a kill leaves it ``running`` in the store
-and ``arena tournament --resume ID`` plays only what is missing.
+and ``arena tournament --resume ID`` plays only what is missing; with
+``--no-record`` nothing is stored (and nothing can be resumed). A gauntlet's
+summary is its entrant's: its record against each opponent on each side, and
+its losses, worst seeds first, each with the command that shows it.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from arena.cli._common import emit_json, positive, shown, stdout_console, u32
+from arena.cli._standings import (
+    print_gauntlet,
+    print_ranking,
+    print_standings,
+    progress_bar,
+    standings_title,
+    text_cell,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.text import Text
 
-    from arena.coordinator import OnProgress
+    from arena.coordinator import UnrecordedTournament
+    from arena.executors import Executor
     from arena.store import TournamentRecord
-    from arena.tournament import Standings
+    from arena.tournament import GauntletLoss
 
-__all__ = ["print_standings", "progress_bar", "register"]
-
-
-def _text(value: object) -> Text:
-    """A table cell from text that may come from a module author: never read as markup."""
-    from rich.text import Text
-
-    return Text(shown(value))
-
-
-@contextmanager
-def progress_bar(console: Console, enabled: bool = True) -> Iterator[OnProgress | None]:
-    """A progress callback drawing a bar on ``console`` (none when not ``enabled``).
-
-    Matches done of the total, the rate of this run, the time left and the leader.
-    """
-    if not enabled:
-        yield None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TaskID,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    from arena.coordinator import TournamentProgress
-
-    columns = (
-        TextColumn("tournament {task.fields[id]}", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}", markup=False),
-        TimeRemainingColumn(),
-        TextColumn("leader: {task.fields[leader]}", markup=False),
-    )
-    with Progress(*columns, console=console) as bar:
-        task: TaskID | None = None
-
-        def on_progress(p: TournamentProgress) -> None:
-            nonlocal task
-            fields: dict[str, Any] = {
-                "id": p.tournament_id,
-                "leader": shown(p.leader),
-                "rate": f"{p.rate:.1f} matches/s" if p.played_now else "",
-            }
-            if task is None:
-                task = bar.add_task("", total=p.total, completed=p.done, **fields)
-            else:
-                bar.update(task, total=p.total, completed=p.done, **fields)
-
-        yield on_progress
-
-
-def _fuel(fuel: int) -> str:
-    """Fuel for a table cell, in millions past a million (the JSON has every unit)."""
-    return f"{fuel / 1e6:,.1f}M" if fuel >= 1_000_000 else f"{fuel:,}"
-
-
-def _forfeits(kinds: dict[str, int]) -> str:
-    return ", ".join(f"{kind} {n}" for kind, n in kinds.items() if n)
-
-
-def print_standings(console: Console, record: TournamentRecord, standings: Standings) -> None:
-    """The standings of a tournament as tables: the ranking, the win matrix, a gauntlet's rows."""
-    from rich.table import Table
-
-    from arena.tournament import Format
-
-    seeds = ", ".join(map(str, record.seeds))
-    title = (
-        f"tournament {record.id}: {record.format}, {len(record.field)} entrants, "
-        f"seeds {seeds}; {record.status}, {standings.matches}/{standings.total} matches"
-    )
-    table = Table(title=title, title_justify="left")
-    bracket = standings.format is Format.BRACKET
-    errors = any(r.errors for r in standings.rows)
-    widest = max(len(shown(r.name)) for r in standings.rows)
-    for column in ("#", "name", "wins", "losses", "draws", "forfeits", "fuel", "rating"):
-        if column == "name":
-            table.add_column(column, no_wrap=True, min_width=min(widest, 32))
-        else:
-            table.add_column(column, justify="right")
-    if errors:
-        table.add_column("errors", justify="right")
-    if bracket:
-        table.add_column("round reached", justify="right")
-    for row in standings.rows:
-        kinds = _forfeits({str(k): n for k, n in row.forfeit_kinds.items()})
-        cells: list[Text | str] = [
-            str(row.rank),
-            _text(row.name),
-            str(row.wins),
-            str(row.losses),
-            str(row.draws),
-            f"{row.forfeits} ({kinds})" if row.forfeits else "0",
-            _fuel(row.fuel_total),
-            f"{row.rating.mu:.1f} ± {row.rating.sigma:.1f}",
-        ]
-        if errors:
-            cells.append(str(row.errors))
-        if bracket:
-            cells.append(str(row.reached))
-        table.add_row(*cells)
-    console.print(table)
-    # The per-pair win matrix: row entrant's wins-losses(-draws) against the column's.
-    matrix = standings.matrix
-    grid = Table(title="row vs column: wins-losses(-draws)", title_justify="left")
-    grid.add_column("", no_wrap=True)
-    for i in range(len(matrix.names)):
-        grid.add_column(str(i + 1), justify="center")
-    for i, a in enumerate(matrix.names):
-        cells = [_text(f"{i + 1} {a}")]
-        for b in matrix.names:
-            if a == b or not matrix.games(a, b):
-                cells.append("·")
-                continue
-            won, lost, drawn = matrix.wins(a, b), matrix.wins(b, a), matrix.draws(a, b)
-            cells.append(f"{won}-{lost}" + (f"-{drawn}" if drawn else ""))
-        grid.add_row(*cells)
-    console.print(grid)
-    if standings.gauntlet:
-        first = matrix.names[0]
-        rows = Table(title=f"gauntlet: {shown(first)} against each opponent", title_justify="left")
-        for column in ("opponent", "W-L-D", "errors", "banked", "fuel/tick", "forfeits"):
-            rows.add_column(column, justify="left" if column == "opponent" else "right")
-        for g in standings.gauntlet:
-            banked, fuel = g.banked_per_match, g.fuel_per_tick
-            rows.add_row(
-                _text(g.opponent),
-                f"{g.wins}-{g.losses}-{g.draws}",
-                str(g.errors),
-                f"{banked[0]:.1f} / {banked[1]:.1f}",
-                f"{fuel[0]:,.0f} / {fuel[1]:,.0f}",
-                f"{g.forfeits[0]} / {g.forfeits[1]}",
-            )
-        console.print(rows)
+__all__ = ["register"]
 
 
 def _seeds(seeds: tuple[int, ...]) -> str:
@@ -225,6 +98,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         create_tournament,
         make_executor,
         run_tournament_sync,
+        tournament_losses,
     )
     from arena.store import Store
 
@@ -232,6 +106,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if args.resume is None and args.format is None:
         raise ArenaError("give --format (round-robin, bracket, swiss or gauntlet)")
     console = stdout_console()
+    if args.no_record:
+        if args.resume is not None:
+            raise ArenaError(
+                "--no-record stores nothing, so a tournament played with it cannot be resumed; "
+                "--resume plays a stored one: leave out --no-record"
+            )
+        return _unrecorded(args, executor, console)
     with Store.open() as store:
         if args.resume is not None:
             record = store.tournament(args.resume)
@@ -268,11 +149,88 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 130
+        losses = tournament_losses(store, run.record)
     if args.json:
-        emit_json(run.to_json())
+        emit_json(_with_losses(run.to_json(), losses))
     else:
-        print_standings(console, run.record, run.standings)
+        print_standings(console, run.record, run.standings, losses)
     return 0
+
+
+def _with_losses(data: dict[str, Any], losses: Sequence[GauntletLoss]) -> dict[str, Any]:
+    """A gauntlet's JSON gains ``"losses"``: its entrant's, worst seeds first."""
+    if data["format"] == "gauntlet":
+        data["losses"] = [loss.to_json() for loss in losses]
+    return data
+
+
+def _unrecorded(args: argparse.Namespace, executor: Executor, console: Console) -> int:
+    """``arena tournament --no-record``: played on the executor, printed, and stored nowhere."""
+    from arena.cases import default_case
+    from arena.coordinator import play_unrecorded
+    from arena.match import load_contestant
+    from arena.tournament import Format, TournamentPlan, gauntlet_losses
+
+    case = default_case()
+    config = case.rules
+    if args.max_ticks is not None:
+        config = config.replace(max_ticks=args.max_ticks)
+    contestants = [load_contestant(spec) for spec in args.entrants]
+    plan = TournamentPlan(
+        args.format,
+        tuple(c.name for c in contestants),
+        tuple(range(args.seeds or 1)),
+        rounds=args.rounds,
+        shuffle=args.shuffle,
+    )
+    try:
+        with progress_bar(console, not args.json and console.is_terminal) as on_progress:
+            done = play_unrecorded(
+                plan, contestants, executor, case=case, config=config, on_progress=on_progress
+            )
+    except KeyboardInterrupt:
+        print(
+            "interrupted: nothing was stored (--no-record), so nothing can be resumed",
+            file=sys.stderr,
+        )
+        return 130
+    losses: list[GauntletLoss] = []
+    if plan.format is Format.GAUNTLET:
+        losses = gauntlet_losses(plan, ((p, None, None) for p in done.played))
+    if args.json:
+        emit_json(_with_losses(_unrecorded_json(done), losses))
+        return 0
+    standings = done.standings
+    title = standings_title("(not recorded)", plan.seeds, "finished", standings)
+    if not standings.gauntlet:
+        print_ranking(console, title, standings)
+        return 0
+    specs = {c.name: spec for c, spec in zip(contestants, args.entrants, strict=True)}
+    ticks = [] if args.max_ticks is None else ["--max-ticks", str(args.max_ticks)]
+
+    def again(loss: GauntletLoss) -> str:
+        sides = [plan.order[0], loss.opponent]
+        a, b = sides if loss.side == 0 else sides[::-1]
+        words = [specs[a], specs[b], "--seed", str(loss.seed), *ticks, "--no-record"]
+        replay = f"seed{loss.seed}-{'AB'[loss.side]}.replay"
+        return shlex.join(["arena", "match", *words, "--replay", replay])
+
+    print_gauntlet(console, title, standings, losses, again)
+    return 0
+
+
+def _unrecorded_json(done: UnrecordedTournament) -> dict[str, Any]:
+    """The JSON of ``arena tournament --json`` for a tournament stored nowhere: ``"id"`` null."""
+    from arena.coordinator import standings_json
+
+    ref = done.case.ref
+    return {
+        "id": None,
+        **standings_json(done.standings),
+        "status": "finished",
+        "seeds": list(done.plan.seeds),
+        "case": {"slug": ref.slug, "version": ref.version},
+    }
 
 
 def _when(moment: datetime | None) -> str | None:
@@ -341,21 +299,22 @@ def cmd_tournaments(args: argparse.Namespace) -> int:
             right = head in ("id", "matches")
             table.add_column(head, justify="right" if right else "left", min_width=widest)
     for r in rows:
-        table.add_row(*map(_text, r))
+        table.add_row(*map(text_cell, r))
     stdout_console().print(table)
     return 0
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    from arena.coordinator import tournament_json, tournament_standings
+    from arena.coordinator import tournament_json, tournament_losses, tournament_standings
     from arena.store import Store
 
     with Store.open() as store:
         record, standings = tournament_standings(store, args.id)
+        losses = tournament_losses(store, record)
     if args.json:
-        emit_json(tournament_json(record, standings))
+        emit_json(_with_losses(tournament_json(record, standings), losses))
     else:
-        print_standings(stdout_console(), record, standings)
+        print_standings(stdout_console(), record, standings, losses)
     return 0
 
 
@@ -378,6 +337,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="where matches run (default: ray if $FORAY_RAY_ADDRESS is set, else local)",
     )
     t.add_argument("--resume", type=positive, metavar="ID", help="play what ID is missing")
+    t.add_argument(
+        "--no-record",
+        action="store_true",
+        help="play and print, store nothing (no matches, no replays; cannot be resumed)",
+    )
     t.add_argument("--json", action="store_true")
     t.set_defaults(func=cmd_tournament)
 

@@ -22,7 +22,12 @@ from ._stored import (
     played_of as played_of,
     standings_json as standings_json,
     tournament_json as tournament_json,
+    tournament_losses as tournament_losses,
     tournament_plan as tournament_plan,
     tournament_rules as tournament_rules,
     tournament_standings as tournament_standings,
+)
+from ._unrecorded import (
+    UnrecordedTournament as UnrecordedTournament,
+    play_unrecorded as play_unrecorded,
 )

@@ -19,12 +19,15 @@ import sim
 from arena.cases import Case, default_case, find_case
 from arena.store import Entrant, MatchRecord, Store, TournamentRecord
 from arena.tournament import (
+    Format,
+    GauntletLoss,
     Pairing,
     Played,
     ScheduleMismatchError,
     Scheduler,
     Standings,
     TournamentPlan,
+    gauntlet_losses,
 )
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "played_of",
     "standings_json",
     "tournament_json",
+    "tournament_losses",
     "tournament_plan",
     "tournament_rules",
     "tournament_standings",
@@ -128,6 +132,25 @@ def tournament_standings(
         matches = store.iter_tournament_matches(tournament_id)
     scheduler = Scheduler(tournament_plan(record), map(played_of, matches))
     return record, scheduler.standings()
+
+
+def tournament_losses(store: Store, record: TournamentRecord) -> list[GauntletLoss]:
+    """A stored gauntlet's losses (``gauntlet_losses``), each with its match and replay file;
+    none for any other format."""
+    plan = tournament_plan(record)
+    if plan.format is not Format.GAUNTLET:
+        return []
+    return gauntlet_losses(
+        plan,
+        (
+            (
+                played_of(m),
+                m.id,
+                None if m.result is None else str(store.replay_path(m.result.replay_sha256)),
+            )
+            for m in store.iter_tournament_matches(record.id)
+        ),
+    )
 
 
 def standings_json(standings: Standings) -> dict[str, Any]:

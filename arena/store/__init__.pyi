@@ -9,6 +9,7 @@ from ._errors import (
     StoreVersionError as StoreVersionError,
 )
 from ._facade import Store as Store
+from ._prune import Pruned as Pruned
 from ._records import (
     SIDE_KEYS as SIDE_KEYS,
     ControllerRecord as ControllerRecord,

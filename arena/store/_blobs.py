@@ -146,6 +146,36 @@ class Blobs:
             raise
         return ReplayStream(f, path, sha256, size, chunk_size, self.what)
 
+    def stored(self) -> list[str]:
+        """The sha256 of every file stored here (the files named ``<sha256><suffix>``)."""
+        pattern = re.compile(rf"([0-9a-f]{{64}}){re.escape(self.suffix)}")
+        try:
+            names = os.listdir(self.directory)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StoreError(f"cannot list {self.directory}: {_reason(exc)}") from exc
+        return sorted(m[1] for name in names if (m := pattern.fullmatch(name)))
+
+    def size(self, sha256: str) -> int | None:
+        """The file's size in bytes, or None if there is none."""
+        try:
+            return os.stat(self.path(sha256), follow_symlinks=False).st_size
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.path(sha256)}: {_reason(exc)}") from exc
+
+    def delete(self, sha256: str) -> None:
+        """Delete the file of ``sha256`` (nothing if there is none). The caller makes sure
+        no row points at it, in the write transaction this runs in."""
+        try:
+            os.unlink(self.path(sha256))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"cannot delete {self.path(sha256)}: {_reason(exc)}") from exc
+
     def _check(self, path: Path, expected: str, actual: str, size: int) -> None:
         if size > self.max_bytes:
             raise CorruptFileError(

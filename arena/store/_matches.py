@@ -27,6 +27,7 @@ from arena.store._match_rows import (
     result_record,
     side_columns,
 )
+from arena.store._prune import keep_replay
 from arena.store._records import Entrant, MatchRecord, MatchStatus, Role
 from arena.store._store import (
     MAX_PAGE,
@@ -91,8 +92,9 @@ class Matches(Core):
             _check_pairing(tournament_id, key)
 
         def record(played: ResultRows, key: str | None) -> MatchRecord:
-            return self._db.write(
-                lambda conn: insert_match(
+            def tx(conn: sqlite3.Connection) -> MatchRecord:
+                keep_replay(self._replays, played)
+                return insert_match(
                     conn,
                     self.path,
                     played.entrants,
@@ -100,9 +102,9 @@ class Matches(Core):
                     played=played,
                     tournament_id=tournament_id,
                     pairing_key=key,
-                ),
-                "recording a match",
-            )
+                )
+
+            return self._db.write(tx, "recording a match")
 
         played_all = store_replays(self._replays, results)
         return [record(played, key) for played, key in zip(played_all, keys, strict=True)]
@@ -153,6 +155,7 @@ class Matches(Core):
                 raise ValueError(f"match {match_id}: the result's sides are not the queued ones")
             if pending.seed != result.seed:
                 raise ValueError(f"match {match_id}: the result's seed is not the queued one")
+            keep_replay(self._replays, played)
             # The sides first: once the match is finished, a trigger freezes them.
             conn.executemany(
                 "UPDATE match_sides SET name = ?, sha256 = ?, banked = ?, fuel_total = ?,"

@@ -15,6 +15,7 @@ from arena.store._controllers import insert_controller
 from arena.store._errors import NotInStoreError
 from arena.store._match_rows import matches_of
 from arena.store._matches import insert_match, store_replays
+from arena.store._prune import keep_replay
 from arena.store._records import MatchRecord, Origin, Role, RunMatch, RunOutcome, RunRecord
 from arena.store._store import (
     MAX_BUILD_LOG_CHARS,
@@ -123,6 +124,7 @@ class Runs(Core):
             run_id = cur.lastrowid
             assert run_id is not None
             for m, p in zip(matches, played, strict=True):
+                keep_replay(self._replays, p)
                 insert_match(
                     conn,
                     self.path,

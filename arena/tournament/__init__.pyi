@@ -1,5 +1,9 @@
 """The names of ``arena.tournament``, each once; ``__init__.py`` loads them on first use."""
 
+from ._gauntlet import (
+    GauntletLoss as GauntletLoss,
+    gauntlet_losses as gauntlet_losses,
+)
 from ._records import (
     Format as Format,
     Pairing as Pairing,
@@ -15,6 +19,7 @@ from ._schedule import (
 )
 from ._standings import (
     GauntletRow as GauntletRow,
+    GauntletSide as GauntletSide,
     Rating as Rating,
     StandingRow as StandingRow,
     Standings as Standings,

@@ -18,7 +18,15 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 import sim
 from arena.tournament._records import Format, Played
 
-__all__ = ["GauntletRow", "Rating", "StandingRow", "Standings", "Tally", "WinMatrix"]
+__all__ = [
+    "GauntletRow",
+    "GauntletSide",
+    "Rating",
+    "StandingRow",
+    "Standings",
+    "Tally",
+    "WinMatrix",
+]
 
 KINDS = tuple(sim.ForfeitKind)
 
@@ -47,7 +55,9 @@ class Rating:
 class StandingRow:
     """One entrant's line of the standings. Counts are matches; errors count as none."""
 
-    rank: int
+    rank: int | None
+    """1..n, never shared; None for a gauntlet's opponents, which are not ranked against
+    each other (only the gauntlet's entrant is: rank 1)."""
     name: str
     wins: int
     losses: int
@@ -89,10 +99,32 @@ class StandingRow:
 
 
 @dataclass(frozen=True, slots=True)
+class GauntletSide:
+    """The gauntlet's entrant against one opponent on one side (A or B): its counts."""
+
+    wins: int
+    losses: int
+    draws: int
+    errors: int
+    forfeit_kinds: Mapping[sim.ForfeitKind, int] = field(hash=False)
+    """The entrant's forfeits on this side, per kind (every kind present)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "wins": self.wins,
+            "losses": self.losses,
+            "draws": self.draws,
+            "errors": self.errors,
+            "forfeit_kinds": _kinds_json(self.forfeit_kinds),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class GauntletRow:
     """A gauntlet's line per opponent: every count from the first controller's side.
 
-    Per-side values are (first controller, opponent).
+    Per-side values are (first controller, opponent); ``as_a`` and ``as_b``
+    are the first controller's counts when it was side A, and side B.
     """
 
     opponent: str
@@ -108,6 +140,8 @@ class GauntletRow:
     forfeit_kinds: tuple[Mapping[sim.ForfeitKind, int], Mapping[sim.ForfeitKind, int]] = field(
         hash=False
     )
+    as_a: GauntletSide
+    as_b: GauntletSide
 
     @property
     def matches(self) -> int:
@@ -136,6 +170,8 @@ class GauntletRow:
             "fuel_per_tick": list(self.fuel_per_tick),
             "forfeits": list(self.forfeits),
             "forfeit_kinds": [_kinds_json(k) for k in self.forfeit_kinds],
+            "as_a": self.as_a.to_json(),
+            "as_b": self.as_b.to_json(),
         }
 
 
@@ -183,7 +219,7 @@ class Standings:
     rows: tuple[StandingRow, ...]
     matrix: WinMatrix
     gauntlet: tuple[GauntletRow, ...]
-    """Gauntlet only: one row per opponent, in seeded order."""
+    """Gauntlet only: one row per opponent, the hardest first (``Tally.order``)."""
     matches: int
     """Matches recorded (errors included)."""
     total: int
@@ -199,7 +235,8 @@ class Standings:
 
     def to_json(self) -> dict[str, Any]:
         """{"format", "matches", "standings": [rows]}, with "total" and "complete";
-        a gauntlet adds "gauntlet": [rows per opponent]. The caller adds "id"."""
+        a gauntlet adds "entrant" (its name) and "gauntlet": [rows per opponent]. The
+        caller adds "id"."""
         out: dict[str, Any] = {
             "format": str(self.format),
             "matches": self.matches,
@@ -208,6 +245,7 @@ class Standings:
             "standings": [r.to_json() for r in self.rows],
         }
         if self.format is Format.GAUNTLET:
+            out["entrant"] = self.rows[0].name
             out["gauntlet"] = [g.to_json() for g in self.gauntlet]
         return out
 
@@ -253,8 +291,10 @@ class Tally:
         self.lines = [_Line() for _ in range(n)]
         self.won = array("I", bytes(4 * n * n))
         self.met = array("I", bytes(4 * n * n))
-        # gauntlet: per opponent, the first controller's line and the opponent's
-        self.versus = [(_Line(), _Line()) for _ in range(n)] if gauntlet else []
+        self.gauntlet = gauntlet
+        # gauntlet: per opponent, the first controller's line, the opponent's, and the
+        # first controller's line as side A and as side B
+        self.versus = [(_Line(), _Line(), _Line(), _Line()) for _ in range(n)] if gauntlet else []
         self.model = PlackettLuce()
         self.ratings: list[PlackettLuceRating] = [self.model.rating() for _ in range(n)]
 
@@ -264,9 +304,10 @@ class Tally:
         self.lines[b].add(played, 1)
         if self.versus:
             opponent, side = (b, 0) if a == 0 else (a, 1)
-            first, other = self.versus[opponent]
+            first, other, *by_side = self.versus[opponent]
             first.add(played, side)
             other.add(played, 1 - side)
+            by_side[side].add(played, side)
         if played.error is not None:
             return
         n = len(self.names)
@@ -287,7 +328,13 @@ class Tally:
 
     def order(self, first: Sequence[int] | None = None) -> list[int]:
         """Entrants best first: by ``first`` (higher first) when given, then by wins,
-        head-to-head wins within the tied group, less total fuel, and name."""
+        head-to-head wins within the tied group, less total fuel, and name.
+
+        A gauntlet ranks only its entrant (the first): it comes first, then its
+        opponents by how they fared against it, not against each other
+        (``opponents``)."""
+        if self.gauntlet:
+            return [0, *self.opponents()]
         n = len(self.names)
         lead = first if first is not None else [0] * n
         groups: dict[tuple[int, int], list[int]] = {}
@@ -308,6 +355,14 @@ class Tally:
             ),
         )
 
+    def opponents(self) -> list[int]:
+        """A gauntlet's opponents, the hardest first: more wins against the entrant, then
+        fewer losses to it, then seeded order."""
+        return sorted(
+            range(1, len(self.names)),
+            key=lambda j: (-self.versus[j][0].losses, self.versus[j][0].wins, j),
+        )
+
     def standings(
         self,
         fmt: Format,
@@ -321,13 +376,13 @@ class Tally:
             line = self.lines[i]
             rows.append(
                 StandingRow(
-                    rank=rank,
+                    rank=None if self.gauntlet and rank > 1 else rank,
                     name=self.names[i],
                     wins=line.wins,
                     losses=line.losses,
                     draws=line.draws,
                     forfeits=line.forfeits,
-                    forfeit_kinds={k: line.kinds.get(k, 0) for k in KINDS},
+                    forfeit_kinds=_kinds_of(line),
                     fuel_total=line.fuel_total,
                     banked=line.banked,
                     ticks=line.ticks,
@@ -336,24 +391,31 @@ class Tally:
                     reached=None if reached is None else reached[i],
                 )
             )
-        gauntlet = tuple(
-            GauntletRow(
-                opponent=self.names[j],
-                wins=first.wins,
-                losses=first.losses,
-                draws=first.draws,
-                errors=first.errors,
-                banked=(first.banked, other.banked),
-                fuel_total=(first.fuel_total, other.fuel_total),
-                ticks=first.ticks,
-                forfeits=(first.forfeits, other.forfeits),
-                forfeit_kinds=(
-                    {k: first.kinds.get(k, 0) for k in KINDS},
-                    {k: other.kinds.get(k, 0) for k in KINDS},
-                ),
-            )
-            for j, (first, other) in enumerate(self.versus)
-            if j > 0
-        )
+        gauntlet = tuple(self._gauntlet_row(j) for j in self.opponents()) if self.gauntlet else ()
         matrix = WinMatrix(self.names, array("I", self.won), array("I", self.met))
         return Standings(fmt, tuple(rows), matrix, gauntlet, matches, total, complete)
+
+    def _gauntlet_row(self, j: int) -> GauntletRow:
+        first, other, as_a, as_b = self.versus[j]
+        a, b = (
+            GauntletSide(line.wins, line.losses, line.draws, line.errors, _kinds_of(line))
+            for line in (as_a, as_b)
+        )
+        return GauntletRow(
+            opponent=self.names[j],
+            wins=first.wins,
+            losses=first.losses,
+            draws=first.draws,
+            errors=first.errors,
+            banked=(first.banked, other.banked),
+            fuel_total=(first.fuel_total, other.fuel_total),
+            ticks=first.ticks,
+            forfeits=(first.forfeits, other.forfeits),
+            forfeit_kinds=(_kinds_of(first), _kinds_of(other)),
+            as_a=a,
+            as_b=b,
+        )
+
+
+def _kinds_of(line: _Line) -> dict[sim.ForfeitKind, int]:
+    return {k: line.kinds.get(k, 0) for k in KINDS}

@@ -3,7 +3,7 @@
 // watch its standings fill in.
 
 import {
-  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, savedToken, saveToken, table,
+  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, rankCell, savedToken, saveToken, table,
 } from "./site.js";
 
 const main = frame("console");
@@ -207,7 +207,7 @@ async function startTournament() {
       tournamentBox.replaceChildren(
         table(
           [
-            { title: "rank", cell: (r) => String(r.rank), class: "site-num" },
+            { title: "rank", cell: rankCell, class: "site-num" },
             { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
             { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
             { title: "losses", cell: (r) => String(r.losses), class: "site-num" },

@@ -35,6 +35,7 @@ guarded(main, async () => {
   );
   const mine = (r) => r.result.sides[r.side];
   const theirs = (r) => r.result.sides[1 - r.side];
+  const sideCell = (side, key) => (r) => (r.result.status === "finished" ? num(side(r)[key]) : "–");
   let viewer = null;
   let selected = null;
   const select = h("select", { class: "site-opponent", "aria-label": "opponent" });
@@ -46,8 +47,12 @@ guarded(main, async () => {
       { title: "side", cell: (r) => "AB"[r.side] },
       { title: "outcome", cell: (r) => h("span", { class: `site-outcome site-${r.outcome}` }, r.outcome) },
       { title: "reason", cell: (r) => r.result.reason || "–" },
-      { title: "banked", cell: (r) => (r.result.status === "finished" ? `${num(mine(r).banked)}–${num(theirs(r).banked)}` : "–"), class: "site-num" },
-      { title: "fuel", cell: (r) => (r.result.status === "finished" ? num(mine(r).fuel_total) : "–"), class: "site-num" },
+      // Both sides, labelled: the run's controller's ("yours"), then the opponent's, as
+      // arena runs show prints them.
+      { title: "banked (yours)", cell: sideCell(mine, "banked"), class: "site-num" },
+      { title: "banked (opponent)", cell: sideCell(theirs, "banked"), class: "site-num" },
+      { title: "fuel (yours)", cell: sideCell(mine, "fuel_total"), class: "site-num" },
+      { title: "fuel (opponent)", cell: sideCell(theirs, "fuel_total"), class: "site-num" },
       { title: "ticks", cell: (r) => String(r.result.ticks ?? "–"), class: "site-num" },
       { title: "match", cell: (r) => matchLink(r.id) },
     ],

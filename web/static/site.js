@@ -115,6 +115,11 @@ export function table(columns, rows, { empty = "none yet", rowClass = null } = {
 
 export const num = new Intl.NumberFormat("en-US").format;
 
+/** A standings row's rank; a gauntlet ranks only its entrant, its opponents have none. */
+export function rankCell(row) {
+  return row.rank === null ? h("span", { title: "a gauntlet ranks only its entrant" }, "–") : String(row.rank);
+}
+
 /** "2024-05-01T12:00:00.000000+00:00" -> "2024-05-01 12:00". */
 export function when(iso) {
   if (!iso) return "–";

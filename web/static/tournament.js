@@ -1,7 +1,7 @@
 // A tournament's page: standings with ratings, the pairings (rounds; a bracket drawn as
 // a tree), each match linked; live (server-sent events) while it runs.
 
-import { api, follow, frame, guarded, h, matchLink, num, table, when } from "./site.js";
+import { api, follow, frame, guarded, h, matchLink, num, rankCell, table, when } from "./site.js";
 
 const main = frame("tournament");
 const tournamentId = Number(document.body.dataset.id);
@@ -34,9 +34,12 @@ function drawHead(t) {
 function drawStandings(t) {
   standings.replaceChildren(
     h("h2", {}, t.status === "running" ? "Standings so far" : "Standings"),
+    t.format === "gauntlet"
+      ? h("p", { class: "site-meta" }, `A gauntlet: only its entrant, ${t.entrant}, is ranked; its opponents follow, the hardest first.`)
+      : "",
     table(
       [
-        { title: "rank", cell: (r) => String(r.rank), class: "site-num" },
+        { title: "rank", cell: rankCell, class: "site-num" },
         { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
         { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
         { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
@@ -61,11 +64,12 @@ function meetingBox(m) {
     h(
       "div",
       { class: "site-meeting-matches" },
+      // Each match as it reads: its seed, who was side A and side B, and who won.
       m.matches.map((x) => {
         const [a, b] = x.side === 0 ? [m.a, m.b] : [m.b, m.a];
         const result = x.status === "pending" ? "playing" : x.status === "error" ? "not played" : x.winner ? `${x.winner} wins` : "draw";
-        const link = matchLink(x.id, `#${x.id}`);
-        link.title = `seed ${x.seed}: ${a} (A) vs ${b} (B): ${result}`;
+        const link = matchLink(x.id, `seed ${x.seed} · A ${a} · B ${b} · ${result}`);
+        link.title = `match #${x.id}`;
         link.className = x.winner === null ? "site-draw" : x.winner === m.a ? "site-first" : "site-second";
         return link;
       }),
