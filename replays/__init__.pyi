@@ -40,7 +40,10 @@ from ._reader import (
     iter_replay as iter_replay,
     read_replay as read_replay,
 )
-from ._recorder import Recorder as Recorder
+from ._recorder import (
+    CoreRecorder as CoreRecorder,
+    Recorder as Recorder,
+)
 from ._states import (
     FrameState as FrameState,
     iter_games as iter_games,

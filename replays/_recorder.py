@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import msgpack
 
@@ -31,8 +31,9 @@ from replays._format import (
     _packed_side,
 )
 from replays._limits import MAX_DETAIL_CHARS, clip
+from replays._native import frames_of
 
-__all__ = ["FrameEncoder", "Recorder", "ReplayWriter"]
+__all__ = ["CoreRecorder", "FrameEncoder", "Recorder", "ReplayWriter"]
 
 
 class FrameEncoder:
@@ -225,6 +226,12 @@ class ReplayWriter:
             self._expect("frames")
         self._out.write(self._packer.pack(frame if isinstance(frame, dict) else frame.to_wire()))
 
+    def packed(self, frame: bytes) -> None:
+        """Append a frame already packed (the native frame encoder's bytes)."""
+        if self._state != "frames":
+            self._expect("frames")
+        self._out.write(frame)
+
     def result(self, result: Result) -> None:
         self._expect("frames")
         self._write(result.to_wire())
@@ -280,14 +287,66 @@ class Recorder:
 
     def result(self, result: Result) -> None:
         """Record the result; forfeit details are clipped to ``MAX_DETAIL_CHARS``."""
-        self._writer.result(
-            Result(
-                result.winner,
-                result.reason,
-                result.ticks,
-                (_clipped(result.sides[0]), _clipped(result.sides[1])),
-            )
+        _write_result(self._writer, result)
+
+
+class CoreRecorder:
+    """Records a match played on a native core (``sim.native_core``): the same bytes as a
+    ``Recorder`` of the same match, each frame built in C (``replays._native``).
+
+    Made by ``for_core``, which gives None where the native frame encoder is missing.
+    """
+
+    def __init__(self, out: BinaryIO, core: sim.NativeCore, header: Header, frames: Any) -> None:
+        self._writer = ReplayWriter(out)
+        self._writer.header(header)
+        self._core = core
+        self._version = header.version
+        self._applied = frames.applied
+
+    @classmethod
+    def for_core(cls, out: BinaryIO, core: sim.NativeCore, header: Header) -> CoreRecorder | None:
+        """A recorder of ``core``'s match, writing ``header`` now; None without the native
+        frame encoder (nothing is written then)."""
+        frames = frames_of(core, header.version)
+        return None if frames is None else cls(out, core, header, frames)
+
+    def applied(self, fuel_a: int, fuel_b: int, notes: Notes | None = None) -> None:
+        """Record the tick the core has just stepped, from the records it took."""
+        self._writer.packed(self._applied(fuel_a, fuel_b, notes))
+
+    def forfeit(
+        self,
+        submitted: Sequence[Sequence[sim.Record]],
+        fuel: Sequence[int],
+        notes: Notes | None = None,
+    ) -> Frame:
+        """Record the current tick, in which a side forfeited, as not applied."""
+        frame = ForfeitFrame(
+            tick=self._core.tick,
+            actions=(tuple(submitted[0]), tuple(submitted[1])),
+            fuel=(fuel[0], fuel[1]),
+            checksum=self._core.checksum(self._version),
+            notes=notes,
         )
+        self._writer.frame(frame)
+        return frame
+
+    def result(self, result: Result) -> None:
+        """Record the result, as ``Recorder.result`` does."""
+        _write_result(self._writer, result)
+
+
+def _write_result(writer: ReplayWriter, result: Result) -> None:
+    """Write the result with its forfeit details clipped to ``MAX_DETAIL_CHARS``."""
+    writer.result(
+        Result(
+            result.winner,
+            result.reason,
+            result.ticks,
+            (_clipped(result.sides[0]), _clipped(result.sides[1])),
+        )
+    )
 
 
 def _clipped(side: ResultSide) -> ResultSide:

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Everything the main job and the tests need, on a fresh machine: Debian's
 # chromium (for the browser tests; apt as root), .venv at the repo root with the
-# project, its test tools and Ray (the tests start a real local Ray), the
-# project's bytecode, and the pinned AssemblyScript compiler (npm). Safe to run
-# again: what is there already is kept.
+# project, its test tools and Ray (the tests start a real local Ray), the native
+# core, the project's bytecode, and the pinned AssemblyScript compiler (npm). Safe
+# to run again: what is there already is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -25,6 +25,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".[dev,ray]"
+
+# The native core of the match loop (sim/_native, replays/_native): built with
+# gcc where it can be; where it cannot, this says so in one line and matches play
+# on the pure Python rules, which give the same bytes (docs/decisions.md).
+.venv/bin/python scripts/build_native.py
 
 # Compile the project's bytecode now: an editable install leaves its sources
 # uncompiled, and where Python may not write bytecode (PYTHONDONTWRITEBYTECODE,

@@ -45,6 +45,12 @@ from ._maps import (
     generate_map as generate_map,
     parse_map as parse_map,
 )
+from ._native import (
+    NativeCore as NativeCore,
+    native_core as native_core,
+    native_source_hash as native_source_hash,
+    native_unavailable as native_unavailable,
+)
 from ._observer import (
     FlatObservation as FlatObservation,
     Observation as Observation,
@@ -55,6 +61,7 @@ from ._rules import (
     Outcome as Outcome,
     TickEvents as TickEvents,
     forfeit_outcome as forfeit_outcome,
+    judge as judge,
 )
 from ._units import (
     SideState as SideState,

@@ -29,6 +29,7 @@ __all__ = [
     "Outcome",
     "TickEvents",
     "forfeit_outcome",
+    "judge",
     "outcome",
     "step",
 ]
@@ -270,12 +271,30 @@ def _move(state: State, wishes: list[tuple[Unit, int]]) -> None:
 
 def outcome(state: State, fuel_totals: tuple[int, int]) -> Outcome | None:
     """Rules §7.2-§7.3, checked after a tick has been stepped; None while play goes on."""
-    alive = (state.sides[0].colony_hp > 0, state.sides[1].colony_hp > 0)
+    s0, s1 = state.sides
+    return judge(
+        (s0.colony_hp, s1.colony_hp),
+        (s0.banked, s1.banked),
+        state.tick,
+        state.config.max_ticks,
+        fuel_totals,
+    )
+
+
+def judge(
+    colony_hp: tuple[int, int],
+    banked: tuple[int, int],
+    tick: int,
+    max_ticks: int,
+    fuel_totals: tuple[int, int],
+) -> Outcome | None:
+    """``outcome`` of a state given by its figures (what a native core reports)."""
+    alive = (colony_hp[0] > 0, colony_hp[1] > 0)
     if alive[0] != alive[1]:
         return Outcome(0 if alive[0] else 1, Reason.SWEEP)
-    if alive[0] and state.tick < state.config.max_ticks:
+    if alive[0] and tick < max_ticks:
         return None
-    a, b = state.sides[0].banked, state.sides[1].banked
+    a, b = banked
     if a != b:
         return Outcome(0 if a > b else 1, Reason.SCORE)
     fa, fb = fuel_totals

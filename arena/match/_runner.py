@@ -6,6 +6,7 @@ Importing this module loads the sandbox's engine (wasmtime): it is where matches
 from __future__ import annotations
 
 import io
+import warnings
 from dataclasses import replace
 
 import replays
@@ -28,6 +29,7 @@ def run_match(
     game_map: sim.GameMap | None = None,
     case: replays.CaseRef | None = None,
     replay_version: int = replays.VERSION,
+    native: bool | None = None,
 ) -> MatchResult:
     """Play ``a`` (side 0) against ``b`` (side 1) and record the replay.
 
@@ -36,6 +38,10 @@ def run_match(
     recorded one when a match is played again to verify its replay.
     Deterministic: the same arguments give the same result and replay bytes,
     unless the wall-clock backstop fires (forfeit kind ``timeout``).
+
+    ``native`` picks the tick loop: the native core (True: an ``ArenaError`` without
+    it), the pure rules (False), or the native core where it is there (None, saying
+    once per process when it is not). Both give the same result and bytes.
     """
     if not 0 <= seed < 1 << 32:
         raise ArenaError(f"seed {seed} is not an unsigned 32-bit integer")
@@ -69,8 +75,6 @@ def run_match(
     )
     if replay_version != header.version:
         header = replace(header, version=replay_version)
-    recorder = replays.Recorder(out, game, header)
-
     ctrls = (Controller(a.blob, limits), Controller(b.blob, limits))
     forfeits: list[sim.Forfeit | None] = [None, None]
     for s, ctrl in enumerate(ctrls):
@@ -86,9 +90,68 @@ def run_match(
             # init, or timeout when the wall-clock backstop fired during init.
             forfeits[s] = _forfeit(0, fault.kind, fault.detail)
 
+    # The tick loop plays on the native core where it is there, else on the pure rules:
+    # the same bytes either way (sim._native).
+    core = sim.native_core(game) if native is not False else None
+    core_recorder = None if core is None else replays.CoreRecorder.for_core(out, core, header)
+    if native and core_recorder is None:
+        raise ArenaError(f"the native core is not available: {_native_unavailable()}")
+    if native is None and core_recorder is None:
+        _say_once_pure()
+    tick_fuel: tuple[list[int], list[int]] = ([], [])
+    play = (
+        _play_pure(game, replays.Recorder(out, game, header), ctrls, forfeits, tick_fuel)
+        if core is None or core_recorder is None
+        else _play_native(core, core_recorder, ctrls, forfeits, tick_fuel, config)
+    )
+    outcome, ticks, banked, recorder = play
+
+    sides = tuple(
+        SideResult(
+            name=names[s],
+            sha256=c.sha256,
+            banked=banked[s],
+            fuel_total=ctrls[s].fuel_total,
+            fuel_peak=ctrls[s].fuel_peak,
+            forfeit=forfeits[s],
+            tick_fuel=tuple(tick_fuel[s]),
+        )
+        for s, c in enumerate(contestants)
+    )
+    recorder.result(
+        replays.Result(
+            winner=outcome.winner,
+            reason=outcome.reason,
+            ticks=ticks,
+            sides=(_result_side(sides[0]), _result_side(sides[1])),
+        )
+    )
+    return MatchResult(
+        winner=outcome.winner,
+        reason=outcome.reason,
+        ticks=ticks,
+        seed=seed,
+        sides=(sides[0], sides[1]),
+        replay=out.getvalue(),
+    )
+
+
+# What a tick loop gives back: the outcome, the ticks decided, each side's banked
+# score, and the recorder, which writes the result.
+_Played = tuple[sim.Outcome, int, tuple[int, int], "replays.Recorder | replays.CoreRecorder"]
+
+
+def _play_pure(
+    game: sim.Game,
+    recorder: replays.Recorder,
+    ctrls: tuple[Controller, Controller],
+    forfeits: list[sim.Forfeit | None],
+    tick_fuel: tuple[list[int], list[int]],
+) -> _Played:
+    """The tick loop on the pure rules (``sim.Game``): the reference."""
+    config = game.config
     outcome: sim.Outcome | None = None
     ticks = 0
-    tick_fuel: tuple[list[int], list[int]] = ([], [])
     if any(forfeits):
         outcome = _forfeit_outcome(forfeits)
     max_records = config.max_units + 1
@@ -129,35 +192,90 @@ def run_match(
         events = game.step(submitted)
         recorder.applied(submitted, fuel, events, notes)
         outcome = game.outcome((ctrls[0].fuel_total, ctrls[1].fuel_total))
+    return outcome, ticks, (game.sides[0].banked, game.sides[1].banked), recorder
 
-    sides = tuple(
-        SideResult(
-            name=names[s],
-            sha256=c.sha256,
-            banked=game.sides[s].banked,
-            fuel_total=ctrls[s].fuel_total,
-            fuel_peak=ctrls[s].fuel_peak,
-            forfeit=forfeits[s],
-            tick_fuel=tuple(tick_fuel[s]),
+
+def _play_native(
+    core: sim.NativeCore,
+    recorder: replays.CoreRecorder,
+    ctrls: tuple[Controller, Controller],
+    forfeits: list[sim.Forfeit | None],
+    tick_fuel: tuple[list[int], list[int]],
+    config: sim.Config,
+) -> _Played:
+    """``_play_pure`` on a native core: the core observes, checks the replies, steps and
+    frames the tick; a refused reply's message, and a forfeit tick, come from the
+    reference."""
+    outcome: sim.Outcome | None = _forfeit_outcome(forfeits) if any(forfeits) else None
+    ticks = 0
+    max_records = config.max_units + 1
+    observe, take, step, applied = core.observe, core.take, core.step, recorder.applied
+    ctrl_a, ctrl_b = ctrls
+    fuel_a, fuel_b = tick_fuel
+    noting = ctrl_a.has_note or ctrl_b.has_note
+    raws = [b"", b""]
+    while outcome is None:
+        tick = core.tick
+        for s, ctrl in enumerate(ctrls):
+            reply = ctrl.tick(observe(s, ctrl.last_fuel), max_records)
+            if isinstance(reply, Fault):
+                raws[s] = b""
+                forfeits[s] = _forfeit(tick, reply.kind, reply.detail)
+                continue
+            n, raw = reply
+            raws[s] = raw
+            if not take(s, n, raw):
+                broken = sim.validate_actions(
+                    n, decode_actions(raw), core.roster(s), config.max_units
+                )
+                if broken is None:  # a host bug: the two implementations disagree
+                    raise RuntimeError(f"the native core refused a valid reply at tick {tick}")
+                forfeits[s] = _forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
+        notes: replays.Notes | None = None
+        if noting:
+            notes = (
+                None if forfeits[0] else ctrl_a.last_note,
+                None if forfeits[1] else ctrl_b.last_note,
+            )
+        fuel_a.append(ctrl_a.last_fuel)
+        fuel_b.append(ctrl_b.last_fuel)
+        ticks = tick + 1
+        if forfeits[0] or forfeits[1]:
+            submitted = [decode_actions(raws[0]), decode_actions(raws[1])]
+            recorder.forfeit(submitted, [ctrl_a.last_fuel, ctrl_b.last_fuel], notes)
+            outcome = _forfeit_outcome(forfeits)
+            break
+        step()
+        applied(ctrl_a.last_fuel, ctrl_b.last_fuel, notes)
+        if core.ended:
+            (hp_a, banked_a), (hp_b, banked_b) = core.totals(0), core.totals(1)
+            outcome = sim.judge(
+                (hp_a, hp_b),
+                (banked_a, banked_b),
+                core.tick,
+                config.max_ticks,
+                (ctrl_a.fuel_total, ctrl_b.fuel_total),
+            )
+    return outcome, ticks, (core.totals(0)[1], core.totals(1)[1]), recorder
+
+
+def _native_unavailable() -> str:
+    return sim.native_unavailable() or "its frame encoder is not built"
+
+
+_said: list[bool] = []
+
+
+def _say_once_pure() -> None:
+    """Say once per process that matches play on the pure rules, and why."""
+    if not _said:
+        _said.append(True)
+        warnings.warn(
+            f"the native core is not available ({_native_unavailable()}): matches play on"
+            " the pure Python rules, which give the same bytes",
+            RuntimeWarning,
+            stacklevel=3,
         )
-        for s, c in enumerate(contestants)
-    )
-    recorder.result(
-        replays.Result(
-            winner=outcome.winner,
-            reason=outcome.reason,
-            ticks=ticks,
-            sides=(_result_side(sides[0]), _result_side(sides[1])),
-        )
-    )
-    return MatchResult(
-        winner=outcome.winner,
-        reason=outcome.reason,
-        ticks=ticks,
-        seed=seed,
-        sides=(sides[0], sides[1]),
-        replay=out.getvalue(),
-    )
 
 
 def _result_side(side: SideResult) -> replays.ResultSide:

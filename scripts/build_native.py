@@ -1,0 +1,110 @@
+"""Build the native core (``sim/_native``) and its frame encoder (``replays/_native``) with gcc.
+
+Run by ``./scripts/setup.sh``; safe to run again (a build that is up to date is
+kept). Each extension carries the hash of the sources it was built from, and
+its loader refuses a build the sources have moved on from, so a stale build
+never plays. Where gcc or Python's headers are missing, or a build fails, this
+says so in one line and exits 0: matches then run on the pure Python rules,
+which give the same bytes (docs/decisions.md, "The native core").
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from replays._native import SOURCES as FRAME_SOURCES  # noqa: E402
+from sim._native import SOURCES as CORE_SOURCES  # noqa: E402
+from sim._native import native_source_hash as source_hash  # noqa: E402
+
+CORE_DIR = ROOT / "sim" / "_native"
+FRAMES_DIR = ROOT / "replays" / "_native"
+# -fwrapv as CPython itself is built: signed overflow wraps, as the digest's arithmetic expects.
+FLAGS = ["-O2", "-fPIC", "-shared", "-std=gnu11", "-fwrapv", "-Wall", "-Wextra"]
+FLAGS += ["-Wno-unused-parameter", "-Wno-missing-field-initializers"]  # CPython's own idioms
+
+
+def _built_from(target: Path) -> str | None:
+    """The "source hash:layout" a built extension was built from, read from its bytes
+    (``FORAY_BUILD=`` in core.h), without loading it."""
+    try:
+        data = target.read_bytes()
+    except OSError:
+        return None
+    marker = b"FORAY_BUILD="
+    at = data.find(marker)
+    return None if at < 0 else data[at + len(marker) : at + len(marker) + 33].decode("latin-1")
+
+
+def _build(name: str, sources: list[Path], main: Path, directory: Path, layout: str) -> str:
+    """Compile one extension unless its build is up to date; return what was done."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    target = directory / f"{name}{suffix}"
+    digest = source_hash(sources)
+    if _built_from(target) == f"{digest}:{layout}":
+        return f"{target.relative_to(ROOT)} is up to date"
+    compiler = os.environ.get("CC", "gcc")
+    if shutil.which(compiler) is None:
+        raise RuntimeError(f"no C compiler ({compiler})")
+    include = sysconfig.get_paths()["include"]
+    if not (Path(include) / "Python.h").is_file():
+        raise RuntimeError(f"Python's headers are missing ({include}/Python.h)")
+    with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as tmp:
+        out = Path(tmp) / target.name
+        cmd = [
+            compiler,
+            *FLAGS,
+            f"-I{include}",
+            f"-I{CORE_DIR}",
+            f'-DFC_SOURCE_HASH="{digest}"',
+            f'-DFC_LAYOUT="{layout}"',
+            str(main),
+            "-o",
+            str(out),
+        ]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0:
+            errors = [line for line in proc.stderr.splitlines() if "error" in line]
+            first = errors[0] if errors else f"{compiler} exited with {proc.returncode}"
+            raise RuntimeError(f"{main.name}: {first}\n{' '.join(cmd)}\n{proc.stderr}")
+        if proc.stderr.strip() and "-v" in sys.argv[1:]:
+            print(proc.stderr, file=sys.stderr)
+        # Renamed into place whole: a process loading it meanwhile sees the old or the new.
+        out.replace(target)
+    return f"built {target.relative_to(ROOT)}"
+
+
+def main() -> int:
+    layout = source_hash([CORE_DIR / "core.h"])
+    core_sources = [CORE_DIR / name for name in CORE_SOURCES]
+    frame_sources = [FRAMES_DIR / name for name in FRAME_SOURCES]
+    try:
+        done = [
+            _build("_core", core_sources, CORE_DIR / "_core.c", CORE_DIR, layout),
+            _build("_frames", frame_sources, FRAMES_DIR / "_frames.c", FRAMES_DIR, layout),
+        ]
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        first = str(exc).splitlines()[0]
+        print(
+            f"setup: the native core was not built ({first}); matches run on the pure"
+            " Python rules, which give the same bytes",
+            file=sys.stderr,
+        )
+        if "-v" in sys.argv[1:]:
+            print(exc, file=sys.stderr)
+        return 0
+    if "-v" in sys.argv[1:]:
+        print("\n".join(done))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
