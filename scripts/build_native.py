@@ -1,4 +1,5 @@
-"""Build the native core (``sim/_native``) and its frame encoder (``replays/_native``) with gcc.
+"""Build the native core (``sim/_native``), its frame encoder (``replays/_native``) and the
+controller's tick call (``arena/sandbox/_native``) with gcc.
 
 Run by ``./scripts/setup.sh``; safe to run again (a build that is up to date is
 kept). Each extension carries the hash of the sources it was built from, and
@@ -21,12 +22,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arena.sandbox._native import SOURCES as CALL_SOURCES  # noqa: E402
 from replays._native import SOURCES as FRAME_SOURCES  # noqa: E402
 from sim._native import SOURCES as CORE_SOURCES  # noqa: E402
 from sim._native import native_source_hash as source_hash  # noqa: E402
 
 CORE_DIR = ROOT / "sim" / "_native"
-FRAMES_DIR = ROOT / "replays" / "_native"
+# Each extension: its name, its directory, and the sources its build carries the hash of.
+EXTENSIONS = (
+    ("_core", CORE_DIR, CORE_SOURCES),
+    ("_frames", ROOT / "replays" / "_native", FRAME_SOURCES),
+    ("_call", ROOT / "arena" / "sandbox" / "_native", CALL_SOURCES),
+)
 # -fwrapv as CPython itself is built: signed overflow wraps, as the digest's arithmetic expects.
 FLAGS = ["-O2", "-fPIC", "-shared", "-std=gnu11", "-fwrapv", "-Wall", "-Wextra"]
 FLAGS += ["-Wno-unused-parameter", "-Wno-missing-field-initializers"]  # CPython's own idioms
@@ -44,11 +51,12 @@ def _built_from(target: Path) -> str | None:
     return None if at < 0 else data[at + len(marker) : at + len(marker) + 33].decode("latin-1")
 
 
-def _build(name: str, sources: list[Path], main: Path, directory: Path, layout: str) -> str:
+def _build(name: str, directory: Path, sources: tuple[str, ...], layout: str) -> str:
     """Compile one extension unless its build is up to date; return what was done."""
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     target = directory / f"{name}{suffix}"
-    digest = source_hash(sources)
+    main = directory / f"{name}.c"
+    digest = source_hash([directory / source for source in sources])
     if _built_from(target) == f"{digest}:{layout}":
         return f"{target.relative_to(ROOT)} is up to date"
     compiler = os.environ.get("CC", "gcc")
@@ -84,13 +92,8 @@ def _build(name: str, sources: list[Path], main: Path, directory: Path, layout: 
 
 def main() -> int:
     layout = source_hash([CORE_DIR / "core.h"])
-    core_sources = [CORE_DIR / name for name in CORE_SOURCES]
-    frame_sources = [FRAMES_DIR / name for name in FRAME_SOURCES]
     try:
-        done = [
-            _build("_core", core_sources, CORE_DIR / "_core.c", CORE_DIR, layout),
-            _build("_frames", frame_sources, FRAMES_DIR / "_frames.c", FRAMES_DIR, layout),
-        ]
+        done = [_build(*extension, layout) for extension in EXTENSIONS]
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         first = str(exc).splitlines()[0]
         print(

@@ -51,6 +51,17 @@ Builder = Callable[..., bytes]
 FAST = os.environ.get("FORAY_FAST_TESTS") == "1"
 
 
+def require_native(loaded: object) -> None:
+    """Fail a test that needs a native part this checkout lacks (``./scripts/setup.sh``
+    builds them); skip it only when FORAY_NATIVE=0 turned them off on purpose."""
+    if loaded is not None:
+        return
+    reason = sim.native_unavailable() or "not built"
+    if os.environ.get("FORAY_NATIVE") == "0":
+        pytest.skip(f"the native parts are {reason}")
+    pytest.fail(f"the native parts are {reason}: run ./scripts/setup.sh")
+
+
 def examples(n: int) -> int:
     """A property test's number of examples: ``n``, or a tenth (at least 5) in the fast loop."""
     return max(5, n // 10) if FAST else n

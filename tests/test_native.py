@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import random
 import shutil
 import subprocess
@@ -31,8 +30,18 @@ import arena
 import replays
 import sim
 from arena.match import decode_actions, encode_obs_for
+from arena.sandbox import Controller, Limits
 from sim import _native as native
-from tests._support import BOTS, EXTRA, ROOT, Builder, examples, policy, random_policy
+from tests._support import (
+    BOTS,
+    EXTRA,
+    ROOT,
+    Builder,
+    examples,
+    policy,
+    random_policy,
+    require_native,
+)
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 OPEN_10 = "A" + "." * 9 + "\n" + ("." * 10 + "\n") * 8 + "." * 9 + "B\n"
@@ -43,11 +52,8 @@ PACK = msgpack.Packer(use_bin_type=True).pack
 def core_module() -> ModuleType:
     """The native core's module: a checkout set up by ./scripts/setup.sh has it built."""
     module = native.load()
-    if module is None:
-        reason = sim.native_unavailable()
-        if os.environ.get("FORAY_NATIVE") == "0":
-            pytest.skip(f"the native core is {reason}")
-        pytest.fail(f"the native core is {reason}: run ./scripts/setup.sh")
+    require_native(module)
+    assert module is not None
     return module
 
 
@@ -420,5 +426,28 @@ def test_the_build_is_kept_while_its_sources_stand() -> None:
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "_core" in proc.stdout and "_frames" in proc.stdout
-    assert proc.stdout.count("is up to date") == 2, proc.stdout
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 3 and all(line.endswith("is up to date") for line in lines), lines
+    assert [Path(line.split()[0]).stem.split(".")[0] for line in lines] == [
+        "_core",
+        "_frames",
+        "_call",
+    ]
+
+
+def test_the_tick_call_is_made_from_c_where_it_can_be(build_c: Builder) -> None:
+    """From C for a module without foray_note (whose second call stays on ctypes), unless
+    the controller is asked to keep to ctypes; the results are the same (test_sandbox.py)."""
+    idle, notes = build_c(EXTRA / "idle.c"), build_c(BOTS / "notes.c")
+    g = sim.Game(sim.generate_map(1), sim.Config())
+    init = arena.encode_init(g, 0, seed=1, fuel_per_tick=5_000_000, max_memory_bytes=1 << 26)
+    for blob, allowed, from_c in ((idle, True, True), (idle, False, False), (notes, True, False)):
+        ctrl = Controller(blob, Limits(), native=allowed)
+        assert ctrl.init(init) is None
+        assert (ctrl._fast is not None) == from_c
+        message = encode_obs_for(g, 0, 0)
+        first = ctrl.tick(message, 49)
+        assert first == ctrl.tick(message, 49) and ctrl.last_fuel > 0
+        ctrl.close()
+        with pytest.raises(RuntimeError, match="before a successful init or after a fault"):
+            ctrl.tick(message, 49)

@@ -26,10 +26,23 @@ from arena.sandbox import (
     Limits,
     check_module,
 )
-from tests._support import BOTS, ZOO, Builder, cli, compile_bomb
+from arena.sandbox import _native as native_call
+from tests._support import BOTS, ZOO, Builder, cli, compile_bomb, require_native
 
 INIT_MESSAGE = struct.pack("<4i", 1, 32, 32, 100)
 MiB = 1024 * 1024
+
+
+@pytest.fixture(params=["C", "ctypes"])
+def call_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A tick test runs on both ways ``Controller.tick`` makes its call: from C
+    (arena.sandbox._native) and through ctypes, which must give the same results."""
+    if request.param == "ctypes":
+        monkeypatch.setattr(native_call, "_loaded", [None])
+    else:
+        require_native(native_call.load())
+    path: str = request.param
+    return path
 
 
 def started(blob: bytes, limits: Limits | None = None) -> Controller:
@@ -249,16 +262,19 @@ def test_init_backstop(zoo: dict[str, bytes], healthy: None) -> None:
 # ---- tick faults ------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("call_path")
 def test_fuel_loop(zoo: dict[str, bytes], healthy: None) -> None:
     assert fault_of(zoo["spin"]) == Fault(
         sim.ForfeitKind.FUEL, "tick ran out of fuel_per_tick (5000000)"
     )
 
 
+@pytest.mark.usefixtures("call_path")
 def test_bulk_memory_loop_costs_fuel(zoo: dict[str, bytes], healthy: None) -> None:
     assert fault_of(zoo["bulk_loop"]).kind == "fuel"
 
 
+@pytest.mark.usefixtures("call_path")
 @pytest.mark.parametrize(
     "name, detail",
     [
@@ -274,6 +290,7 @@ def test_traps(zoo: dict[str, bytes], healthy: None, name: str, detail: str) -> 
     assert detail in fault.detail
 
 
+@pytest.mark.usefixtures("call_path")
 def test_trap_is_charged_the_whole_tick(zoo: dict[str, bytes]) -> None:
     controller = started(zoo["unreachable"])
     init_fuel = controller.fuel_total
@@ -282,18 +299,21 @@ def test_trap_is_charged_the_whole_tick(zoo: dict[str, bytes]) -> None:
     assert controller.fuel_total == init_fuel + 5_000_000
 
 
+@pytest.mark.usefixtures("call_path")
 def test_memory_growth_past_the_cap(zoo: dict[str, bytes], healthy: None) -> None:
     fault = fault_of(zoo["grow"], word0=1024)
     assert fault.kind == "memory"
     assert "over max_memory_bytes 67108864" in fault.detail
 
 
+@pytest.mark.usefixtures("call_path")
 @pytest.mark.parametrize("name", ["grow_then_trap", "grow_then_spin"])
 def test_memory_takes_precedence(zoo: dict[str, bytes], healthy: None, name: str) -> None:
     fault = fault_of(zoo[name], word0=1024)
     assert fault.kind == "memory"
 
 
+@pytest.mark.usefixtures("call_path")
 def test_grow_past_the_hard_limit_returns_minus_one(zoo: dict[str, bytes]) -> None:
     controller = started(zoo["grow"])
     # The hard limit is 2 x 64 MiB = 2048 pages: a single grow past it fails.
@@ -304,6 +324,7 @@ def test_grow_past_the_hard_limit_returns_minus_one(zoo: dict[str, bytes]) -> No
     assert n == 1 and struct.unpack("<3i", raw)[0] > 0
 
 
+@pytest.mark.usefixtures("call_path")
 def test_table_growth_is_capped_without_forfeit(zoo: dict[str, bytes]) -> None:
     controller = started(zoo["table_grow"])
     grow = [struct.pack("<3i", k, 0, 0) for k in (20_000, 9_999, 1)]
@@ -312,6 +333,7 @@ def test_table_growth_is_capped_without_forfeit(zoo: dict[str, bytes]) -> None:
     assert controller.tick(grow[2], 10) == (1, struct.pack("<3i", -1, 10_000, 0))
 
 
+@pytest.mark.usefixtures("call_path")
 def test_tick_backstop(zoo: dict[str, bytes], healthy: None) -> None:
     limits = Limits(tick_timeout=0.05, fuel_per_tick=10**12)
     controller = started(zoo["spin_forever"], limits)
@@ -325,6 +347,7 @@ def test_tick_backstop(zoo: dict[str, bytes], healthy: None) -> None:
 # ---- well-behaved modules ----------------------------------------------------
 
 
+@pytest.mark.usefixtures("call_path")
 def test_good_tick_and_bad_n(zoo: dict[str, bytes]) -> None:
     controller = started(zoo["good"])
     assert controller.tick(struct.pack("<3i", 0, 0, 0), 1) == (1, struct.pack("<3i", 7, 1, 2))
@@ -337,6 +360,7 @@ def test_good_tick_and_bad_n(zoo: dict[str, bytes]) -> None:
     assert controller.tick(struct.pack("<2i", 1, 0), 3) == (0, b"")
 
 
+@pytest.mark.usefixtures("call_path")
 def test_message_is_written_without_clearing(zoo: dict[str, bytes]) -> None:
     controller = started(zoo["good"])
     controller.tick(struct.pack("<2i", 1, 2) + bytes(16), 5)
@@ -347,6 +371,7 @@ def test_message_is_written_without_clearing(zoo: dict[str, bytes]) -> None:
         controller.tick(bytes(BUFFER_BYTES + 1), 5)
 
 
+@pytest.mark.usefixtures("call_path")
 def test_fuel_accounting(zoo: dict[str, bytes]) -> None:
     controller = started(zoo["good"])
     init_fuel = controller.fuel_total
@@ -364,6 +389,7 @@ def test_fuel_accounting(zoo: dict[str, bytes]) -> None:
     assert controller.fuel_total == init_fuel + 2 * short_fuel + long_fuel
 
 
+@pytest.mark.usefixtures("call_path")
 def test_fuel_is_deterministic_across_instances(zoo: dict[str, bytes]) -> None:
     def run() -> list[int]:
         controller = started(zoo["good"])
@@ -376,6 +402,7 @@ def test_fuel_is_deterministic_across_instances(zoo: dict[str, bytes]) -> None:
     assert run() == run()
 
 
+@pytest.mark.usefixtures("call_path")
 def test_init_is_called_once(zoo: dict[str, bytes]) -> None:
     controller = started(zoo["idle"])
     with pytest.raises(RuntimeError):
@@ -387,6 +414,7 @@ def test_init_is_called_once(zoo: dict[str, bytes]) -> None:
 # ---- what an author is told ---------------------------------------------------
 
 
+@pytest.mark.usefixtures("call_path")
 def test_a_stack_overflow_has_no_offset_to_show(zoo: dict[str, bytes]) -> None:
     """wasmtime knows no offset for a stack overflow (it says SIZE_MAX): said, not printed."""
     fault = fault_of(zoo["recurse"])

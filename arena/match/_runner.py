@@ -75,7 +75,11 @@ def run_match(
     )
     if replay_version != header.version:
         header = replace(header, version=replay_version)
-    ctrls = (Controller(a.blob, limits), Controller(b.blob, limits))
+    # native=False keeps every part to the reference: the controllers' calls too.
+    ctrls = (
+        Controller(a.blob, limits, native=native is not False),
+        Controller(b.blob, limits, native=native is not False),
+    )
     forfeits: list[sim.Forfeit | None] = [None, None]
     for s, ctrl in enumerate(ctrls):
         message = encode_init(

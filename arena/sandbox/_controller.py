@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Final
+from typing import Any, Final
 
 import wasmtime
 
-from arena.sandbox import _ffi
+from arena.sandbox import _ffi, _native
 from arena.sandbox._admission import error_text, new_store, prepare, trap_text
 from arena.sandbox._engine import epoch_ticks
 from arena.sandbox._limits import BUFFER_BYTES, RECORD_BYTES, Fault, Limits
@@ -66,8 +66,12 @@ class Controller:
     """The latest tick's debug note (rules §9.9): its text, the length it returned
     when that was out of 0..256 (the note is dropped), or None without the export."""
 
-    def __init__(self, blob: bytes, limits: Limits) -> None:
+    def __init__(self, blob: bytes, limits: Limits, *, native: bool = True) -> None:
+        """``native``: whether ``tick`` makes its call from C (``arena.sandbox._native``)
+        where that is built and the module has no ``foray_note``; else through ctypes.
+        Both take the same steps, so the results are the same."""
         self.blob: bytes = bytes(blob)
+        self._native = native
         self.limits: Limits = limits
         self.sha256: str = hashlib.sha256(self.blob).hexdigest()
         self.fuel_total = 0
@@ -95,6 +99,10 @@ class Controller:
         self._note_func = _ffi.FuncHandle()
         self._note_ref: object | None = None  # set when the module exports foray_note
         self._view = memoryview(b"")
+        self._buffer_address = 0
+        # The tick call made from C, once init succeeded (None: the ctypes path).
+        self._fast: Any = None
+        self._fast_memory = 0  # its code for memory over the cap
 
     @property
     def has_note(self) -> bool:
@@ -123,7 +131,32 @@ class Controller:
             return exc.fault
         self.fuel_total += used
         self._phase = _READY
+        self._fast = self._tick_call()
         return None
+
+    def _tick_call(self) -> Any:
+        """The tick call made from C, or None for the ctypes path: without the native
+        module, when not asked for, or for a module with ``foray_note`` (whose second
+        call the ctypes path makes)."""
+        module = _native.load() if self._native else None
+        if module is None or self._note_ref is not None:
+            return None
+        self._fast_memory = module.MEMORY
+        return module.TickCall(
+            *_ffi.function_addresses(),
+            int(self._ctx.value or 0),
+            _ffi.address_of(self._tick_func),
+            _ffi.address_of(self._vals),
+            _ffi.address_of(self._trap),
+            _ffi.address_of(self._memory),
+            _ffi.address_of(self._fuel_left),
+            self._buffer_address,
+            BUFFER_BYTES,
+            _MAX_RECORDS_IN_BUFFER,
+            self._fuel_per_tick,
+            int(self._tick_deadline.value),
+            self._max_memory,
+        )
 
     def _init(self, message: bytes) -> int:
         limits = self.limits
@@ -189,6 +222,7 @@ class Controller:
         # The memory never moves (memory_may_move is off) and never shrinks,
         # so a view of the buffer stays valid for the store's whole life.
         base = _ffi.memory_data(self._ctx, self._memory_ref)
+        self._buffer_address = base + address
         self._view = memoryview(_ffi.Buffer.from_address(base + address)).cast("B")
         self._view[: len(message)] = message
         store.set_epoch_deadline(epoch_ticks(remaining()))
@@ -280,6 +314,19 @@ class Controller:
         ``0 <= n <= max_records`` and the records fit in the buffer, else
         ``(n, b"")`` for the caller to reject; or a ``Fault``.
         """
+        fast = self._fast
+        if fast is not None:  # READY (close drops it): the same steps, made from C
+            got = fast.call(message, max_records)
+            if got.__class__ is tuple:
+                count, records, spent = got
+                self.last_fuel = spent
+                self.fuel_total += spent
+                if spent > self.fuel_peak:
+                    self.fuel_peak = spent
+                return count, records
+            if got == self._fast_memory:
+                return self._memory_fault(fast.memory)
+            return self._tick_fault(fast.error)
         if self._phase != _READY:
             raise RuntimeError("Controller.tick called before a successful init or after a fault")
         size = len(message)
@@ -380,6 +427,7 @@ class Controller:
     def close(self) -> None:
         """Drop the instance and its memory now; the controller is then dead."""
         self._phase = _DEAD
+        self._fast = None  # before what its pointers point into
         self._view = memoryview(b"")
         self._ctx.value = None
         self._store = None

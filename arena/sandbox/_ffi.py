@@ -28,6 +28,7 @@ __all__ = [
     "MemoryHandle",
     "TrapPtr",
     "ValRaw1",
+    "address_of",
     "call_unchecked",
     "context_of",
     "engine_increment_epoch",
@@ -36,6 +37,7 @@ __all__ = [
     "error_has_frames",
     "func_handle",
     "func_ref",
+    "function_addresses",
     "get_fuel",
     "innermost_frame",
     "memory_data",
@@ -86,6 +88,20 @@ memory_data_size = _raw_function("wasmtime_memory_data_size", ctypes.c_size_t)
 memory_data = _raw_function("wasmtime_memory_data", ctypes.c_void_p)
 call_unchecked = _raw_function("wasmtime_func_call_unchecked", ctypes.c_void_p)
 engine_increment_epoch = _b._wasmtime_engine_increment_epoch
+
+
+def function_addresses() -> tuple[int, int, int, int, int]:
+    """The addresses of the tick call's C functions, for a call made from C
+    (``arena.sandbox._native``): set fuel, set the epoch deadline, call, memory size, get fuel."""
+    funcs = (set_fuel, set_epoch_deadline, call_unchecked, memory_data_size, get_fuel)
+    a, b, c, d, e = (int(ctypes.cast(f, ctypes.c_void_p).value or 0) for f in funcs)
+    return a, b, c, d, e
+
+
+def address_of(obj: Any) -> int:
+    """The address of a ctypes object's storage (a handle, a value, a pointer), which a
+    call made from C reads or writes in place."""
+    return ctypes.addressof(obj)
 
 
 def ref(obj: Any) -> Any:
