@@ -20,20 +20,31 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from arena.sandbox._native import SOURCES as CALL_SOURCES  # noqa: E402
-from replays._native import SOURCES as FRAME_SOURCES  # noqa: E402
-from sim._native import SOURCES as CORE_SOURCES  # noqa: E402
-from sim._native import native_source_hash as source_hash  # noqa: E402
-
 CORE_DIR = ROOT / "sim" / "_native"
-# Each extension: its name, its directory, and the sources its build carries the hash of.
-EXTENSIONS = (
-    ("_core", CORE_DIR, CORE_SOURCES),
-    ("_frames", ROOT / "replays" / "_native", FRAME_SOURCES),
-    ("_call", ROOT / "arena" / "sandbox" / "_native", CALL_SOURCES),
-)
+
+
+def _extensions() -> list[tuple[str, Path, tuple[str, ...]]]:
+    """Each extension: its name, its directory, and the sources its build carries the hash
+    of (each loader's ``SOURCES``, read from this checkout)."""
+    sys.path.insert(0, str(ROOT))
+    from arena.sandbox import _native as call
+    from replays import _native as frames
+    from sim import _native as core
+
+    return [
+        ("_core", CORE_DIR, core.SOURCES),
+        ("_frames", ROOT / "replays" / "_native", frames.SOURCES),
+        ("_call", ROOT / "arena" / "sandbox" / "_native", call.SOURCES),
+    ]
+
+
+def source_hash(paths: list[Path]) -> str:
+    """The hash a build of ``paths`` carries, as the loaders compute it."""
+    from sim import native_source_hash
+
+    return native_source_hash(paths)
+
+
 # -fwrapv as CPython itself is built: signed overflow wraps, as the digest's arithmetic expects.
 FLAGS = ["-O2", "-fPIC", "-shared", "-std=gnu11", "-fwrapv", "-Wall", "-Wextra"]
 FLAGS += ["-Wno-unused-parameter", "-Wno-missing-field-initializers"]  # CPython's own idioms
@@ -93,7 +104,7 @@ def _build(name: str, directory: Path, sources: tuple[str, ...], layout: str) ->
 def main() -> int:
     layout = source_hash([CORE_DIR / "core.h"])
     try:
-        done = [_build(*extension, layout) for extension in EXTENSIONS]
+        done = [_build(*extension, layout) for extension in _extensions()]
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         first = str(exc).splitlines()[0]
         print(

@@ -23,15 +23,15 @@ from typing import Any
 
 import msgpack
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import arena
 import replays
 import sim
-from arena.match import decode_actions, encode_obs_for
+from arena.match import decode_actions, encode_init, encode_obs_for, run_match
 from arena.sandbox import Controller, Limits
-from sim import _native as native
+from replays._recorder import FrameEncoder
+from sim._native import _load as native
 from tests._support import (
     BOTS,
     EXTRA,
@@ -81,7 +81,7 @@ class Pair:
     version: int
 
     def __post_init__(self) -> None:
-        self.encoder = replays.FrameEncoder(self.game, self.version)
+        self.encoder = FrameEncoder(self.game, self.version)
         self.out = io.BytesIO()
         recorder = replays.CoreRecorder.for_core(
             self.out, self.core, _header(self.game, self.version)
@@ -363,8 +363,8 @@ def test_matches_record_the_same_bytes_on_both_loops(build_c: Builder) -> None:
     included; the replays verify."""
     for name, a, b, kw in _matches(build_c):
         ca, cb = arena.Contestant("a", a), arena.Contestant("b", b)
-        pure = arena.run_match(ca, cb, native=False, **kw)
-        fast = arena.run_match(ca, cb, native=True, **kw)
+        pure = run_match(ca, cb, native=False, **kw)
+        fast = run_match(ca, cb, native=True, **kw)
         assert fast.replay == pure.replay, name
         assert fast == pure, name
         assert replays.verify_replay(fast.replay).ok, name
@@ -400,21 +400,21 @@ def test_a_process_without_it_plays_on_the_pure_rules_and_says_so_once(
 
     idle = arena.Contestant("idle", build_c(EXTRA / "idle.c"))
     cfg = sim.Config(max_ticks=5)
-    with_core = arena.run_match(idle, idle, config=cfg)
+    with_core = run_match(idle, idle, config=cfg)
     monkeypatch.setattr(native, "_loaded", [None])
     monkeypatch.setattr(native, "_reason", ["not built (./scripts/setup.sh builds it with gcc)"])
     monkeypatch.setattr(_runner, "_said", [])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        first = arena.run_match(idle, idle, config=cfg)
-        second = arena.run_match(idle, idle, config=cfg)
+        first = run_match(idle, idle, config=cfg)
+        second = run_match(idle, idle, config=cfg)
     assert [str(w.message) for w in caught] == [
         "the native core is not available (not built (./scripts/setup.sh builds it with gcc)):"
         " matches play on the pure Python rules, which give the same bytes"
     ]
     assert first.replay == second.replay == with_core.replay
     with pytest.raises(arena.ArenaError, match="the native core is not available: not built"):
-        arena.run_match(idle, idle, config=cfg, native=True)
+        run_match(idle, idle, config=cfg, native=True)
 
 
 @pytest.mark.processes
@@ -440,7 +440,7 @@ def test_the_tick_call_is_made_from_c_where_it_can_be(build_c: Builder) -> None:
     the controller is asked to keep to ctypes; the results are the same (test_sandbox.py)."""
     idle, notes = build_c(EXTRA / "idle.c"), build_c(BOTS / "notes.c")
     g = sim.Game(sim.generate_map(1), sim.Config())
-    init = arena.encode_init(g, 0, seed=1, fuel_per_tick=5_000_000, max_memory_bytes=1 << 26)
+    init = encode_init(g, 0, seed=1, fuel_per_tick=5_000_000, max_memory_bytes=1 << 26)
     for blob, allowed, from_c in ((idle, True, True), (idle, False, False), (notes, True, False)):
         ctrl = Controller(blob, Limits(), native=allowed)
         assert ctrl.init(init) is None

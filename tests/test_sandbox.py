@@ -26,7 +26,7 @@ from arena.sandbox import (
     Limits,
     check_module,
 )
-from arena.sandbox import _native as native_call
+from arena.sandbox._native import _load as native_call
 from tests._support import BOTS, ZOO, Builder, cli, compile_bomb, require_native
 
 INIT_MESSAGE = struct.pack("<4i", 1, 32, 32, 100)
