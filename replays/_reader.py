@@ -19,11 +19,18 @@ import msgpack
 
 import sim
 from replays._errors import ReplayError
-from replays._format import ForfeitFrame, Frame, Header, Result
+from replays._format import DeltaFrame, ForfeitFrame, Frame, Header, KeyFrame, Result
 from replays._limits import DEFAULT_LIMITS, ReplayLimits
 from replays._schema import HeaderBounds, check_frame, check_header, check_result
 
-__all__ = ["Replay", "frame_chunks", "iter_replay", "read_replay"]
+__all__ = [
+    "Replay",
+    "UncheckedFrame",
+    "frame_chunks",
+    "iter_replay",
+    "iter_unchecked",
+    "read_replay",
+]
 
 _CHUNK: Final = 64 * 1024
 
@@ -62,6 +69,7 @@ def iter_replay(
     that ends early, lacks its result or carries bytes after it is an error.
     """
     for obj, _raw in _validated(source, limits):
+        assert not isinstance(obj, UncheckedFrame)
         yield obj
 
 
@@ -169,9 +177,45 @@ class _Truncated(Exception):
         self.offset = offset
 
 
+@dataclass(frozen=True, slots=True)
+class UncheckedFrame:
+    """A frame read in its place but not yet checked against the schema (``iter_unchecked``).
+
+    ``checked`` checks it and gives its typed record, raising ``ReplayError`` as
+    ``iter_replay`` does; until then ``wire`` is untrusted.
+    """
+
+    tick: int
+    wire: object
+    raw: bytes
+    bounds: HeaderBounds
+    limits: ReplayLimits
+
+    def checked(self) -> Frame:
+        shape = check_frame(self.wire, self.tick, self.bounds, self.limits)
+        frame: Frame = shape.from_wire(self.wire)  # type: ignore[arg-type]
+        return frame
+
+
+def iter_unchecked(
+    source: BinaryIO | bytes, limits: ReplayLimits = DEFAULT_LIMITS
+) -> Iterator[Header | UncheckedFrame | Result]:
+    """``iter_replay`` with each frame left for the consumer to check (``UncheckedFrame``).
+
+    Everything else is checked as ``iter_replay`` checks it: the header, the
+    result, the bounds, the order. A consumer that can tell a frame is right
+    without the schema (the re-simulation check, when a frame's bytes are the
+    ones it rebuilt) skips its check; it must call ``checked`` on every other
+    frame before asking for the next.
+    """
+    for obj, _raw in _validated(source, limits, typed=False):
+        assert not isinstance(obj, KeyFrame | DeltaFrame | ForfeitFrame)
+        yield obj
+
+
 def _validated(
-    source: BinaryIO | bytes, limits: ReplayLimits
-) -> Iterator[tuple[Header | Frame | Result, bytes]]:
+    source: BinaryIO | bytes, limits: ReplayLimits, *, typed: bool = True
+) -> Iterator[tuple[Header | Frame | UncheckedFrame | Result, bytes]]:
     objects = _objects(source, limits)
     header: HeaderBounds | None = None
     tick = 0  # the tick of the next frame
@@ -221,9 +265,15 @@ def _validated(
                 f" or max_frames ({limits.max_frames}) allow",
                 tick,
             )
-        shape = check_frame(obj, tick, header, limits)
-        ended = shape is ForfeitFrame
-        yield shape.from_wire(obj), raw  # type: ignore[arg-type]
+        if typed:
+            shape = check_frame(obj, tick, header, limits)
+            ended = shape is ForfeitFrame
+            yield shape.from_wire(obj), raw  # type: ignore[arg-type]
+        else:
+            # A frame without "k" is a forfeit tick's (replays._schema): the consumer
+            # checks it before it asks for more.
+            ended = isinstance(obj, dict) and "k" not in obj
+            yield UncheckedFrame(tick, obj, raw, header, limits), raw
         tick += 1
 
 

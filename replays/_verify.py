@@ -18,14 +18,27 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, BinaryIO, Final
 
+import msgpack
+
 import sim
 from replays._errors import ReplayError
-from replays._format import LIMIT_RANGES, ForfeitFrame, Header, Result, ResultSide
+from replays._format import (
+    LIMIT_RANGES,
+    DeltaFrame,
+    ForfeitFrame,
+    Frame,
+    Header,
+    KeyFrame,
+    Result,
+    ResultSide,
+)
 from replays._limits import DEFAULT_LIMITS, ReplayLimits
-from replays._reader import iter_replay
+from replays._native import frames_of
+from replays._reader import UncheckedFrame, iter_unchecked
 from replays._recorder import FrameEncoder
 
 __all__ = ["VerifyReport", "verify_replay"]
@@ -96,15 +109,22 @@ class _Mismatch(Exception):
         self.detail = detail
 
 
-def verify_replay(source: BinaryIO | bytes, limits: ReplayLimits = DEFAULT_LIMITS) -> VerifyReport:
+def verify_replay(
+    source: BinaryIO | bytes,
+    limits: ReplayLimits = DEFAULT_LIMITS,
+    *,
+    native: bool | None = None,
+) -> VerifyReport:
     """Re-simulate a replay from its header and recorded actions; never raises on bad input.
 
     A malformed file gives ``ok=False`` with the reader's message (it names the
-    tick) as ``detail``.
+    tick) as ``detail``. ``native`` picks the rules re-simulated on: the native
+    core where it is there (None), the pure reference (False), or the native core
+    (True: RuntimeError without it); the report is the same.
     """
     check = _Check()
     try:
-        check.run(source, limits)
+        check.run(source, limits, native)
     except ReplayError as exc:
         return VerifyReport(False, check.ticks, None, str(exc))
     except _Mismatch as exc:
@@ -112,32 +132,185 @@ def verify_replay(source: BinaryIO | bytes, limits: ReplayLimits = DEFAULT_LIMIT
     return VerifyReport(True, check.ticks, None, None)
 
 
+class _Engine:
+    """The rules a replay is re-simulated on: the pure reference (``sim.Game`` and the
+    ``FrameEncoder``), or the native core (``_NativeEngine``). The check asks both the
+    same questions, in the same order, and gets the same answers."""
+
+    def __init__(self, game: sim.Game, version: int) -> None:
+        self._game = game
+        self._encoder = FrameEncoder(game, version)
+        self._max_units = game.config.max_units
+        self._events = sim.TickEvents()
+
+    def broken(self, side: int, records: Sequence[sim.Record]) -> str | None:
+        """The rule ``records`` break against the side's roster at the tick's start, or None."""
+        roster = self._game.roster(side)
+        return sim.validate_actions(len(records), records, roster, self._max_units)
+
+    def step(self, frame: KeyFrame | DeltaFrame) -> None:
+        """Resolve the tick from the frame's records (``broken`` passed both sides')."""
+        self._events = self._game.step(frame.actions)
+
+    def checksum(self) -> int:
+        """The checksum of the state now, in the replay's format version."""
+        return self._encoder.checksum()
+
+    def expected(self, frame: KeyFrame | DeltaFrame, checksum: int) -> Frame:
+        """The frame the rules give for the tick just stepped, with the recorded fuel and notes."""
+        return self._encoder.applied(
+            self._game, frame.actions, frame.fuel, self._events, checksum, frame.notes
+        )
+
+    def outcome(self, fuel_totals: tuple[int, int]) -> sim.Outcome | None:
+        return self._game.outcome(fuel_totals)
+
+    def banked(self, side: int) -> int:
+        return self._game.sides[side].banked
+
+
+# What _NativeEngine.fast says of a frame it did not take whole.
+_NOT_TAKEN: Final = "not taken"  # the core is as it was
+_STEPPED: Final = "stepped"  # the tick was stepped, and its bytes differ from the rules'
+
+
+class _NativeEngine(_Engine):
+    """``_Engine`` on the native core, with ``fast``: a whole tick checked by its bytes."""
+
+    def __init__(
+        self, game: sim.Game, version: int, core: sim.NativeCore, frames: Any, fast: bool
+    ) -> None:
+        super().__init__(game, version)
+        self._core = core
+        self._version = version
+        self._applied = frames.applied
+        self._max_ticks = game.config.max_ticks
+        self._built = b""  # the frame fast built for a tick it stepped, for expected
+        self.fast_allowed = fast
+
+    def broken(self, side: int, records: Sequence[sim.Record]) -> str | None:
+        if self._core.take_records(side, records):  # kept for the step
+            return None
+        roster = self._core.roster(side)
+        return sim.validate_actions(len(records), records, roster, self._max_units)
+
+    def step(self, frame: KeyFrame | DeltaFrame) -> None:
+        self._core.step()
+
+    def checksum(self) -> int:
+        return self._core.checksum(self._version)
+
+    def expected(self, frame: KeyFrame | DeltaFrame, checksum: int) -> Frame:
+        # A frame is built once a tick (it is the base of the next one's deltas): the one
+        # ``fast`` built, when it stepped this tick.
+        data, self._built = self._built, b""
+        if not data:
+            data = self._applied(frame.fuel[0], frame.fuel[1], frame.notes)
+        wire = msgpack.unpackb(data)
+        return KeyFrame.from_wire(wire) if "u" in wire else DeltaFrame.from_wire(wire)
+
+    def fast(self, wire: object, raw: bytes, budget: int) -> tuple[int, int] | str:
+        """Play a tick from its unchecked wire object and check it by its bytes alone.
+
+        Only a plain applied frame is taken: two valid sides of records, fuel in
+        0..``budget``, no notes; anything else is ``_NOT_TAKEN``, the core as it was. A
+        taken tick is stepped: its fuel when the frame's bytes are the ones this code
+        writes for it (so it cannot be malformed either: the schema has nothing to add),
+        else ``_STEPPED``, for the checked way to say what differs.
+        """
+        if type(wire) is not dict or "k" not in wire or "n" in wire:
+            return _NOT_TAKEN
+        actions, fuel = wire.get("a"), wire.get("f")
+        if type(actions) is not list or type(fuel) is not list:
+            return _NOT_TAKEN
+        if len(actions) != 2 or len(fuel) != 2:
+            return _NOT_TAKEN
+        fa, fb = fuel
+        if (
+            type(fa) is not int
+            or type(fb) is not int
+            or not (0 <= fa <= budget and 0 <= fb <= budget)
+        ):
+            return _NOT_TAKEN
+        core = self._core
+        if not (core.take_packed(0, actions[0]) and core.take_packed(1, actions[1])):
+            return _NOT_TAKEN
+        core.step()
+        data = self._applied(fa, fb)
+        if data == raw:
+            return fa, fb
+        self._built = data
+        return _STEPPED
+
+    def outcome(self, fuel_totals: tuple[int, int]) -> sim.Outcome | None:
+        core = self._core
+        if not core.ended:
+            return None
+        (hp_a, banked_a), (hp_b, banked_b) = core.totals(0), core.totals(1)
+        return sim.judge(
+            (hp_a, hp_b), (banked_a, banked_b), core.tick, self._max_ticks, fuel_totals
+        )
+
+    def banked(self, side: int) -> int:
+        return self._core.totals(side)[1]
+
+
+def _engine(game: sim.Game, header: Header, limits: ReplayLimits, native: bool | None) -> _Engine:
+    """The native engine where it is there (and ``native`` is not False), else the pure one."""
+    if native is not False:
+        core = sim.native_core(game)
+        frames = None if core is None else frames_of(core, header.version)
+        if core is not None and frames is not None:
+            # Bytes equal to this code's frame pass the schema, unless the reader's bounds
+            # are tighter than the match's own: then every frame is checked.
+            max_units = game.config.max_units
+            fast = (
+                limits.max_units_per_side >= max_units
+                and limits.max_records_per_side >= max_units + 1
+            )
+            return _NativeEngine(game, header.version, core, frames, fast)
+        if native:
+            raise RuntimeError(f"the native core is not available: {sim.native_unavailable()}")
+    return _Engine(game, header.version)
+
+
 class _Check:
     def __init__(self) -> None:
         self.ticks = 0  # ticks that agreed so far
 
-    def run(self, source: BinaryIO | bytes, limits: ReplayLimits) -> None:
-        objects = iter_replay(source, limits)
+    def run(self, source: BinaryIO | bytes, limits: ReplayLimits, native: bool | None) -> None:
+        objects = iter_unchecked(source, limits)
         header = next(objects)
         assert isinstance(header, Header)
         game = self._game(header)
         budget, init_budget = self._limits(header)
-        # One encoder for the whole match: delta frames are relative to the frame before.
-        encoder = FrameEncoder(game, header.version)
-        max_units = game.config.max_units
+        engine = _engine(game, header, limits, native)
+        fast = engine.fast if isinstance(engine, _NativeEngine) and engine.fast_allowed else None
         fuel_sum = [0, 0]
         fuel_peak = [0, 0]
         ended: sim.Outcome | None = None  # the match ended after the last applied frame
         forfeit_frame: _ForfeitTick | None = None
         frames = 0
-        for frame in objects:
-            if isinstance(frame, Result):
-                self._result(frame, game, frames, ended, forfeit_frame, fuel_sum, fuel_peak)
-                self._init_fuel(frame, frames, fuel_sum, init_budget)
+        for item in objects:
+            if isinstance(item, Result):
+                self._result(item, engine, frames, ended, forfeit_frame, fuel_sum, fuel_peak)
+                self._init_fuel(item, frames, fuel_sum, init_budget)
                 return
-            assert not isinstance(frame, Header)
-            t = frame.tick
+            assert isinstance(item, UncheckedFrame)
+            t = item.tick
             frames += 1
+            stepped = False
+            if fast is not None and ended is None:
+                played = fast(item.wire, item.raw, budget)
+                if isinstance(played, tuple):  # the tick agrees, byte for byte
+                    for s in (0, 1):
+                        fuel_sum[s] += played[s]
+                        fuel_peak[s] = max(fuel_peak[s], played[s])
+                    self.ticks = t + 1
+                    ended = engine.outcome((0, 0))
+                    continue
+                stepped = played == _STEPPED
+            frame = item.checked()
             if ended is not None:
                 raise _Mismatch(
                     t, f"frame of tick {t}: the match ended after tick {t - 1} ({ended.reason})"
@@ -150,30 +323,29 @@ class _Check:
                     )
                 fuel_sum[s] += fuel
                 fuel_peak[s] = max(fuel_peak[s], fuel)
-            records = frame.actions
-            broken = [
-                sim.validate_actions(len(records[s]), records[s], game.roster(s), max_units)
-                for s in (0, 1)
-            ]
-            if isinstance(frame, ForfeitFrame):
-                # Not applied: the checksum is the state the tick started from. The
-                # reader guarantees the result comes next.
-                self._checksum(t, frame.checksum, encoder, "of the unchanged state")
-                self.ticks = t + 1
-                forfeit_frame = _ForfeitTick(t, records, broken, list(frame.fuel), budget)
-                continue
-            for s in (0, 1):
-                if broken[s] is not None:
-                    raise _Mismatch(
-                        t,
-                        f"frame of tick {t}: side {s}'s actions are invalid ({broken[s]})"
-                        " yet the tick was applied",
-                    )
-            events = game.step(records)
-            checksum = self._checksum(t, frame.checksum, encoder, "after the step")
+            if not stepped:  # (a stepped tick's records were valid at its start)
+                records = frame.actions
+                broken = [engine.broken(s, records[s]) for s in (0, 1)]
+                if isinstance(frame, ForfeitFrame):
+                    # Not applied: the checksum is the state the tick started from. The
+                    # reader guarantees the result comes next.
+                    self._checksum(t, frame.checksum, engine, "of the unchanged state")
+                    self.ticks = t + 1
+                    forfeit_frame = _ForfeitTick(t, records, broken, list(frame.fuel), budget)
+                    continue
+                for s in (0, 1):
+                    if broken[s] is not None:
+                        raise _Mismatch(
+                            t,
+                            f"frame of tick {t}: side {s}'s actions are invalid ({broken[s]})"
+                            " yet the tick was applied",
+                        )
+                engine.step(frame)
+            assert not isinstance(frame, ForfeitFrame)
+            checksum = self._checksum(t, frame.checksum, engine, "after the step")
             # Notes change nothing in the game (rules §9.9): the reader has judged
             # their shape; only playing the modules again proves them.
-            expected = encoder.applied(game, records, frame.fuel, events, checksum, frame.notes)
+            expected = engine.expected(frame, checksum)
             if expected != frame:
                 for f in fields(frame):
                     got, want = getattr(frame, f.name), getattr(expected, f.name)
@@ -185,8 +357,8 @@ class _Check:
                         )
             self.ticks = t + 1
             # Whether play goes on does not depend on fuel; only who wins at the end does.
-            ended = game.outcome((0, 0))
-        raise AssertionError("unreachable: iter_replay ends with the result or raises")
+            ended = engine.outcome((0, 0))
+        raise AssertionError("unreachable: iter_unchecked ends with the result or raises")
 
     def _game(self, header: Header) -> sim.Game:
         for key, recorded, implemented in (
@@ -253,9 +425,9 @@ class _Check:
                     f" frames' {fuel_sum[s]}, outside 0..init_fuel {init_budget}",
                 )
 
-    def _checksum(self, t: int, recorded: int, encoder: FrameEncoder, when: str) -> int:
+    def _checksum(self, t: int, recorded: int, engine: _Engine, when: str) -> int:
         """The state's checksum (by the replay's format version), once it agrees with the file."""
-        actual = encoder.checksum()
+        actual = engine.checksum()
         if recorded != actual:
             raise _Mismatch(
                 t,
@@ -267,7 +439,7 @@ class _Check:
     def _result(
         self,
         result: Result,
-        game: sim.Game,
+        engine: _Engine,
         frames: int,
         ended: sim.Outcome | None,
         forfeit_frame: _ForfeitTick | None,
@@ -306,7 +478,7 @@ class _Check:
                     None,
                     f"result: the replay stops after tick {frames - 1}, but the match goes on",
                 )
-            final = game.outcome((sides[0].fuel_total, sides[1].fuel_total))
+            final = engine.outcome((sides[0].fuel_total, sides[1].fuel_total))
             assert final is not None  # ended is not None, and fuel does not change that
             expected = final
         if (result.winner, result.reason) != (expected.winner, expected.reason):
@@ -318,11 +490,11 @@ class _Check:
             )
         for s, side in enumerate(sides):
             path = f"result: field 'sides[{s}]"
-            if side.banked != game.sides[s].banked:
+            banked = engine.banked(s)
+            if side.banked != banked:
                 raise _Mismatch(
                     None,
-                    f"{path}.banked': {side.banked} differs from the re-simulated"
-                    f" {game.sides[s].banked}",
+                    f"{path}.banked': {side.banked} differs from the re-simulated {banked}",
                 )
             # fuel_peak is the largest single tick; fuel_total is checked by _init_fuel.
             if side.fuel_peak != fuel_peak[s]:

@@ -451,3 +451,38 @@ def test_the_tick_call_is_made_from_c_where_it_can_be(build_c: Builder) -> None:
         ctrl.close()
         with pytest.raises(RuntimeError, match="before a successful init or after a fault"):
             ctrl.tick(message, 49)
+
+
+def test_verification_takes_each_frame_by_its_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the native core, a frame whose bytes are the rules' needs no schema check; one
+    written another way (an integer in a wider form) is checked, and agrees all the same."""
+    from replays._reader import UncheckedFrame
+
+    checked: list[int] = []
+    original = UncheckedFrame.checked
+
+    def counted(frame: UncheckedFrame) -> replays.Frame:
+        checked.append(frame.tick)
+        return original(frame)
+
+    monkeypatch.setattr(UncheckedFrame, "checked", counted)
+    for name in ("busy-vs-idle-seed77-v2.replay", "busy-vs-idle-seed77-v1.replay"):
+        data = (GOLDEN / name).read_bytes()
+        assert replays.verify_replay(data, native=True) == replays.VerifyReport(
+            True, 60, None, None
+        )
+        assert checked == []
+    objects = list(msgpack.Unpacker(io.BytesIO(data), raw=False))
+    wide = data.replace(PACK(objects[8]), _wide_fuel(objects[8]))  # tick 7's frame
+    assert wide != data
+    report = replays.verify_replay(wide, native=True)
+    assert report == replays.VerifyReport(True, 60, None, None)
+    assert checked == [7]
+
+
+def _wide_fuel(frame: dict[str, Any]) -> bytes:
+    """A frame packed as msgpack-python would, but its fuel as 8-byte unsigned integers."""
+    fuel = frame["f"]
+    plain: bytes = PACK(frame)
+    wide = b"\x92" + b"".join(b"\xcf" + v.to_bytes(8, "big") for v in fuel)
+    return plain.replace(b"\xa1f" + PACK(fuel), b"\xa1f" + wide, 1)

@@ -36,7 +36,29 @@ from replays import (
     read_replay,
     verify_replay,
 )
-from tests._support import LIMITS, TESTS, Played, examples, pack, play_scripted as play
+from sim._native import _load as native
+from tests._support import (
+    LIMITS,
+    TESTS,
+    Played,
+    examples,
+    pack,
+    play_scripted as play,
+    require_native,
+)
+
+
+@pytest.fixture(autouse=True, params=["native", "pure"])
+def rules(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here runs on both rules verify_replay re-simulates on: the native core
+    and, with the core out of reach, the pure reference; both must say the same."""
+    if request.param == "pure":
+        monkeypatch.setattr(native, "_loaded", [None])
+        monkeypatch.setattr(native, "_reason", ["turned off for this test"])
+    else:
+        require_native(native.load())
+    rules: str = request.param
+    return rules
 
 
 def is_forfeit_wire(frame: dict[str, Any]) -> bool:
@@ -436,7 +458,7 @@ def test_verify_computes_the_checksum_once_a_tick(
             return int(_f(game, *args))
 
         monkeypatch.setattr(sim.Game, counted, counting)
-    report = verify_replay(data)
+    report = verify_replay(data, native=False)  # the reference's checksums are counted
     assert report.ok and report.ticks == ticks, report.detail
     assert calls == {"checksum": 0, "checksum_v1": 0, method: ticks}
 
