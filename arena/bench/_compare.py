@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,29 +101,74 @@ def parts_figures(trees: list[Tree], *, rounds: int, repeat: int) -> None:
             return figures
 
         results = _rounds(trees, rounds, run)
-    labels = [t.label for t in trees]
+    # A column per tree and tick loop: each tree on the pure rules, and on the native core
+    # where it has one.
+    columns: list[tuple[str, dict[str, Any], str | None]] = []
+    for tree, r in zip(trees, results, strict=True):
+        label = "pure" if len(trees) == 1 else tree.label
+        columns.append((label, r, None))
+        if r.get("native"):
+            columns.append(("native" if len(trees) == 1 else f"{tree.label}+C", r, "native"))
+    labels = [label for label, _, _ in columns]
+
+    def figures(r: dict[str, Any], loop: str | None, name: str) -> dict[str, Any]:
+        scenario: dict[str, Any] = r["scenarios"][name]
+        return scenario if loop is None else {**scenario, **scenario[loop]}
+
     print(
         "per tick, both sides, 32x32, seed 1, 400 ticks (microseconds of CPU time;"
         f" each tick's least over {repeat} passes, least over {rounds} rounds):"
     )
     for name in SCENARIOS:
         print(f"  {name} x2")
-        rows = [
-            (part, [r["scenarios"][name]["parts"][part] for r in results]) for part in PART_NAMES
+        each = [figures(r, loop, name) for _, r, loop in columns]
+        rows: list[tuple[str, list[float | None]]] = [
+            (part, [f["parts"][part] for f in each]) for part in PART_NAMES
         ]
-        rows.append(
-            ("sum of the parts", [sum(r["scenarios"][name]["parts"].values()) for r in results])
-        )
-        rows.append(("whole match, per tick", [r["scenarios"][name]["tick_us"] for r in results]))
-        rows.append(
-            ("  of which the controllers' wasm", [r["scenarios"][name]["wasm_us"] for r in results])
-        )
-        rows.append(("host time per tick", [r["scenarios"][name]["host_us"] for r in results]))
+        rows.append(("sum of the parts", [sum(f["parts"].values()) for f in each]))
+        rows.append(("whole match, per tick", [f["tick_us"] for f in each]))
+        rows.append(("  of which the controllers' wasm", [f["wasm_us"] for f in each]))
+        rows.append(("host time per tick", [f["host_us"] for f in each]))
+        # The floor is the machine's and the module's: the latest tree's measurement.
+        floor = next((f["floor_us"] for f in reversed(each) if f.get("floor_us")), None)
+        if floor is not None:
+            host_floor = max(floor - each[-1]["wasm_us"], 1e-9)
+            rows.append(("floor: the calls alone, per tick", [floor] * len(each)))
+            rows.append(("  whole tick / floor", [f["tick_us"] / floor for f in each]))
+            rows.append(
+                ("  host / the floor's host part", [f["host_us"] / host_floor for f in each])
+            )
         _table(rows, labels)
     print("  checksum alone, at tick 0")
     _table(
-        [(size, [r["checksum_us"][size] for r in results]) for size in ("32x32", "64x64")], labels
+        [
+            (
+                size,
+                [
+                    r[f"{loop}_checksum_us" if loop else "checksum_us"][size]
+                    for _, r, loop in columns
+                ],
+            )
+            for size in ("32x32", "64x64")
+        ],
+        labels,
     )
+    print(
+        "the replay check (verify_replay) of each match's replay, ticks per second (best of"
+        f" {repeat}); its floor: the recorded actions stepped and checksummed, nothing read"
+    )
+    for name in SCENARIOS:
+        rates = [
+            r["scenarios"][name].get("verify", {}).get(loop or "pure") for _, r, loop in columns
+        ]
+        _table(
+            [
+                (f"{name}: verify", [None if v is None else v["verify"] for v in rates]),
+                (f"{name}: its floor", [None if v is None else v["floor"] for v in rates]),
+            ],
+            labels,
+            digits=0,
+        )
 
 
 def process_figures(trees: list[Tree], *, rounds: int) -> None:
@@ -163,13 +208,19 @@ def process_figures(trees: list[Tree], *, rounds: int) -> None:
     _table([(k, [r[k] for r in results]) for k in ("cold", "warm")], [t.label for t in trees])
 
 
-def _table(rows: list[tuple[str, list[float]]], labels: list[str]) -> None:
-    head = "".join(f"{label:>10}" for label in labels)
-    if len(labels) == 2:
-        head += f"{'after/before':>14}"
-    print(f"    {'':<34}{head}")
+def _table(
+    rows: Sequence[tuple[str, Sequence[float | None]]], labels: list[str], digits: int = 1
+) -> None:
+    """Rows of figures, a column a label, and the last column's ratio to the first's."""
+    width = 10 if digits else 11
+    ratio = f"{labels[-1]}/{labels[0]}" if len(labels) > 1 else ""
+    head = "".join(f"{label:>{width}}" for label in labels)
+    print(f"    {'':<34}{head}{ratio:>16}")
     for name, values in rows:
-        line = "".join(f"{v:>10.1f}" for v in values)
-        if len(values) == 2:
-            line += f"{values[1] / values[0]:>14.2f}" if values[0] else f"{'':>14}"
+        line = "".join(
+            f"{'-':>{width}}" if v is None else f"{v:>{width},.{digits}f}" for v in values
+        )
+        first, last = values[0], values[-1]
+        if len(values) > 1 and first and last is not None:
+            line += f"{last / first:>16.2f}"
         print(f"    {name:<34}{line}")

@@ -1,7 +1,10 @@
 """The names of ``arena.sandbox``, each once; ``__init__.py`` loads them on first use."""
 
 from ._admission import check_module as check_module
-from ._controller import Controller as Controller
+from ._controller import (
+    Controller as Controller,
+    floor_calls as floor_calls,
+)
 from ._engine import WASMTIME_VERSION as WASMTIME_VERSION
 from ._limits import (
     BUFFER_BYTES as BUFFER_BYTES,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import wasmtime
@@ -18,7 +19,7 @@ from arena.sandbox._engine import epoch_ticks
 from arena.sandbox._limits import BUFFER_BYTES, RECORD_BYTES, Fault, Limits
 from sim import MAX_NOTE_BYTES, ForfeitKind
 
-__all__ = ["Controller"]
+__all__ = ["Controller", "floor_calls"]
 
 _MAX_RECORDS_IN_BUFFER: Final = BUFFER_BYTES // RECORD_BYTES
 _TRAP_OUT_OF_FUEL: Final = wasmtime.TrapCode.OUT_OF_FUEL
@@ -431,3 +432,34 @@ class Controller:
         self._view = memoryview(b"")
         self._ctx.value = None
         self._store = None
+
+
+def floor_calls(
+    ctrl: Controller, messages: Sequence[bytes], clock: Callable[[], float]
+) -> list[float]:
+    """How long each message's call takes at the least through ctypes, by ``clock``.
+
+    A loop of the five steps no tick's call can do without, with nothing around
+    them: set the fuel, write the message, call ``foray_tick``, copy the records,
+    read the fuel (no deadline, no memory check, no bookkeeping). ``arena bench``
+    measures a tick against it, its floor; nothing is played this way. ``ctrl``
+    has passed its init; it is spent afterwards (its fuel figures are not kept).
+    """
+    ctx, budget, deadline = ctrl._ctx, ctrl._tick_budget, ctrl._tick_deadline
+    view, vals, val = ctrl._view, ctrl._vals, ctrl._val
+    tick_ref, trap_ref, fuel_ref = ctrl._tick_ref, ctrl._trap_ref, ctrl._fuel_ref
+    spent: list[float] = []
+    for message in messages:
+        size = len(message)
+        _set_deadline(ctx, deadline)  # the backstop, outside the timing
+        t0 = clock()
+        _set_fuel(ctx, budget)
+        view[:size] = message
+        val.i32 = size
+        _call_unchecked(ctx, tick_ref, vals, _ONE, trap_ref)
+        view[: val.i32 * RECORD_BYTES].tobytes()
+        _get_fuel(ctx, fuel_ref)
+        spent.append(clock() - t0)
+        if ctrl._trap:
+            raise RuntimeError("the floor's module trapped")
+    return spent
