@@ -226,12 +226,6 @@ class ReplayWriter:
             self._expect("frames")
         self._out.write(self._packer.pack(frame if isinstance(frame, dict) else frame.to_wire()))
 
-    def packed(self, frame: bytes) -> None:
-        """Append a frame already packed (the native frame encoder's bytes)."""
-        if self._state != "frames":
-            self._expect("frames")
-        self._out.write(frame)
-
     def result(self, result: Result) -> None:
         self._expect("frames")
         self._write(result.to_wire())
@@ -303,6 +297,7 @@ class CoreRecorder:
         self._core = core
         self._version = header.version
         self._applied = frames.applied
+        self._write = out.write  # a frame a tick, between the header and the result
 
     @classmethod
     def for_core(cls, out: BinaryIO, core: sim.NativeCore, header: Header) -> CoreRecorder | None:
@@ -313,7 +308,7 @@ class CoreRecorder:
 
     def applied(self, fuel_a: int, fuel_b: int, notes: Notes | None = None) -> None:
         """Record the tick the core has just stepped, from the records it took."""
-        self._writer.packed(self._applied(fuel_a, fuel_b, notes))
+        self._write(self._applied(fuel_a, fuel_b, notes))
 
     def forfeit(
         self,

@@ -26,7 +26,16 @@ class Game(State):
 
     def __init__(self, game_map: GameMap, config: Config) -> None:
         super().__init__(game_map, config)
-        self._observer = Observer(self)
+        self._observer_made: Observer | None = None
+
+    @property
+    def _observer(self) -> Observer:
+        # Made on first use: a match played on the native core never observes here. The
+        # observer starts with nothing kept, so it reads the state as it stands then.
+        observer = self._observer_made
+        if observer is None:
+            observer = self._observer_made = Observer(self)
+        return observer
 
     def step(self, actions: Sequence[Sequence[Record]]) -> TickEvents:
         """Resolve one tick from both sides' valid records (each in its own view).

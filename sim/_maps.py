@@ -688,6 +688,12 @@ def generate_map(seed: int, width: int = 32, height: int = 32) -> GameMap:
     for name, value in (("width", width), ("height", height)):
         if type(value) is not int or not MIN_SIDE <= value <= MAX_SIDE:
             raise MapError(f"{name} must be an integer {MIN_SIDE}..{MAX_SIDE}, got {value!r}")
+    return _generated(seed, width, height)
+
+
+# A tournament plays each seed's map once a pairing: the same immutable map, made once.
+@functools.lru_cache(maxsize=64)
+def _generated(seed: int, width: int, height: int) -> GameMap:
     rng = _generator_rng(seed, width, height)
     area = width * height
     ax, ay = _colony_a(width, height)

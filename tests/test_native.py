@@ -413,6 +413,12 @@ def test_a_process_without_it_plays_on_the_pure_rules_and_says_so_once(
         " matches play on the pure Python rules, which give the same bytes"
     ]
     assert first.replay == second.replay == with_core.replay
+    monkeypatch.setattr(_runner, "_said", [])
+    monkeypatch.setenv("FORAY_NATIVE", "0")  # asked for: nothing to say
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert run_match(idle, idle, config=cfg).replay == with_core.replay
+    assert caught == []
     with pytest.raises(arena.ArenaError, match="the native core is not available: not built"):
         run_match(idle, idle, config=cfg, native=True)
 

@@ -6,6 +6,7 @@ Importing this module loads the sandbox's engine (wasmtime): it is where matches
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from dataclasses import replace
 
@@ -271,8 +272,9 @@ _said: list[bool] = []
 
 
 def _say_once_pure() -> None:
-    """Say once per process that matches play on the pure rules, and why."""
-    if not _said:
+    """Say once per process that matches play on the pure rules, and why; not when
+    FORAY_NATIVE=0 asked for them."""
+    if not _said and os.environ.get("FORAY_NATIVE") != "0":
         _said.append(True)
         warnings.warn(
             f"the native core is not available ({_native_unavailable()}): matches play on"

@@ -33,9 +33,15 @@ static const uint8_t fc_blake2b_sigma[12][16] = {
 static inline uint64_t fc_rotr64(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
 
 static inline uint64_t fc_load64(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, sizeof v); /* one load where the machine's order is the hash's */
+    return v;
+#else
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
     return v;
+#endif
 }
 
 #define FC_G(a, b, c, d, x, y)               \
