@@ -190,6 +190,13 @@ def test_the_part_figures_cover_every_part(idle: bytes) -> None:
     assert set(idle_figures["parts"]) == set(PART_NAMES)
     assert idle_figures["ticks"] == 400 and idle_figures["tick_us"] > 0
     assert set(figures["checksum_us"]) == {"32x32", "64x64"}
+    # This tree has the native core: both tick loops, the floor, both replay checks.
+    assert figures["native"] is True
+    assert set(idle_figures["native"]["parts"]) == set(PART_NAMES)
+    assert idle_figures["native"]["tick_us"] > 0 and idle_figures["floor_us"] > 0
+    for rules in ("pure", "native"):
+        assert set(idle_figures["verify"][rules]) == {"verify", "floor"}
+    assert set(figures["native_checksum_us"]) == {"32x32", "64x64"}
 
 
 def test_bench_before_must_be_a_checkout(capsys: Capture, tmp_path: Path) -> None:

@@ -27,27 +27,34 @@ class MatchFigures:
     """Host time per controller call, by call (``idle``, ``busy``)."""
 
 
-def _match(a: bytes, b: bytes, config: sim.Config, repeat: int) -> tuple[float, float]:
-    """Best ticks/s over ``repeat`` runs (compiling excluded), and replay bytes per tick."""
-    run_match(Contestant("a", a), Contestant("b", b), config=config.replace(max_ticks=1))
+def _match(
+    a: bytes, b: bytes, config: sim.Config, repeat: int, native: bool | None = None
+) -> tuple[float, float]:
+    """Best ticks/s over ``repeat`` runs (compiling excluded), and replay bytes per tick;
+    ``native`` as ``run_match`` takes it."""
+    ca, cb = Contestant("a", a), Contestant("b", b)
+    run_match(ca, cb, config=config.replace(max_ticks=1), native=native)
     best, size = 0.0, 0.0
     for _ in range(repeat):
         t0 = time.perf_counter()
-        r = run_match(Contestant("a", a), Contestant("b", b), config=config, seed=1)
+        r = run_match(ca, cb, config=config, seed=1, native=native)
         best = max(best, r.ticks / (time.perf_counter() - t0))
         size = len(r.replay) / r.ticks
     return best, size
 
 
-def host_overhead_us(blob: bytes, game: sim.Game, calls: int = 20_000) -> tuple[float, int, int]:
+def host_overhead_us(
+    blob: bytes, game: sim.Game, calls: int = 20_000, native: bool = True
+) -> tuple[float, int, int]:
     """Mean wall time of one ``Controller.tick`` on a module that does no work.
 
     The modules used here run a handful of fuel units per call, so this is the
     host's own cost: fuel and deadline setup, writing the OBS message, the call,
-    reading the fuel, checking memory and copying the reply's records out.
+    reading the fuel, checking memory and copying the reply's records out
+    (from C where the controller can, else through ctypes: ``native`` False).
     Returns (microseconds, message bytes, reply records).
     """
-    ctrl = started(blob, game)
+    ctrl = started(blob, game, native=native)
     message = encode_obs(game.observe(0), 0)
     max_records = game.config.max_units + 1
     reply = ctrl.tick(message, max_records)
@@ -80,10 +87,14 @@ def match_figures(repeat: int, ticks: int = 400, calls: int = 20_000) -> MatchFi
         ),
     ]
     figures = MatchFigures({}, {}, {})
+    native = sim.native_unavailable() is None
     for key, label, a, b, cfg in cases:
         tps, size = _match(a, b, cfg, repeat)
         figures.ticks_per_s[key], figures.replay_bytes_per_tick[key] = tps, size
-        print(f"  {label:<32} {tps:>7,.0f} ticks/s  {size:>6,.0f} replay bytes/tick")
+        line = f"  {label:<32} {tps:>7,.0f} ticks/s  {size:>6,.0f} replay bytes/tick"
+        if native:  # the figure above is the native core's: the pure rules beside it
+            line += f"  (pure rules: {_match(a, b, cfg, repeat, native=False)[0]:,.0f} ticks/s)"
+        print(line)
     print("host overhead per controller call (time outside wasm; the modules do no work):")
     for key, label, blob, game in (
         (
@@ -96,5 +107,9 @@ def match_figures(repeat: int, ticks: int = 400, calls: int = 20_000) -> MatchFi
     ):
         us, size, records = host_overhead_us(blob, game, calls)
         figures.host_overhead_us[key] = us
-        print(f"  {label:<40} {us:>5.1f} us  ({size:,}-byte message, {records} records)")
+        ctypes_us = host_overhead_us(blob, game, calls, native=False)[0]
+        print(
+            f"  {label:<40} {us:>5.1f} us  ({size:,}-byte message, {records} records;"
+            f" through ctypes {ctypes_us:.1f} us)"
+        )
     return figures

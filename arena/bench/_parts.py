@@ -260,10 +260,12 @@ def _timed(work: Callable[[], Any]) -> float:
     return _clock() - t0
 
 
-def started(blob: bytes, game: sim.Game) -> Controller:
-    """A controller of ``blob`` after its init as side 0 of ``game`` (default limits)."""
+def started(blob: bytes, game: sim.Game, native: bool = True) -> Controller:
+    """A controller of ``blob`` after its init as side 0 of ``game`` (default limits);
+    ``native`` as ``Controller`` takes it, where the tree has it."""
     limits = Limits()
-    ctrl = Controller(blob, limits)
+    choose = "native" in inspect.signature(Controller).parameters
+    ctrl = Controller(blob, limits, native=native) if choose else Controller(blob, limits)
     init = encode_init(
         game,
         0,
