@@ -2,11 +2,12 @@
 controller's tick call (``arena/sandbox/_native``) with gcc.
 
 Run by ``./scripts/setup.sh``; safe to run again (a build that is up to date is
-kept). Each extension carries the hash of the sources it was built from, and
-its loader refuses a build the sources have moved on from, so a stale build
-never plays. Where gcc or Python's headers are missing, or a build fails, this
-says so in one line and exits 0: matches then run on the pure Python rules,
-which give the same bytes (docs/decisions.md, "The native core").
+kept; ``--force`` builds it again; ``-v`` says what was done). Each extension
+carries the hash of the sources it was built from, and its loader refuses a
+build the sources have moved on from, so a stale build never plays. Where gcc
+or Python's headers are missing, or a build fails, this says so in one line
+and exits 0: matches then run on the pure Python rules, which give the same
+bytes (docs/decisions.md, "The native core").
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def _build(name: str, directory: Path, sources: tuple[str, ...], layout: str) ->
     target = directory / f"{name}{suffix}"
     main = directory / f"{name}.c"
     digest = source_hash([directory / source for source in sources])
-    if _built_from(target) == f"{digest}:{layout}":
+    if _built_from(target) == f"{digest}:{layout}" and "--force" not in sys.argv[1:]:
         return f"{target.relative_to(ROOT)} is up to date"
     compiler = os.environ.get("CC", "gcc")
     if shutil.which(compiler) is None:
