@@ -184,13 +184,25 @@ class FrameEncoder:
         notes: Notes | None = None,
     ) -> ForfeitFrame:
         """The frame of the current tick, in which a side forfeited: not applied."""
-        return ForfeitFrame(
-            tick=game.tick,
-            actions=(tuple(submitted[0]), tuple(submitted[1])),
-            fuel=(fuel[0], fuel[1]),
-            checksum=self.checksum(),
-            notes=notes,
-        )
+        return _forfeit_frame(game.tick, submitted, fuel, self.checksum(), notes)
+
+
+def _forfeit_frame(
+    tick: int,
+    submitted: Sequence[Sequence[sim.Record]],
+    fuel: Sequence[int],
+    checksum: int,
+    notes: Notes | None,
+) -> ForfeitFrame:
+    """The frame of tick ``tick``, in which a side forfeited; ``checksum`` is the state's as
+    the tick began (the tick is not applied)."""
+    return ForfeitFrame(
+        tick=tick,
+        actions=(tuple(submitted[0]), tuple(submitted[1])),
+        fuel=(fuel[0], fuel[1]),
+        checksum=checksum,
+        notes=notes,
+    )
 
 
 def _cells_and_amounts(cells: list[int], ore: Sequence[int]) -> list[int]:
@@ -317,13 +329,8 @@ class CoreRecorder:
         notes: Notes | None = None,
     ) -> Frame:
         """Record the current tick, in which a side forfeited, as not applied."""
-        frame = ForfeitFrame(
-            tick=self._core.tick,
-            actions=(tuple(submitted[0]), tuple(submitted[1])),
-            fuel=(fuel[0], fuel[1]),
-            checksum=self._core.checksum(self._version),
-            notes=notes,
-        )
+        core = self._core
+        frame = _forfeit_frame(core.tick, submitted, fuel, core.checksum(self._version), notes)
         self._writer.frame(frame)
         return frame
 

@@ -41,7 +41,7 @@ def _extensions() -> list[tuple[str, Path, tuple[str, ...]]]:
 
 def source_hash(paths: list[Path]) -> str:
     """The hash a build of ``paths`` carries, as the loaders compute it."""
-    from sim import native_source_hash
+    from sim._native import native_source_hash
 
     return native_source_hash(paths)
 

@@ -47,8 +47,8 @@ from ._maps import (
 )
 from ._native import (
     NativeCore as NativeCore,
+    NativeLoader as NativeLoader,
     native_core as native_core,
-    native_source_hash as native_source_hash,
     native_unavailable as native_unavailable,
 )
 from ._observer import (

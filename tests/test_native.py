@@ -58,21 +58,6 @@ def core_module() -> ModuleType:
     return module
 
 
-def _state(g: sim.Game) -> tuple[int, list[int], tuple[native.NativeSide, ...]]:
-    sides = tuple(
-        (
-            s.colony,
-            s.colony_hp,
-            s.banked,
-            s.energy,
-            s.next_id,
-            [(u.id, u.kind, u.cell, u.hp, u.carry) for u in s.units.values()],
-        )
-        for s in g.sides
-    )
-    return g.tick, list(g.ore), sides
-
-
 @dataclass
 class Pair:
     """One game played by both implementations in step: the reference and the native core."""
@@ -89,7 +74,7 @@ class Pair:
         )
         assert recorder is not None
         self.recorder = recorder
-        assert self.core.state() == _state(self.game)
+        assert self.core.state() == native.state_of(self.game)
 
     def observe(self, fuel: int) -> None:
         for s in (0, 1):
@@ -117,7 +102,7 @@ class Pair:
             assert core.taken(s) == [tuple(r) for r in actions[s]]
         events = g.step(actions)
         core.step()
-        assert core.state() == _state(g), g.tick
+        assert core.state() == native.state_of(g), g.tick
         attacks, deaths, spawns, deposits, ore = core.events()
         assert (attacks, deaths, spawns, deposits) == (
             events.attacks,

@@ -38,7 +38,7 @@ def call_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     """A tick test runs on both ways ``Controller.tick`` makes its call: from C
     (arena.sandbox._native) and through ctypes, which must give the same results."""
     if request.param == "ctypes":
-        monkeypatch.setattr(native_call, "_loaded", [None])
+        monkeypatch.setattr(native_call.load, "_loaded", [None])
     else:
         require_native(native_call.load())
     path: str = request.param

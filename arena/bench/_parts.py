@@ -154,14 +154,27 @@ def _parts(replay: replays.Replay, cost: float) -> tuple[dict[str, list[float]],
         recorder.applied(frame.actions, frame.fuel, events)
         t2 = clock()
         game.checksum()
-        t3 = clock()
-        tick["step"] = t1 - t0 - cost
-        # The recorder takes the checksum once: the frame is the rest.
-        tick["frame"] = (t2 - t1) - (t3 - t2)
-        tick["checksum"] = t3 - t2 - cost
-        for name, seconds in tick.items():
-            spent[name].append(max(0.0, seconds) * 1e6)
+        _keep(spent, tick, t0, t1, t2, clock(), cost)
     return spent, messages
+
+
+def _keep(
+    spent: dict[str, list[float]],
+    tick: dict[str, float],
+    t0: float,
+    t1: float,
+    t2: float,
+    t3: float,
+    cost: float,
+) -> None:
+    """Add a tick's parts to ``spent`` (microseconds): ``tick``'s, and from the clock's
+    readings around the step (t0, t1), the recorder (t2) and a checksum alone (t3). The
+    recorder takes the checksum once: the frame is the rest."""
+    tick["step"] = t1 - t0 - cost
+    tick["frame"] = (t2 - t1) - (t3 - t2)
+    tick["checksum"] = t3 - t2 - cost
+    for name, seconds in tick.items():
+        spent[name].append(max(0.0, seconds) * 1e6)
 
 
 def _native_parts(replay: replays.Replay, cost: float) -> dict[str, list[float]]:
@@ -195,12 +208,7 @@ def _native_parts(replay: replays.Replay, cost: float) -> dict[str, list[float]]
         recorder.applied(frame.fuel[0], frame.fuel[1])
         t2 = clock()
         core.checksum(header.version)
-        t3 = clock()
-        tick["step"] = t1 - t0 - cost
-        tick["frame"] = (t2 - t1) - (t3 - t2)
-        tick["checksum"] = t3 - t2 - cost
-        for name, seconds in tick.items():
-            spent[name].append(max(0.0, seconds) * 1e6)
+        _keep(spent, tick, t0, t1, t2, clock(), cost)
     return spent
 
 

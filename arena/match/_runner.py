@@ -179,14 +179,7 @@ def _play_pure(
             if broken is not None:
                 forfeits[s] = _forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
         fuel = [ctrls[0].last_fuel, ctrls[1].last_fuel]
-        # Debug notes (rules §9.9): only from sides whose calls did not fault; a
-        # match without the export records none, byte for byte as before.
-        notes: replays.Notes | None = None
-        if noting:
-            notes = (
-                None if forfeits[0] else ctrls[0].last_note,
-                None if forfeits[1] else ctrls[1].last_note,
-            )
+        notes = _notes(ctrls, forfeits) if noting else None
         tick_fuel[0].append(fuel[0])
         tick_fuel[1].append(fuel[1])
         ticks = tick + 1
@@ -236,12 +229,7 @@ def _play_native(
                 if broken is None:  # a host bug: the two implementations disagree
                     raise RuntimeError(f"the native core refused a valid reply at tick {tick}")
                 forfeits[s] = _forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
-        notes: replays.Notes | None = None
-        if noting:
-            notes = (
-                None if forfeits[0] else ctrl_a.last_note,
-                None if forfeits[1] else ctrl_b.last_note,
-            )
+        notes = _notes(ctrls, forfeits) if noting else None
         fuel_a.append(ctrl_a.last_fuel)
         fuel_b.append(ctrl_b.last_fuel)
         ticks = tick + 1
@@ -262,6 +250,17 @@ def _play_native(
                 (ctrl_a.fuel_total, ctrl_b.fuel_total),
             )
     return outcome, ticks, (core.totals(0)[1], core.totals(1)[1]), recorder
+
+
+def _notes(
+    ctrls: tuple[Controller, Controller], forfeits: list[sim.Forfeit | None]
+) -> replays.Notes:
+    """The tick's debug notes (rules §9.9), only from sides whose calls did not fault; a
+    match without the export records none (the loops ask only when one has it)."""
+    return (
+        None if forfeits[0] else ctrls[0].last_note,
+        None if forfeits[1] else ctrls[1].last_note,
+    )
 
 
 def _native_unavailable() -> str:

@@ -22,29 +22,15 @@ __all__ = ["SOURCES", "frames_of", "load"]
 SOURCES = ("_frames.c",)
 """The files the module is built from, in this directory (with sim's core.h)."""
 
-_HERE = Path(__file__).resolve().parent
-_loaded: list[ModuleType | None] = []
+
+def _import() -> ModuleType:
+    from replays._native import _frames
+
+    return _frames
 
 
-def load() -> ModuleType | None:
-    """The native frame encoder's module, or None (tried once per process)."""
-    if not _loaded:
-        _loaded.append(_try_load())
-    return _loaded[0]
-
-
-def _try_load() -> ModuleType | None:
-    if sim.native_unavailable() is not None:
-        return None
-    try:
-        from replays._native import _frames as module
-    except ImportError:
-        return None
-    try:
-        expected = sim.native_source_hash([_HERE / name for name in SOURCES])
-    except OSError:
-        return None
-    return module if expected == module.SOURCE_HASH else None
+load = sim.NativeLoader(_import, Path(__file__).resolve().parent, SOURCES)
+"""The extension's module, or None (tried once per process)."""
 
 
 def frames_of(core: Any, version: int) -> Any | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Protocol
@@ -28,11 +28,13 @@ from sim._state import State
 __all__ = [
     "SOURCES",
     "NativeCore",
+    "NativeLoader",
     "NativeSide",
     "load",
     "native_core",
     "native_source_hash",
     "native_unavailable",
+    "state_of",
 ]
 
 NativeSide = tuple[int, int, int, int, int, list[tuple[int, int, int, int, int]]]
@@ -132,17 +134,54 @@ def native_unavailable() -> str | None:
 def _try_load() -> tuple[ModuleType | None, str | None]:
     if os.environ.get("FORAY_NATIVE") == "0":
         return None, "turned off (FORAY_NATIVE=0)"
+    return _built(_import_core, _HERE, SOURCES)
+
+
+def _import_core() -> ModuleType:
+    from sim._native import _core
+
+    return _core
+
+
+def _built(
+    importer: Callable[[], ModuleType], directory: Path, sources: Sequence[str]
+) -> tuple[ModuleType | None, str | None]:
+    """The extension ``importer`` imports, once its build is known to be of ``sources`` (in
+    ``directory``) as they stand; else None and why."""
     try:
-        from sim._native import _core as module
+        module = importer()
     except ImportError:
         return None, "not built (./scripts/setup.sh builds it with gcc)"
     try:
-        expected = native_source_hash([_HERE / name for name in SOURCES])
+        expected = native_source_hash([directory / name for name in sources])
     except OSError as exc:
         return None, f"its sources are not beside it ({exc.strerror}: {exc.filename})"
     if expected != module.SOURCE_HASH:
         return None, "built from other sources than these (./scripts/setup.sh rebuilds it)"
     return module, None
+
+
+class NativeLoader:
+    """Loads another extension built with the native core (the frame encoder, the tick
+    call) on its first call, and gives the same each time after: the module, or None
+    without the native core, unbuilt, or built from other sources than ``sources`` in
+    ``directory`` (so a stale build never plays)."""
+
+    def __init__(
+        self, importer: Callable[[], ModuleType], directory: Path, sources: Sequence[str]
+    ) -> None:
+        self.sources = tuple(sources)
+        self._importer = importer
+        self._directory = directory
+        self._loaded: list[ModuleType | None] = []
+
+    def __call__(self) -> ModuleType | None:
+        if not self._loaded:
+            found = None
+            if native_unavailable() is None:
+                found = _built(self._importer, self._directory, self.sources)[0]
+            self._loaded.append(found)
+        return self._loaded[0]
 
 
 def native_core(state: State) -> NativeCore | None:
@@ -152,7 +191,26 @@ def native_core(state: State) -> NativeCore | None:
     module = load()
     if module is None:
         return None
-    sides = tuple(
+    tick, ore, sides = state_of(state)
+    config = tuple(state.config.to_dict().values())
+    try:
+        core: NativeCore = module.Core(
+            state.width,
+            state.height,
+            bytes(state.map.rock),
+            config,
+            tick,
+            ore,
+            sides,
+        )
+    except (ValueError, OverflowError):
+        return None
+    return core
+
+
+def state_of(state: State) -> tuple[int, list[int], tuple[NativeSide, NativeSide]]:
+    """A state as the native core takes it and gives it back (``NativeCore.state``)."""
+    a, b = (
         (
             side.colony,
             side.colony_hp,
@@ -163,17 +221,4 @@ def native_core(state: State) -> NativeCore | None:
         )
         for side in state.sides
     )
-    config = tuple(state.config.to_dict().values())
-    try:
-        core: NativeCore = module.Core(
-            state.width,
-            state.height,
-            bytes(state.map.rock),
-            config,
-            state.tick,
-            state.ore,
-            sides,
-        )
-    except (ValueError, OverflowError):
-        return None
-    return core
+    return state.tick, list(state.ore), (a, b)

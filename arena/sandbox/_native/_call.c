@@ -19,11 +19,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef FC_SOURCE_HASH
-#define FC_SOURCE_HASH "unknown"
-#endif
-#ifndef FC_LAYOUT
-#define FC_LAYOUT "unknown"
+/* What the build is from, findable in the built file's bytes (scripts/build_native.py). */
+#if !defined(FC_SOURCE_HASH) || !defined(FC_LAYOUT)
+#error "build with scripts/build_native.py, which defines FC_SOURCE_HASH and FC_LAYOUT"
 #endif
 __attribute__((used)) static const char fc_build_mark[] =
     "FORAY_BUILD=" FC_SOURCE_HASH ":" FC_LAYOUT;

@@ -19,26 +19,12 @@ __all__ = ["SOURCES", "load"]
 SOURCES = ("_call.c",)
 """The files the module is built from, in this directory."""
 
-_HERE = Path(__file__).resolve().parent
-_loaded: list[ModuleType | None] = []
+
+def _import() -> ModuleType:
+    from arena.sandbox._native import _call
+
+    return _call
 
 
-def load() -> ModuleType | None:
-    """The tick call's module, or None (tried once per process)."""
-    if not _loaded:
-        _loaded.append(_try_load())
-    return _loaded[0]
-
-
-def _try_load() -> ModuleType | None:
-    if sim.native_unavailable() is not None:
-        return None
-    try:
-        from arena.sandbox._native import _call as module
-    except ImportError:
-        return None
-    try:
-        expected = sim.native_source_hash([_HERE / name for name in SOURCES])
-    except OSError:
-        return None
-    return module if expected == module.SOURCE_HASH else None
+load = sim.NativeLoader(_import, Path(__file__).resolve().parent, SOURCES)
+"""The extension's module, or None (tried once per process)."""
