@@ -51,10 +51,10 @@ Builder = Callable[..., bytes]
 FAST = os.environ.get("FORAY_FAST_TESTS") == "1"
 
 
-def require_native(loaded: object) -> None:
+def require_native(available: bool) -> None:
     """Fail a test that needs a native part this checkout lacks (``./scripts/setup.sh``
     builds them); skip it only when FORAY_NATIVE=0 turned them off on purpose."""
-    if loaded is not None:
+    if available:
         return
     reason = sim.native_unavailable() or "not built"
     if os.environ.get("FORAY_NATIVE") == "0":

@@ -20,7 +20,7 @@ import arena
 import arena.match
 import replays
 import sim
-from tests._support import EXTRA, Builder, cli, policy
+from tests._support import EXTRA, Builder, cli, policy, require_native
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGENERATE = os.environ.get("FORAY_REGENERATE_GOLDEN") == "1"
@@ -51,21 +51,26 @@ def test_checksums_of_a_scripted_game_are_golden() -> None:
     _compare("scripted-checksums-v2.txt", "".join(v2).encode())
 
 
-def _golden_match(build_c: Builder) -> arena.MatchResult:
+def _golden_match(build_c: Builder, native: bool | None = None) -> arena.MatchResult:
     busy, idle = build_c(EXTRA / "busy.c"), build_c(EXTRA / "idle.c")
     return arena.match.run_match(
         arena.Contestant("busy", busy),
         arena.Contestant("idle", idle),
         seed=77,
         config=sim.Config(max_ticks=60, start_energy=60),
+        native=native,
     )
 
 
-def test_a_match_replay_is_golden(build_c: Builder) -> None:
-    result = _golden_match(build_c)
+@pytest.mark.parametrize("native", [True, False], ids=["native core", "pure rules"])
+def test_a_match_replay_is_golden(build_c: Builder, native: bool) -> None:
+    """On both tick loops, and verified on both rules (tests/test_native.py)."""
+    if native:
+        require_native(sim.native_unavailable() is None)
+    result = _golden_match(build_c, native)
     assert replays.VERSION == 2
     _compare("busy-vs-idle-seed77-v2.replay", result.replay)
-    assert replays.verify_replay(result.replay).ok
+    assert replays.verify_replay(result.replay, native=native).ok
 
 
 def _objects(data: bytes) -> list[dict[str, object]]:

@@ -53,7 +53,7 @@ PACK = msgpack.Packer(use_bin_type=True).pack
 def core_module() -> ModuleType:
     """The native core's module: a checkout set up by ./scripts/setup.sh has it built."""
     module = native.load()
-    require_native(module)
+    require_native(module is not None)
     assert module is not None
     return module
 

@@ -56,7 +56,7 @@ def rules(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
         monkeypatch.setattr(native, "_loaded", [None])
         monkeypatch.setattr(native, "_reason", ["turned off for this test"])
     else:
-        require_native(native.load())
+        require_native(native.load() is not None)
     rules: str = request.param
     return rules
 

@@ -40,7 +40,7 @@ def call_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     if request.param == "ctypes":
         monkeypatch.setattr(native_call.load, "_loaded", [None])
     else:
-        require_native(native_call.load())
+        require_native(native_call.load() is not None)
     path: str = request.param
     return path
 
