@@ -585,20 +585,24 @@ def _on_a_terminal(data_dir: Path, *args: str) -> tuple[int, bytes, str]:
 def test_on_a_terminal_a_progress_bar_shows_the_tournament_as_it_plays(
     capsys: Capture, data_dir: Path
 ) -> None:
-    args = ("--format", "round-robin", "--seeds", "4", "--max-ticks", "200", "--jobs", "1")
+    # Long enough to be drawn while it plays, however quick the matches (the native core).
+    args = ("--format", "round-robin", "--seeds", "16", "--max-ticks", "400", "--jobs", "1")
     code, received, err = _on_a_terminal(data_dir, "tournament", *args, *BASELINE_FIELD)
     assert code == 0, err
     shown = _ESCAPE.sub("", received.decode())
     bars = [m for line in re.split(r"[\r\n]+", shown) if (m := _BAR.search(line.rstrip()))]
     assert bars, shown[-2000:]
     done = [int(m["done"]) for m in bars]
-    assert done == sorted(done) and {int(m["total"]) for m in bars} == {48}
+    total = 16 * 12
+    assert done == sorted(done) and {int(m["total"]) for m in bars} == {total}
     # Drawn while it played: matches done of the total, a rate, the time left, the leader.
-    playing = [m for m in bars if 0 < int(m["done"]) < 48 and m["rate"] and m["left"] != "-:--:--"]
+    playing = [
+        m for m in bars if 0 < int(m["done"]) < total and m["rate"] and m["left"] != "-:--:--"
+    ]
     assert playing, [m.group(0) for m in bars]
     assert all(m["leader"] in BASELINE_FIELD for m in bars)
     last = bars[-1]
-    assert (last["done"], last["left"]) == ("48", "0:00:00") and float(last["rate"]) > 0
+    assert (last["done"], last["left"]) == (str(total), "0:00:00") and float(last["rate"]) > 0
     standings = cli(capsys, "standings", last["id"], "--json").json()["standings"]
     assert last["leader"] == standings[0]["name"]  # the leader at the end is the winner
     assert "row vs column" in shown  # then the tables
