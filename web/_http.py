@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import hmac
 import json
 import math
 from typing import Any, Final
@@ -23,6 +22,7 @@ from starlette.responses import JSONResponse
 
 from replays import MAX_NAME_CHARS
 from web._errors import ApiError
+from web._guard import token_matches
 from web._site import Site
 
 __all__ = [
@@ -88,12 +88,7 @@ def authorized(request: Request) -> bool:
     header = request.headers.get("authorization")
     if header is None:
         return False
-    scheme, _, given = header.partition(" ")
-    expected: bytes = request.app.state.token
-    # Header values arrive as latin-1 text: back to their bytes, compared in constant time.
-    if scheme.lower() != "bearer" or not hmac.compare_digest(
-        given.strip().encode("latin-1"), expected
-    ):
+    if not token_matches(header, request.app.state.token):
         raise ApiError(401, "the token is not the server's", headers={"WWW-Authenticate": "Bearer"})
     return True
 
