@@ -11,6 +11,10 @@ from ._figures import (
     bench_figures as bench_figures,
     summary_figures as summary_figures,
 )
+from ._hostile import (
+    SlowClients as SlowClients,
+    loopback_source as loopback_source,
+)
 from ._load import (
     LISTINGS as LISTINGS,
     LOAD_TOKEN as LOAD_TOKEN,
