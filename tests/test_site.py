@@ -11,6 +11,8 @@ document, the pages' shells.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -25,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import jsonschema
 import msgpack
 import pytest
@@ -1037,3 +1040,79 @@ def test_arena_serve_serves_the_site_until_interrupted(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     assert "stopping" in out
     assert "Traceback" not in err
+
+
+# =========================================================================== event streams
+
+
+def _read_stream(url: str, source: str = "127.0.0.1") -> list[dict[str, Any]]:
+    """Every event's data of a stream until the server ends it, from the address ``source``."""
+    out = []
+    transport = httpx.HTTPTransport(local_address=source)
+    with (
+        httpx.Client(transport=transport, timeout=60) as http,
+        http.stream("GET", url) as r,
+    ):
+        assert r.status_code == 200, r.read()
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                out.append(json.loads(line[6:]))
+    return out
+
+
+@pytest.mark.server
+def test_the_streams_of_a_tournament_share_one_build_a_change(
+    tmp_path: Path, case: arena.Case
+) -> None:
+    limits = web.SiteLimits(workers=1, live_every=0.1, keepalive=1.0)
+    with (
+        web.Site.open(tmp_path, limits=limits, case=long_case(case)) as site,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
+        body = {"format": "round-robin", "field": field, "seeds": [0, 1]}
+        started = httpx.post(server.url + "api/tournaments", json=body, headers=AUTH).json()
+        url = f"{server.url}api/tournaments/{started['id']}/events"
+        with concurrent.futures.ThreadPoolExecutor(12) as pool:
+            seen = list(pool.map(_read_stream, [url] * 12))
+        assert all(s[-1]["status"] == "finished" and s[-1]["matches"] == 24 for s in seen)
+        most = max(len(s) for s in seen)
+        assert most >= 2, "the tournament ended before its streams saw it play"
+        # Each state built once for all twelve streams (not once a stream).
+        assert site.snapshots.builds <= most + 2, (site.snapshots.builds, most)
+
+
+@pytest.mark.server
+def test_one_client_holds_at_most_its_share_of_the_event_streams(
+    tmp_path: Path, case: arena.Case
+) -> None:
+    limits = web.SiteLimits(workers=1, streams_per_client=2, keepalive=0.5)
+    with (
+        web.Site.open(tmp_path, limits=limits, case=long_case(case)) as site,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
+        body = {"format": "round-robin", "field": field, "seeds": list(range(8))}
+        started = httpx.post(server.url + "api/tournaments", json=body, headers=AUTH).json()
+        url = f"{server.url}api/tournaments/{started['id']}/events"
+        with contextlib.ExitStack() as held:
+            mine = httpx.Client(timeout=30)
+            held.enter_context(mine)
+            first, second = (held.enter_context(mine.stream("GET", url)) for _ in range(2))
+            assert (first.status_code, second.status_code) == (200, 200)
+            third = mine.get(url)
+            assert third.status_code == 429 and int(third.headers["retry-after"]) >= 1
+            assert "from this address" in third.json()["error"]
+            other = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+            with other, other.stream("GET", url) as elsewhere:
+                assert elsewhere.status_code == 200
+            first.close()
+            deadline = time.monotonic() + 10
+            while True:
+                with mine.stream("GET", url) as again:
+                    if again.status_code == 200:
+                        break
+                    assert again.status_code == 429
+                assert time.monotonic() < deadline, "a stream closed did not give its slot back"
+                time.sleep(0.1)
+        assert site.tournament_json(started["id"])["status"] == "running"
