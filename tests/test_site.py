@@ -323,6 +323,44 @@ def test_bad_match_requests_are_400(client: TestClient, body: bytes, message: st
     assert message in error_of(client.post("/api/matches", content=body, headers=AUTH), 400)
 
 
+HOSTILE_JSON = [
+    pytest.param(b"[" * 60000, "nested too deeply", id="arrays-60000-deep"),
+    pytest.param(b'{"a":' * 12000, "nested too deeply", id="objects-12000-deep"),
+    pytest.param(
+        b'{"a": "random", "b": "random", "seed": ' + b"9" * 5000 + b"}",
+        "not JSON",
+        id="seed-of-5000-digits",
+    ),
+    pytest.param(
+        b'{"a": "random", "b": "random", "seed": ' + b"9" * 4000 + b"}",
+        "field 'seed'",
+        id="seed-of-4000-digits",
+    ),
+    pytest.param(b'{"a": "\\ud800", "b": "random"}', "lone surrogate", id="surrogate-in-a-name"),
+    pytest.param(
+        b'{"format": "\\udfff", "field": ["random", "greedy-raider"]}',
+        "lone surrogate",
+        id="surrogate-in-a-format",
+    ),
+    pytest.param(
+        b'{"format": "swiss", "field": ["random", "x\\ud800y"]}',
+        "lone surrogate",
+        id="surrogate-in-the-field",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "message"), HOSTILE_JSON)
+@pytest.mark.parametrize("path", ["/api/matches", "/api/tournaments"])
+def test_bad_json_is_a_400_never_a_500(
+    client: TestClient, path: str, body: bytes, message: str
+) -> None:
+    r = client.post(path, content=body, headers={**AUTH, "Content-Type": "application/json"})
+    error = error_of(r, 400)
+    if "deep" in message or "surrogate" in message or path == "/api/matches":
+        assert message in error, error
+
+
 def test_a_match_of_a_controller_not_stored_is_404(client: TestClient) -> None:
     r = client.post("/api/matches", json={"a": "random", "b": "nobody"}, headers=AUTH)
     assert error_of(r, 404) == "field 'b': no controller 'nobody'"

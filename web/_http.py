@@ -132,8 +132,15 @@ async def read_json(request: Request, keys: dict[str, bool]) -> dict[str, Any]:
     body = await read_body(request, MAX_JSON_BYTES)
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise ApiError(400, "the body is not JSON this server reads: nested too deeply") from None
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of thousands of digits
         raise ApiError(400, f"the body is not JSON: {exc}") from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        # "\ud800" is JSON, but no character: no name, format or value may hold one.
+        raise ApiError(400, "the body holds a lone surrogate (\\ud800-\\udfff)") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the body must be a JSON object")
     unknown = sorted(k for k in data if k not in keys)
