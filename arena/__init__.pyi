@@ -42,6 +42,7 @@ from .match import (
     Rematch as Rematch,
 )
 from .proving import (
+    PushCheck as PushCheck,
     check_pushed_run as check_pushed_run,
     find_pushed_run as find_pushed_run,
     recheck_match as recheck_match,

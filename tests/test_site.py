@@ -692,14 +692,34 @@ def test_a_replay_played_on_other_terms_is_refused(client: TestClient, bundle: w
     ("data", "message"),
     [
         (b"", "not one msgpack map"),
-        (b"\x80" * 3, "not one msgpack map"),
+        (b"\x80" * 3, "bytes after the bundle's map"),
         (msgpack.packb([1, 2]), "field 'bundle': expected a map"),
         (msgpack.packb({"format": "zip"}), "missing"),
-        (b"\x91" * 100_000 + b"\xc0", "not one msgpack map"),
+        (b"\x91" * 100_000 + b"\xc0", "nested over"),
+        (b"\xc1", "type 0xc1"),
+        (b"\xa5abc", "cut short"),
     ],
 )
 def test_bytes_that_are_no_bundle_are_400(client: TestClient, data: bytes, message: str) -> None:
     assert message in error_of(push(client, data), 400)
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def test_a_push_of_8_mib_of_empty_arrays_is_refused_and_costs_no_memory(
+    client: TestClient,
+) -> None:
+    """Decoded whole, it was a list per byte: 580 MiB, on the server's loop."""
+    size = 8 * 1024 * 1024
+    data = b"\xdd" + size.to_bytes(4, "big") + b"\x90" * size
+    before = _rss_kib()
+    assert "msgpack objects" in error_of(push(client, data), 400)
+    del data
+    # Generous: the body is read into memory (8 MiB) and joined once.
+    assert _rss_kib() - before < 64 * 1024
 
 
 def test_a_bundle_cut_off_half_way_records_nothing(client: TestClient, bundle: web.Bundle) -> None:
