@@ -70,5 +70,6 @@ from .store import (
     StoreBusyError as StoreBusyError,
     StoreError as StoreError,
     TournamentRecord as TournamentRecord,
+    name_problem as name_problem,
 )
 from .tournament import TournamentPlan as TournamentPlan
