@@ -183,6 +183,35 @@ def test_a_name_means_one_module(client: TestClient, idle: bytes, case: arena.Ca
 
 
 @pytest.mark.parametrize(
+    "name",
+    [
+        "r\u0430ndom",  # a Cyrillic a
+        "ran\u200bdom",  # a zero-width space
+        "random\ufe0f",  # a variation selector
+        "Random",
+        "RANDOM",
+        "\uff52\uff41\uff4e\uff44\uff4f\uff4d",  # fullwidth
+        " random ",
+        "gr\u0435edy-raider",  # a Cyrillic e
+        "b\u043erder-soldier",  # a Cyrillic o
+        "border-so1dier",  # a digit one for the l
+    ],
+)
+def test_a_name_that_looks_like_a_stored_one_is_taken(
+    client: TestClient, idle: bytes, name: str
+) -> None:
+    mine = arena.numbered_module(idle, 911)
+    r = client.post("/api/controllers", params={"name": name}, content=mine, headers=AUTH)
+    message = error_of(r, 409)
+    assert f"the name {name!r} is taken, which looks the same as '" in message
+    holder = r.json()["holder"]
+    assert holder in {c["sha256"] for c in client.get("/api/controllers", headers=AUTH).json()}
+    assert hashlib.sha256(mine).hexdigest() not in {
+        c["sha256"] for c in client.get("/api/controllers", headers=AUTH).json()
+    }
+
+
+@pytest.mark.parametrize(
     ("blob", "reason"),
     [
         (b"", "bad magic bytes"),
@@ -219,7 +248,10 @@ def test_a_module_over_the_size_limit_is_413(client: TestClient) -> None:
         ("", "query 'name'"),
         ("?name=", "query 'name'"),
         ("?name=" + "x" * 257, "1..256"),
-        ("?name=a%0Ab", "control characters"),
+        ("?name=a%0Ab", "control character"),
+        ("?name=a%E2%80%AEb", "bidirectional control"),
+        ("?name=%E2%80%8B", "no visible character"),
+        ("?name=%20%20", "no visible character"),
     ],
 )
 def test_an_upload_needs_a_plain_name(
@@ -597,7 +629,7 @@ def test_a_tampered_replay_is_refused_with_the_reason(
 def test_a_replay_of_another_match_is_refused(client: TestClient, bundle: web.Bundle) -> None:
     data = tamper(bundle, 0, replay=bundle.matches[1].replay)
     message = error_of(push(client, data), 400)
-    assert "refused: match 0" in message and "sha256" in message
+    assert "refused: match 0" in message and "its sides are" in message
 
 
 def test_a_forged_result_is_refused(client: TestClient, bundle: web.Bundle) -> None:
@@ -612,6 +644,46 @@ def test_a_forged_outcome_is_refused(client: TestClient, bundle: web.Bundle) -> 
     forged = "win" if bundle.outcome != "win" else "loss"
     message = error_of(push(client, dataclasses.replace(bundle, outcome=forged).encode()), 400)
     assert f"the run says {forged}" in message
+
+
+def test_a_replay_whose_sides_are_named_otherwise_is_refused(
+    client: TestClient, bundle: web.Bundle
+) -> None:
+    """The names in a replay's header are what a listing shows: swapped (in the replay and
+    in its result alike), the pusher's bot would be shown beating its opponent."""
+
+    def swap_names(objects: list[Any]) -> None:
+        a, b = objects[0]["sides"]
+        a["name"], b["name"] = b["name"], a["name"]
+
+    replay = reencoded(bundle.matches[0].replay, swap_names)
+    result = dict(bundle.matches[0].result)
+    result["sides"] = [dict(s) for s in result["sides"]]
+    result["sides"][0]["name"], result["sides"][1]["name"] = (
+        result["sides"][1]["name"],
+        result["sides"][0]["name"],
+    )
+    result["replay_sha256"] = hashlib.sha256(replay).hexdigest()
+    data = tamper(bundle, 0, replay=replay, result=result)
+    message = error_of(push(client, data), 400)
+    assert message.startswith(f"refused: match 0 (against {bundle.matches[0].opponent}): ")
+    assert "its sides are A " in message and "'my-bot'" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("my\nbot", "control character"),
+        ("my\x1bbot", "control character"),
+        ("my\u202ebot", "bidirectional control"),
+        ("\u200b\u200b", "no visible character"),
+    ],
+)
+def test_a_pushed_name_is_checked_as_an_uploads_is(
+    client: TestClient, bundle: web.Bundle, name: str, problem: str
+) -> None:
+    message = error_of(push(client, dataclasses.replace(bundle, controller=name).encode()), 400)
+    assert "field 'controller.name'" in message and problem in message
 
 
 @pytest.fixture(scope="module")
@@ -659,6 +731,15 @@ def test_a_run_under_a_name_another_module_holds_is_409(
     (baseline,) = [o for o in case.opponents if o.name == "greedy-raider"]
     r = push(client, dataclasses.replace(forged, controller="greedy-raider").encode())
     assert f"controller {baseline.sha256} (baseline) holds it" in error_of(r, 409)
+
+
+def test_a_run_under_a_name_that_looks_like_another_is_409(
+    client: TestClient, forged: web.Bundle, case: arena.Case
+) -> None:
+    (baseline,) = [o for o in case.opponents if o.name == "greedy-raider"]
+    r = push(client, dataclasses.replace(forged, controller="greedy-r\u0430ider").encode())
+    assert "looks the same as 'greedy-raider'" in error_of(r, 409)
+    assert r.json()["holder"] == baseline.sha256
 
 
 def test_a_run_without_every_match_is_refused(client: TestClient, bundle: web.Bundle) -> None:

@@ -222,8 +222,12 @@ def _fields(obj: object, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _name(value: object, where: str) -> str:
-    if not isinstance(value, str) or not 1 <= len(value) <= MAX_NAME_CHARS:
+    """A name, checked as an upload's is (``arena.name_problem``)."""
+    if not isinstance(value, str):
         raise BundleError(f"bundle: field '{where}': expected a string of 1..{MAX_NAME_CHARS}")
+    problem = arena.name_problem(value)
+    if problem is not None:
+        raise BundleError(f"bundle: field '{where}': {problem}")
     return value
 
 

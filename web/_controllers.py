@@ -18,7 +18,6 @@ import threading
 from typing import Any
 
 import arena
-from replays import MAX_NAME_CHARS
 from web._core import SiteCore
 from web._errors import ApiError
 from web._lanes import Lane, WorkerLanes
@@ -28,12 +27,11 @@ __all__ = ["Controllers", "check_name", "controller_json", "named_controller"]
 
 
 def check_name(name: str, what: str) -> str:
-    """A name as the store keeps it: 1..MAX_NAME_CHARS characters, no control characters
-    (else 400)."""
-    if not 1 <= len(name) <= MAX_NAME_CHARS:
-        raise ApiError(400, f"{what}: 1..{MAX_NAME_CHARS} characters, not {len(name)}")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
-        raise ApiError(400, f"{what}: no control characters")
+    """A name the store takes (``arena.name_problem``: 1..MAX_NAME_CHARS characters, each
+    one a character that shows, no control character), else 400 naming ``what``."""
+    problem = arena.name_problem(name)
+    if problem is not None:
+        raise ApiError(400, f"{what}: {problem}")
     return name
 
 
@@ -127,19 +125,23 @@ class Controllers(SiteCore):
     def _name_free(self, name: str, sha256: str) -> None:
         """409 if storing module ``sha256`` under ``name`` would take the name from another
         module (``Store.controller`` takes a sha256 or a name): a second module under a
-        name would shadow the first. A module stored already keeps its record, so it
-        names nothing anew."""
+        name would shadow the first; nor may it look the same as another module's name
+        (``Store.controller_like``: after normalization, case folding and Unicode's
+        confusables), which a reader would take for it. A module stored already keeps its
+        record, so it names nothing anew."""
         if self._stored(sha256) is not None:
             return
+        like = ""
         try:
-            holder = self.store.controller(name)
+            holder: arena.ControllerRecord | None = self.store.controller(name)
         except arena.NotInStoreError:
-            return
-        if holder.sha256 != sha256:
+            holder = self.store.controller_like(name)
+            like = "" if holder is None else f", which looks the same as {holder.name!r}"
+        if holder is not None and holder.sha256 != sha256:
             raise ApiError(
                 409,
-                f"the name {name!r} is taken: controller {holder.sha256} ({holder.origin})"
-                " holds it; choose another name",
+                f"the name {name!r} is taken{like}: controller {holder.sha256}"
+                f" ({holder.origin}) holds it; choose another name",
                 extra={"holder": holder.sha256},
             )
 
