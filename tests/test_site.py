@@ -228,6 +228,18 @@ def test_an_inadmissible_module_is_refused_with_the_reason(
     assert r.json()["sha256"] not in {c["sha256"] for c in client.get("/api/controllers").json()}
 
 
+def test_bytes_the_command_line_stored_unadmitted_are_admitted_when_uploaded(
+    client: TestClient, site: web.Site
+) -> None:
+    """``arena match bad.wasm random`` stores the module it plays, admitted or not: an upload
+    of those bytes is checked all the same, not answered with the stored record."""
+    bad = b"\0asm\x01\0\0\0\0\x02\x01x"  # one custom section: valid, no exports
+    stored = site.store.add_controller(bad, name="played-by-the-cli", origin=arena.Origin.FILE)
+    r = client.post("/api/controllers?name=again", content=bad, headers=AUTH)
+    assert "missing export memory" in error_of(r, 400)
+    assert r.json()["sha256"] == stored.sha256
+
+
 def test_a_module_over_the_size_limit_is_413(client: TestClient) -> None:
     big = b"\0asm\x01\0\0\0" + b"\0" * arena.MAX_MODULE_BYTES
     assert "limit" in error_of(

@@ -68,6 +68,8 @@ class Controllers(SiteCore):
         """Uploads being received or checked: taken before a body is read (memory)."""
         self._names_lock = threading.Lock()
         """Held from the check that a name is free to the write that takes it."""
+        self._admitted: set[str] = set()
+        """The sha256s of the modules this server admitted (under its case's limits)."""
 
     def controllers(self, *, include_hidden: bool) -> list[dict[str, Any]]:
         """The stored controllers, by name (the hidden ones only with ``include_hidden``)."""
@@ -99,16 +101,21 @@ class Controllers(SiteCore):
         check_name(name, "name")
         sha256 = hashlib.sha256(blob).hexdigest()
         existing = await asyncio.to_thread(self._stored, sha256)
+        if existing is None:
+            await asyncio.to_thread(self._name_free, name, sha256)
+        # Bytes stored already too: the command line stores what it plays unadmitted.
+        await self._admit(blob, sha256, "the module is not admissible")
         if existing is not None:
             return controller_json(existing), False
-        await asyncio.to_thread(self._name_free, name, sha256)
-        await self._admit(blob, sha256, "the module is not admissible")
         record = await asyncio.to_thread(self._add_upload, blob, name, sha256)
         return controller_json(record), True
 
     async def _admit(self, blob: bytes, sha256: str, refusal: str) -> None:
         """Check ``blob`` in a worker of the check lane; 400 (``refusal``: the reason) if not
-        admissible. Every module is, before it is stored: uploaded or pushed."""
+        admissible. Every module is, each time it is uploaded or pushed (the store does not
+        say whether a module was admitted), unless this server admitted it already."""
+        if sha256 in self._admitted:
+            return
         self._checks.take(retry_after=5)
         future: concurrent.futures.Future[arena.Admission] = self.lanes.submit(
             Lane.CHECK, arena.check_module, blob, self.case.limits, doing="checking this module"
@@ -121,6 +128,7 @@ class Controllers(SiteCore):
                 f"{refusal}: {admission.reason}",
                 extra={"sha256": sha256, "reason": admission.reason},
             )
+        self._admitted.add(sha256)
 
     def _name_free(self, name: str, sha256: str) -> None:
         """409 if storing module ``sha256`` under ``name`` would take the name from another
