@@ -301,7 +301,8 @@ def test_a_body_declared_over_its_limit_is_413_at_once(
     over = _limit(path) + 1
     with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
         sock.sendall(
-            f"{method} {path}?name=big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {SITE_TOKEN}"
+            f"{method} {path}?name=big HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {SITE_TOKEN}"
             f"\r\nContent-Length: {over}\r\nConnection: close\r\n\r\n".encode()
         )  # and no body at all: refused from the header
         answer = _read_all(sock)
@@ -335,7 +336,8 @@ def test_a_body_streamed_over_its_limit_is_413(served: Served, path: str, method
 def test_a_slow_body_is_408(served: Served, path: str, method: str) -> None:
     with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
         sock.sendall(
-            f"{method} {path}?name=slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {SITE_TOKEN}"
+            f"{method} {path}?name=slow HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {SITE_TOKEN}"
             "\r\nContent-Length: 1000\r\n\r\n{".encode()
         )  # then nothing more: the server's body timeout (1 s here) ends it
         answer = _read_all(sock, until=b"too long")

@@ -13,7 +13,8 @@ streams of a record (its event, encoded once), in threads of its own: a
 tournament's JSON reads every match it has, and two hundred streams each
 building it after every match recorded filled the threads the write
 handlers wait on. At most one build of a record runs at a time; a stream
-that finds one under way waits for it.
+that finds one under way waits for it; and a record that takes long to
+build is built less often (``Snapshots.SPACING``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import concurrent.futures
 import contextlib
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -51,6 +53,10 @@ class Snapshot:
     """The event, without an ``id`` line: each stream numbers its own."""
     final: bool
     """The record will not change again: its streams end after this."""
+    ended: float = 0.0
+    """When the build ended (``time.monotonic``)."""
+    took: float = 0.0
+    """Seconds the build took."""
 
 
 _Build = Callable[[], tuple[Any, bool]]
@@ -63,6 +69,10 @@ class Snapshots:
 
     KEPT: Final = 64
     """Records whose latest snapshot is kept (the most recently built)."""
+    SPACING: Final = 4.0
+    """A record's next build starts no sooner than this many times its last build's length
+    after it: a large tournament, which takes long to read, is read less often, so its
+    builds take at most a fifth of a thread, however many matches it has."""
 
     def __init__(self, changes: Changes, workers: int = 2) -> None:
         self._changes = changes
@@ -82,7 +92,9 @@ class Snapshots:
         while True:
             with self._lock:
                 found = self._latest.get(key)
-                if found is None or (found[0] < wanted and found[1].done()):
+                stale = found is None or (found[0] < wanted and found[1].done())
+                wait = 0.0 if found is None or not stale else self._rest(found[1])
+                if stale and wait <= 0:
                     version = self._changes.version(key)
                     future = self._pool.submit(self._build, version, event, build)
                     self.builds += 1
@@ -90,6 +102,10 @@ class Snapshots:
                     self._latest.move_to_end(key)
                     while len(self._latest) > self.KEPT:
                         self._latest.popitem(last=False)
+            if wait > 0:
+                await asyncio.sleep(wait)  # the build before was long: let it rest first
+                continue
+            assert found is not None
             try:
                 snapshot = await asyncio.wrap_future(found[1])
             except BaseException:
@@ -101,10 +117,19 @@ class Snapshots:
                 return snapshot
             # An older build was under way: it is done now, so the next one starts.
 
+    def _rest(self, done: concurrent.futures.Future[Snapshot]) -> float:
+        """Seconds until the record of the finished build ``done`` may be built again."""
+        if done.cancelled() or done.exception() is not None:
+            return 0.0
+        last = done.result()
+        return last.ended + self.SPACING * last.took - time.monotonic()
+
     @staticmethod
     def _build(version: int, event: str, build: _Build) -> Snapshot:
+        began = time.monotonic()
         data, final = build()
-        return Snapshot(version, sse(event, data), final)
+        ended = time.monotonic()
+        return Snapshot(version, sse(event, data), final, ended, ended - began)
 
 
 class Changes:

@@ -12,9 +12,11 @@ from ._figures import (
     summary_figures as summary_figures,
 )
 from ._hostile import (
+    EventStreams as EventStreams,
     SlowClients as SlowClients,
     loopback_source as loopback_source,
 )
+from ._hostile_figures import hostile_figures as hostile_figures
 from ._load import (
     LISTINGS as LISTINGS,
     LOAD_TOKEN as LOAD_TOKEN,

@@ -1,12 +1,13 @@
-"""Hostile clients of a real server on 127.0.0.1, for the connection tests and ``arena bench web``.
+"""Hostile clients of a real server on 127.0.0.1, for the connection tests and
+``arena bench web-hostile``.
 
 ``SlowClients`` holds connections that never finish a request's headers (a
 "slowloris"): each sends the start of a request and then one byte of a header
 at a time, opened from several loopback addresses (``127.0.0.2`` up: all of
 ``127.0.0.0/8`` is this machine) so that a per-address bound does not close
 them all; a connection the server closes is opened again, so the server is
-kept as full as it lets itself be. ``loopback_source`` names those addresses
-for other clients too (the event streams of the bench).
+kept as full as it lets itself be. ``EventStreams`` holds event streams open
+and reads them, from several addresses too (``loopback_source``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import time
 from types import TracebackType
 from typing import Final
 
-__all__ = ["SlowClients", "loopback_source"]
+__all__ = ["EventStreams", "SlowClients", "loopback_source"]
 
 _START: Final = b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 
@@ -121,4 +122,78 @@ class SlowClients:
         for i in range(self.count):
             with contextlib.suppress(OSError, KeyError):
                 self._drop(i)
+        self._selector.close()
+
+
+class EventStreams:
+    """``count`` event streams of ``path`` on 127.0.0.1:``port``, from ``sources`` loopback
+    addresses in turn, read (and dropped) by one thread as they come; ``events`` counts the
+    events read, ``open`` the streams the server still sends."""
+
+    def __init__(self, port: int, path: str, count: int, *, sources: int = 1) -> None:
+        self.port = port
+        self.path = path
+        self.count = count
+        self.sources = sources
+        self.events = 0
+        self.refused = 0
+        """Streams the server did not open (its answer was not a 200)."""
+        self._selector = selectors.DefaultSelector()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="event-streams", daemon=True)
+
+    @property
+    def open(self) -> int:
+        """Streams open now."""
+        return len(self._selector.get_map())
+
+    def _open(self, i: int) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind((loopback_source(i % self.sources), 0))
+        sock.settimeout(10)
+        sock.connect(("127.0.0.1", self.port))
+        sock.sendall(f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        head = sock.recv(65536)
+        if not head.startswith(b"HTTP/1.1 200 "):
+            self.refused += 1
+            sock.close()
+            return
+        self.events += head.count(b"\nevent: ")
+        sock.setblocking(False)
+        self._selector.register(sock, selectors.EVENT_READ)
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            for key, _ in self._selector.select(timeout=0.1) if self.open else ():
+                sock: socket.socket = key.fileobj  # type: ignore[assignment]
+                try:
+                    data = sock.recv(1 << 20)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    self._selector.unregister(sock)
+                    sock.close()
+                self.events += data.count(b"\nevent: ") + data.startswith(b"event: ")
+            if not self.open:
+                self._stop.wait(0.1)
+
+    def __enter__(self) -> EventStreams:
+        for i in range(self.count):
+            self._open(i)
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        for key in list(self._selector.get_map().values()):
+            with contextlib.suppress(OSError):
+                key.fileobj.close()  # type: ignore[union-attr]
         self._selector.close()
