@@ -93,14 +93,14 @@ def _slow_headers(repeat: int) -> None:
             f" GET /api/status, a new connection each; {_load()}):"
         )
         alone, worst = _honest(server.url, requests)
-        print(f"  {'no other client':<46} {_ms(alone, worst)} ({alone.requests})")
+        print(f"  {'no other client':<42} {_ms(alone, worst)} ({alone.requests})")
         for sources, label in ((_SLOW, f"{_SLOW} addresses"), (1, "one address")):
             with SlowClients(server.port, _SLOW, sources=sources, trickle=1.0) as slow:
                 time.sleep(1.0)  # all sent their first bytes; those over a bound closed
                 (timing, worst), held = _while_sampled(slow, lambda: _honest(server.url, requests))
+            what = f"{_SLOW} slow connections from {label}"
             print(
-                f"  {_SLOW} slow connections from {label:<15} "
-                f"{_ms(timing, worst)} ({timing.requests}); the server held"
+                f"  {what:<42} {_ms(timing, worst)} ({timing.requests}); the server held"
                 f" {statistics.median(held or [0]):.0f} of them (median)"
             )
         code = server.stop()
