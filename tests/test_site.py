@@ -1211,19 +1211,28 @@ def _read_stream(url: str, source: str = "127.0.0.1") -> list[dict[str, Any]]:
     return out
 
 
+@contextlib.contextmanager
+def tournament_served(
+    root: Path, case: arena.Case, limits: web.SiteLimits, seeds: int
+) -> Iterator[tuple[web.Site, str]]:
+    """A site served on 127.0.0.1 playing a round-robin of the case's four opponents on
+    ``seeds`` seeds, its matches long: the site and the tournament's event stream's URL."""
+    with (
+        web.Site.open(root, limits=limits, case=long_case(case)) as site,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
+        body = {"format": "round-robin", "field": field, "seeds": list(range(seeds))}
+        started = httpx.post(server.url + "api/tournaments", json=body, headers=AUTH).json()
+        yield site, f"{server.url}api/tournaments/{started['id']}/events"
+
+
 @pytest.mark.server
 def test_the_streams_of_a_tournament_share_one_build_a_change(
     tmp_path: Path, case: arena.Case
 ) -> None:
     limits = web.SiteLimits(workers=1, live_every=0.1, keepalive=1.0)
-    with (
-        web.Site.open(tmp_path, limits=limits, case=long_case(case)) as site,
-        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
-    ):
-        field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
-        body = {"format": "round-robin", "field": field, "seeds": [0, 1]}
-        started = httpx.post(server.url + "api/tournaments", json=body, headers=AUTH).json()
-        url = f"{server.url}api/tournaments/{started['id']}/events"
+    with tournament_served(tmp_path, case, limits, seeds=2) as (site, url):
         with concurrent.futures.ThreadPoolExecutor(12) as pool:
             seen = list(pool.map(_read_stream, [url] * 12))
         assert all(s[-1]["status"] == "finished" and s[-1]["matches"] == 24 for s in seen)
@@ -1238,14 +1247,7 @@ def test_one_client_holds_at_most_its_share_of_the_event_streams(
     tmp_path: Path, case: arena.Case
 ) -> None:
     limits = web.SiteLimits(workers=1, streams_per_client=2, keepalive=0.5)
-    with (
-        web.Site.open(tmp_path, limits=limits, case=long_case(case)) as site,
-        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
-    ):
-        field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
-        body = {"format": "round-robin", "field": field, "seeds": list(range(8))}
-        started = httpx.post(server.url + "api/tournaments", json=body, headers=AUTH).json()
-        url = f"{server.url}api/tournaments/{started['id']}/events"
+    with tournament_served(tmp_path, case, limits, seeds=8) as (site, url):
         with contextlib.ExitStack() as held:
             mine = httpx.Client(timeout=30)
             held.enter_context(mine)
@@ -1266,4 +1268,5 @@ def test_one_client_holds_at_most_its_share_of_the_event_streams(
                     assert again.status_code == 429
                 assert time.monotonic() < deadline, "a stream closed did not give its slot back"
                 time.sleep(0.1)
-        assert site.tournament_json(started["id"])["status"] == "running"
+        tournament = int(url.rsplit("/", 2)[1])
+        assert site.tournament_json(tournament)["status"] == "running"

@@ -158,7 +158,7 @@ def _tournament_run(seconds: float, streams: int) -> _Phase:
                 raise RuntimeError(f"the tournament did not start: {started.body!r}")
             tid, planned = started.json()["id"], started.json()["planned"]
             path = f"/api/tournaments/{tid}"
-            with EventStreams(server.port, path + "/events", streams, sources=25) as held:
+            with EventStreams(server.port, path + "/events", streams, sources=25) as streaming:
                 time.sleep(2.0)  # the workers warm, the first matches recorded
                 before = get_json(server.url + path[1:], timeout=60)["matches"]
                 cpu = _cpu_seconds(server.pid)
@@ -185,8 +185,8 @@ def _tournament_run(seconds: float, streams: int) -> _Phase:
                     max(latencies),
                     len(latencies),
                     cpu / elapsed,
-                    held.open,
-                    held.events,
+                    streaming.held,
+                    streaming.events,
                 )
             code = server.stop()
         if code != 0 or "Traceback" in server.stderr:
