@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import Receive, Scope, Send
 
 import arena
 import replays
@@ -409,28 +410,41 @@ async def _event_stream(
         raise
 
     async def events() -> AsyncIterator[bytes]:
-        try:
-            snapshot, sent, number = first, b"", 0
-            while True:
-                if snapshot.event != sent:
-                    number += 1
-                    yield b"id: %d\n" % number + snapshot.event
-                    sent = snapshot.event
-                if snapshot.final:
-                    return
-                while not await site.changes.wait(key, snapshot.version, site.limits.keepalive):
-                    yield KEEPALIVE
-                if every:
-                    await asyncio.sleep(every)  # the changes of that time: one build
-                snapshot = await site.snapshots.latest(key, event, state)
-        finally:
-            give()
+        snapshot, sent, number = first, b"", 0
+        while True:
+            if snapshot.event != sent:
+                number += 1
+                yield b"id: %d\n" % number + snapshot.event
+                sent = snapshot.event
+            if snapshot.final:
+                return
+            while not await site.changes.wait(key, snapshot.version, site.limits.keepalive):
+                yield KEEPALIVE
+            if every:
+                await asyncio.sleep(every)  # the changes of that time: one build
+            snapshot = await site.snapshots.latest(key, event, state)
 
-    return StreamingResponse(
-        events(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
+    return _Stream(events(), give)
+
+
+class _Stream(StreamingResponse):
+    """An event stream that gives its slots back however it ends: its last event sent, the
+    client gone, or the connection lost before its first byte (when the events' generator
+    never started, its own ``finally`` would never run)."""
+
+    def __init__(self, events: AsyncIterator[bytes], ended: Callable[[], None]) -> None:
+        super().__init__(
+            events,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+        self.ended = ended
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.ended()
 
 
 # ====================================================================== errors
