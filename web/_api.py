@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
+from collections.abc import Awaitable, Callable, Collection, Iterator
 from typing import Any
 
 from starlette.applications import Starlette
@@ -24,13 +24,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
-from starlette.types import Receive, Scope, Send
 
 import arena
 import replays
 from web._bundle import MAX_BUNDLE_BYTES
 from web._controllers import check_name
 from web._errors import ApiError
+from web._events import stream_events
 from web._guard import GuardedApp
 from web._http import (
     authorized,
@@ -45,7 +45,6 @@ from web._http import (
     u32_field,
 )
 from web._lanes import LanesClosed
-from web._live import KEEPALIVE
 from web._matches import match_key
 from web._openapi import (
     ID,
@@ -235,7 +234,7 @@ async def match_events(request: Request) -> Response:
         data = site.match_json(match_id)
         return data, data["status"] != "pending"
 
-    return await _event_stream(request, match_key(match_id), "match", state)
+    return await stream_events(request, match_key(match_id), "match", state)
 
 
 # ====================================================================== runs
@@ -355,7 +354,7 @@ async def tournament_events(request: Request) -> Response:
         return data, data["status"] != "running"
 
     key = tournament_key(tournament_id)
-    return await _event_stream(request, key, "tournament", state, every=site.limits.live_every)
+    return await stream_events(request, key, "tournament", state, every=site.limits.live_every)
 
 
 # ====================================================================== status, schema
@@ -373,78 +372,6 @@ def status(request: Request) -> Response:
 )
 def openapi(request: Request) -> Response:
     return JSONResponse(openapi_document())
-
-
-# ====================================================================== event streams
-
-
-async def _event_stream(
-    request: Request,
-    key: tuple[str, int],
-    event: str,
-    state: Callable[[], tuple[dict[str, Any], bool]],
-    *,
-    every: float = 0.0,
-) -> Response:
-    """Server-sent events: the record's state now, then after each change (``every`` seconds
-    after it), until it is final. The state is the record's shared snapshot (``Snapshots``:
-    built once per change for all its streams, in threads of its own); at most
-    ``SiteLimits.streams`` streams are open, ``streams_per_client`` of one address."""
-    site = site_of(request)
-    client = request.client.host if request.client else ""
-    site.streams.take(retry_after=5)
-    try:
-        site.client_streams.take(client, retry_after=5)
-    except BaseException:
-        site.streams.give()
-        raise
-
-    def give() -> None:
-        site.client_streams.give(client)
-        site.streams.give()
-
-    try:
-        first = await site.snapshots.latest(key, event, state)  # a 404 before the stream starts
-    except BaseException:
-        give()
-        raise
-
-    async def events() -> AsyncIterator[bytes]:
-        snapshot, sent, number = first, b"", 0
-        while True:
-            if snapshot.event != sent:
-                number += 1
-                yield b"id: %d\n" % number + snapshot.event
-                sent = snapshot.event
-            if snapshot.final:
-                return
-            while not await site.changes.wait(key, snapshot.version, site.limits.keepalive):
-                yield KEEPALIVE
-            if every:
-                await asyncio.sleep(every)  # the changes of that time: one build
-            snapshot = await site.snapshots.latest(key, event, state)
-
-    return _Stream(events(), give)
-
-
-class _Stream(StreamingResponse):
-    """An event stream that gives its slots back however it ends: its last event sent, the
-    client gone, or the connection lost before its first byte (when the events' generator
-    never started, its own ``finally`` would never run)."""
-
-    def __init__(self, events: AsyncIterator[bytes], ended: Callable[[], None]) -> None:
-        super().__init__(
-            events,
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
-        self.ended = ended
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self.ended()
 
 
 # ====================================================================== errors
