@@ -42,6 +42,7 @@ from .match import (
     Rematch as Rematch,
 )
 from .proving import (
+    PushCheck as PushCheck,
     check_pushed_run as check_pushed_run,
     find_pushed_run as find_pushed_run,
     recheck_match as recheck_match,
@@ -69,5 +70,6 @@ from .store import (
     StoreBusyError as StoreBusyError,
     StoreError as StoreError,
     TournamentRecord as TournamentRecord,
+    name_problem as name_problem,
 )
 from .tournament import TournamentPlan as TournamentPlan

@@ -213,8 +213,9 @@ def test_the_server_killed_mid_upload_keeps_nothing_and_the_upload_then_succeeds
         server.serving()
         with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
             sock.sendall(
-                f"POST /api/controllers?name=sent HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer"
-                f" {SITE_TOKEN}\r\nContent-Length: {len(other)}\r\n\r\n".encode()
+                f"POST /api/controllers?name=sent HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                f"Authorization: Bearer {SITE_TOKEN}\r\n"
+                f"Content-Length: {len(other)}\r\n\r\n".encode()
                 + other
             )
             server.kill()

@@ -27,6 +27,7 @@ import arena
 import arena.match
 import sim
 import web
+import web._bundle as web_bundle
 from arena.match import ObservationError, decode_actions, decode_obs, encode_obs
 from tests._support import GOLDEN_REPLAY, examples
 
@@ -337,3 +338,42 @@ def test_huge_declared_lengths_are_refused_without_memory(declared: bytes, where
             web.decode_bundle(data)
 
     assert _peak_bytes(decode) < 1024 * 1024 + 2 * len(data)
+
+
+EIGHT_MIB = 8 * 1024 * 1024
+HOSTILE_SHAPES = {
+    # Each byte an empty array (or map) in one long array: a Python list (dict) per byte.
+    "empty arrays": b"\xdd" + EIGHT_MIB.to_bytes(4, "big") + b"\x90" * EIGHT_MIB,
+    "empty maps": b"\xdd" + EIGHT_MIB.to_bytes(4, "big") + b"\x80" * EIGHT_MIB,
+    "arrays of arrays": b"\x9f" * EIGHT_MIB,
+    "a map of nils": b"\xdf" + (EIGHT_MIB // 2).to_bytes(4, "big") + b"\xc0" * EIGHT_MIB,
+    "nested maps": b"\x81\xa1a" * (EIGHT_MIB // 3),
+}
+
+
+@pytest.mark.parametrize("data", list(HOSTILE_SHAPES.values()), ids=list(HOSTILE_SHAPES))
+def test_hostile_shapes_are_refused_before_anything_is_built(data: bytes) -> None:
+    """8 MiB of nested or empty containers: refused by the walk over the bytes, which builds
+    nothing (it was 580 MiB of lists, decoded on the server's loop)."""
+
+    def decode() -> None:
+        with pytest.raises(web.BundleError, match=r"^bundle: (over|nested over) "):
+            web.decode_bundle(data)
+
+    assert _peak_bytes(decode) < 1024 * 1024
+
+
+def test_a_bundle_at_the_most_objects_and_levels_is_read() -> None:
+    """The bounds leave room for a real run: the sample with its results as deep as the
+    bound and as many matches as a run may hold."""
+    deep: Any = 0
+    for _ in range(web_bundle.MAX_DEPTH - 5):  # the top map, matches, a match, its result
+        deep = [deep]
+    many = dataclasses.replace(
+        SAMPLE,
+        matches=tuple(
+            dataclasses.replace(SAMPLE.matches[0], result={"winner": 0, "deep": deep})
+            for _ in range(web_bundle.MAX_MATCHES)
+        ),
+    )
+    assert web.decode_bundle(many.encode()) == many

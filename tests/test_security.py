@@ -91,7 +91,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     limits = web.SiteLimits(workers=1, queue=8, body_timeout=1.0, keepalive=0.5)
     with (
         web.Site.open(data, limits=limits, case=small_case()) as site,
-        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+        bench.BackgroundServer(
+            web.site_app(site, SITE_TOKEN, allowed_hosts=["localhost", "127.0.0.1", "::1"])
+        ) as server,
     ):
         hidden = site.store.controller(FUEL_PROBE)
         # Records that name the hidden opponent: a quick match and a tournament.
@@ -173,6 +175,67 @@ def test_a_write_without_the_token_is_refused_and_changes_nothing(
 _LISTINGS = ["/api/controllers", "/api/matches", "/api/runs", "/api/tournaments"]
 
 
+def _every_get(served: Served) -> list[str]:
+    """A GET of every route of the app, from its routes: records that exist, a public module,
+    a static file."""
+    app = web.site_app(web.Site.__new__(web.Site), SITE_TOKEN)
+    public = next(c for c in httpx.get(served.url + "api/controllers").json())
+    targets = []
+    for route in app.routes:
+        if isinstance(route, Route) and "GET" in (route.methods or ()):
+            targets.append(
+                route.path.replace("{id:rowid}", "1").replace("{sha256:sha256}", public["sha256"])
+            )
+        elif getattr(route, "path", "") == "/static":
+            targets.append("/static/viewer.js")
+    assert len(targets) == len(app.routes)
+    return targets
+
+
+def test_a_wrong_token_is_refused_on_every_route(served: Served) -> None:
+    """docs/web.md: a request with a wrong token is 401 everywhere, a public read included."""
+    for target in _every_get(served):
+        public, _ = raw(served, "GET", target)
+        assert public in (200, 404), target  # 404: no run 1 in this store
+        for header in ("Bearer not-the-token", f"Basic {SITE_TOKEN}", "Bearer"):
+            status, body = raw(served, "GET", target, headers={"Authorization": header})
+            assert status == 401, (target, header, status)
+            assert b"token" in body
+        status, _ = raw(served, "GET", target, headers=AUTH)
+        assert status == public, target
+
+
+def test_every_answer_carries_nosniff_and_a_referrer_policy(served: Served) -> None:
+    odd = ["/nowhere", "/api/matches/999999", "/static/nothing.js", "/api/status?x=%ff"]
+    for target in [*_every_get(served), *odd]:
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+            try:
+                conn.request("GET", target, headers=headers)
+                r = conn.getresponse()
+                r.read()
+            finally:
+                conn.close()
+            assert r.getheader("X-Content-Type-Options") == "nosniff", (target, r.status)
+            assert r.getheader("Referrer-Policy") == "no-referrer", (target, r.status)
+    status, _ = raw(served, "DELETE", "/api/matches")
+    assert status == 405
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:80", "127.0.0.2", "localhost.evil.example", ""]
+)
+def test_a_host_name_the_server_does_not_answer_to_is_400(served: Served, host: str) -> None:
+    """DNS rebinding: a page of another site whose name resolves here reads nothing."""
+    for target in ("/", "/api/status", "/api/controllers", "/static/viewer.js"):
+        status, body = raw(served, "GET", target, headers={"Host": host})
+        assert status == 400, (host, target)
+        assert b"host" in body
+    for good in ("localhost", f"localhost:{served.port}", f"127.0.0.1:{served.port}", "[::1]:1"):
+        status, _ = raw(served, "GET", "/api/status", headers={"Host": good})
+        assert status == 200, good
+
+
 # =========================================================================== traversal
 
 
@@ -238,7 +301,8 @@ def test_a_body_declared_over_its_limit_is_413_at_once(
     over = _limit(path) + 1
     with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
         sock.sendall(
-            f"{method} {path}?name=big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {SITE_TOKEN}"
+            f"{method} {path}?name=big HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {SITE_TOKEN}"
             f"\r\nContent-Length: {over}\r\nConnection: close\r\n\r\n".encode()
         )  # and no body at all: refused from the header
         answer = _read_all(sock)
@@ -272,7 +336,8 @@ def test_a_body_streamed_over_its_limit_is_413(served: Served, path: str, method
 def test_a_slow_body_is_408(served: Served, path: str, method: str) -> None:
     with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
         sock.sendall(
-            f"{method} {path}?name=slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {SITE_TOKEN}"
+            f"{method} {path}?name=slow HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {SITE_TOKEN}"
             "\r\nContent-Length: 1000\r\n\r\n{".encode()
         )  # then nothing more: the server's body timeout (1 s here) ends it
         answer = _read_all(sock, until=b"too long")

@@ -11,6 +11,8 @@ document, the pages' shells.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -25,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import jsonschema
 import msgpack
 import pytest
@@ -180,6 +183,35 @@ def test_a_name_means_one_module(client: TestClient, idle: bytes, case: arena.Ca
 
 
 @pytest.mark.parametrize(
+    "name",
+    [
+        "r\u0430ndom",  # a Cyrillic a
+        "ran\u200bdom",  # a zero-width space
+        "random\ufe0f",  # a variation selector
+        "Random",
+        "RANDOM",
+        "\uff52\uff41\uff4e\uff44\uff4f\uff4d",  # fullwidth
+        " random ",
+        "gr\u0435edy-raider",  # a Cyrillic e
+        "b\u043erder-soldier",  # a Cyrillic o
+        "border-so1dier",  # a digit one for the l
+    ],
+)
+def test_a_name_that_looks_like_a_stored_one_is_taken(
+    client: TestClient, idle: bytes, name: str
+) -> None:
+    mine = arena.numbered_module(idle, 911)
+    r = client.post("/api/controllers", params={"name": name}, content=mine, headers=AUTH)
+    message = error_of(r, 409)
+    assert f"the name {name!r} is taken, which looks the same as '" in message
+    holder = r.json()["holder"]
+    assert holder in {c["sha256"] for c in client.get("/api/controllers", headers=AUTH).json()}
+    assert hashlib.sha256(mine).hexdigest() not in {
+        c["sha256"] for c in client.get("/api/controllers", headers=AUTH).json()
+    }
+
+
+@pytest.mark.parametrize(
     ("blob", "reason"),
     [
         (b"", "bad magic bytes"),
@@ -194,6 +226,18 @@ def test_an_inadmissible_module_is_refused_with_the_reason(
     assert reason in error_of(r, 400)
     assert r.json()["sha256"] == hashlib.sha256(blob).hexdigest()
     assert r.json()["sha256"] not in {c["sha256"] for c in client.get("/api/controllers").json()}
+
+
+def test_bytes_the_command_line_stored_unadmitted_are_admitted_when_uploaded(
+    client: TestClient, site: web.Site
+) -> None:
+    """``arena match bad.wasm random`` stores the module it plays, admitted or not: an upload
+    of those bytes is checked all the same, not answered with the stored record."""
+    bad = b"\0asm\x01\0\0\0\0\x02\x01x"  # one custom section: valid, no exports
+    stored = site.store.add_controller(bad, name="played-by-the-cli", origin=arena.Origin.FILE)
+    r = client.post("/api/controllers?name=again", content=bad, headers=AUTH)
+    assert "missing export memory" in error_of(r, 400)
+    assert r.json()["sha256"] == stored.sha256
 
 
 def test_a_module_over_the_size_limit_is_413(client: TestClient) -> None:
@@ -216,7 +260,10 @@ def test_a_module_over_the_size_limit_is_413(client: TestClient) -> None:
         ("", "query 'name'"),
         ("?name=", "query 'name'"),
         ("?name=" + "x" * 257, "1..256"),
-        ("?name=a%0Ab", "control characters"),
+        ("?name=a%0Ab", "control character"),
+        ("?name=a%E2%80%AEb", "bidirectional control"),
+        ("?name=%E2%80%8B", "no visible character"),
+        ("?name=%20%20", "no visible character"),
     ],
 )
 def test_an_upload_needs_a_plain_name(
@@ -318,6 +365,44 @@ def test_events_of_a_settled_match_end_at_once(client: TestClient) -> None:
 )
 def test_bad_match_requests_are_400(client: TestClient, body: bytes, message: str) -> None:
     assert message in error_of(client.post("/api/matches", content=body, headers=AUTH), 400)
+
+
+HOSTILE_JSON = [
+    pytest.param(b"[" * 60000, "nested too deeply", id="arrays-60000-deep"),
+    pytest.param(b'{"a":' * 12000, "nested too deeply", id="objects-12000-deep"),
+    pytest.param(
+        b'{"a": "random", "b": "random", "seed": ' + b"9" * 5000 + b"}",
+        "not JSON",
+        id="seed-of-5000-digits",
+    ),
+    pytest.param(
+        b'{"a": "random", "b": "random", "seed": ' + b"9" * 4000 + b"}",
+        "field 'seed'",
+        id="seed-of-4000-digits",
+    ),
+    pytest.param(b'{"a": "\\ud800", "b": "random"}', "lone surrogate", id="surrogate-in-a-name"),
+    pytest.param(
+        b'{"format": "\\udfff", "field": ["random", "greedy-raider"]}',
+        "lone surrogate",
+        id="surrogate-in-a-format",
+    ),
+    pytest.param(
+        b'{"format": "swiss", "field": ["random", "x\\ud800y"]}',
+        "lone surrogate",
+        id="surrogate-in-the-field",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "message"), HOSTILE_JSON)
+@pytest.mark.parametrize("path", ["/api/matches", "/api/tournaments"])
+def test_bad_json_is_a_400_never_a_500(
+    client: TestClient, path: str, body: bytes, message: str
+) -> None:
+    r = client.post(path, content=body, headers={**AUTH, "Content-Type": "application/json"})
+    error = error_of(r, 400)
+    if "deep" in message or "surrogate" in message or path == "/api/matches":
+        assert message in error, error
 
 
 def test_a_match_of_a_controller_not_stored_is_404(client: TestClient) -> None:
@@ -556,7 +641,7 @@ def test_a_tampered_replay_is_refused_with_the_reason(
 def test_a_replay_of_another_match_is_refused(client: TestClient, bundle: web.Bundle) -> None:
     data = tamper(bundle, 0, replay=bundle.matches[1].replay)
     message = error_of(push(client, data), 400)
-    assert "refused: match 0" in message and "sha256" in message
+    assert "refused: match 0" in message and "its sides are" in message
 
 
 def test_a_forged_result_is_refused(client: TestClient, bundle: web.Bundle) -> None:
@@ -571,6 +656,46 @@ def test_a_forged_outcome_is_refused(client: TestClient, bundle: web.Bundle) -> 
     forged = "win" if bundle.outcome != "win" else "loss"
     message = error_of(push(client, dataclasses.replace(bundle, outcome=forged).encode()), 400)
     assert f"the run says {forged}" in message
+
+
+def test_a_replay_whose_sides_are_named_otherwise_is_refused(
+    client: TestClient, bundle: web.Bundle
+) -> None:
+    """The names in a replay's header are what a listing shows: swapped (in the replay and
+    in its result alike), the pusher's bot would be shown beating its opponent."""
+
+    def swap_names(objects: list[Any]) -> None:
+        a, b = objects[0]["sides"]
+        a["name"], b["name"] = b["name"], a["name"]
+
+    replay = reencoded(bundle.matches[0].replay, swap_names)
+    result = dict(bundle.matches[0].result)
+    result["sides"] = [dict(s) for s in result["sides"]]
+    result["sides"][0]["name"], result["sides"][1]["name"] = (
+        result["sides"][1]["name"],
+        result["sides"][0]["name"],
+    )
+    result["replay_sha256"] = hashlib.sha256(replay).hexdigest()
+    data = tamper(bundle, 0, replay=replay, result=result)
+    message = error_of(push(client, data), 400)
+    assert message.startswith(f"refused: match 0 (against {bundle.matches[0].opponent}): ")
+    assert "its sides are A " in message and "'my-bot'" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("my\nbot", "control character"),
+        ("my\x1bbot", "control character"),
+        ("my\u202ebot", "bidirectional control"),
+        ("\u200b\u200b", "no visible character"),
+    ],
+)
+def test_a_pushed_name_is_checked_as_an_uploads_is(
+    client: TestClient, bundle: web.Bundle, name: str, problem: str
+) -> None:
+    message = error_of(push(client, dataclasses.replace(bundle, controller=name).encode()), 400)
+    assert "field 'controller.name'" in message and problem in message
 
 
 @pytest.fixture(scope="module")
@@ -620,6 +745,15 @@ def test_a_run_under_a_name_another_module_holds_is_409(
     assert f"controller {baseline.sha256} (baseline) holds it" in error_of(r, 409)
 
 
+def test_a_run_under_a_name_that_looks_like_another_is_409(
+    client: TestClient, forged: web.Bundle, case: arena.Case
+) -> None:
+    (baseline,) = [o for o in case.opponents if o.name == "greedy-raider"]
+    r = push(client, dataclasses.replace(forged, controller="greedy-r\u0430ider").encode())
+    assert "looks the same as 'greedy-raider'" in error_of(r, 409)
+    assert r.json()["holder"] == baseline.sha256
+
+
 def test_a_run_without_every_match_is_refused(client: TestClient, bundle: web.Bundle) -> None:
     short = dataclasses.replace(bundle, matches=bundle.matches[:-1])
     assert "every opponent of the case" in error_of(push(client, short.encode()), 400)
@@ -651,14 +785,34 @@ def test_a_replay_played_on_other_terms_is_refused(client: TestClient, bundle: w
     ("data", "message"),
     [
         (b"", "not one msgpack map"),
-        (b"\x80" * 3, "not one msgpack map"),
+        (b"\x80" * 3, "bytes after the bundle's map"),
         (msgpack.packb([1, 2]), "field 'bundle': expected a map"),
         (msgpack.packb({"format": "zip"}), "missing"),
-        (b"\x91" * 100_000 + b"\xc0", "not one msgpack map"),
+        (b"\x91" * 100_000 + b"\xc0", "nested over"),
+        (b"\xc1", "type 0xc1"),
+        (b"\xa5abc", "cut short"),
     ],
 )
 def test_bytes_that_are_no_bundle_are_400(client: TestClient, data: bytes, message: str) -> None:
     assert message in error_of(push(client, data), 400)
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def test_a_push_of_8_mib_of_empty_arrays_is_refused_and_costs_no_memory(
+    client: TestClient,
+) -> None:
+    """Decoded whole, it was a list per byte: 580 MiB, on the server's loop."""
+    size = 8 * 1024 * 1024
+    data = b"\xdd" + size.to_bytes(4, "big") + b"\x90" * size
+    before = _rss_kib()
+    assert "msgpack objects" in error_of(push(client, data), 400)
+    del data
+    # Generous: the body is read into memory (8 MiB) and joined once.
+    assert _rss_kib() - before < 64 * 1024
 
 
 def test_a_bundle_cut_off_half_way_records_nothing(client: TestClient, bundle: web.Bundle) -> None:
@@ -1037,3 +1191,82 @@ def test_arena_serve_serves_the_site_until_interrupted(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     assert "stopping" in out
     assert "Traceback" not in err
+
+
+# =========================================================================== event streams
+
+
+def _read_stream(url: str, source: str = "127.0.0.1") -> list[dict[str, Any]]:
+    """Every event's data of a stream until the server ends it, from the address ``source``."""
+    out = []
+    transport = httpx.HTTPTransport(local_address=source)
+    with (
+        httpx.Client(transport=transport, timeout=60) as http,
+        http.stream("GET", url) as r,
+    ):
+        assert r.status_code == 200, r.read()
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                out.append(json.loads(line[6:]))
+    return out
+
+
+@contextlib.contextmanager
+def tournament_served(
+    root: Path, case: arena.Case, limits: web.SiteLimits, seeds: int
+) -> Iterator[tuple[web.Site, str]]:
+    """A site served on 127.0.0.1 playing a round-robin of the case's four opponents on
+    ``seeds`` seeds, its matches long: the site and the tournament's event stream's URL."""
+    with (
+        web.Site.open(root, limits=limits, case=long_case(case)) as site,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
+        body = {"format": "round-robin", "field": field, "seeds": list(range(seeds))}
+        started = httpx.post(server.url + "api/tournaments", json=body, headers=AUTH).json()
+        yield site, f"{server.url}api/tournaments/{started['id']}/events"
+
+
+@pytest.mark.server
+def test_the_streams_of_a_tournament_share_one_build_a_change(
+    tmp_path: Path, case: arena.Case
+) -> None:
+    limits = web.SiteLimits(workers=1, live_every=0.1, keepalive=1.0)
+    with tournament_served(tmp_path, case, limits, seeds=2) as (site, url):
+        with concurrent.futures.ThreadPoolExecutor(12) as pool:
+            seen = list(pool.map(_read_stream, [url] * 12))
+        assert all(s[-1]["status"] == "finished" and s[-1]["matches"] == 24 for s in seen)
+        most = max(len(s) for s in seen)
+        assert most >= 2, "the tournament ended before its streams saw it play"
+        # Each state built once for all twelve streams (not once a stream).
+        assert site.snapshots.builds <= most + 2, (site.snapshots.builds, most)
+
+
+@pytest.mark.server
+def test_one_client_holds_at_most_its_share_of_the_event_streams(
+    tmp_path: Path, case: arena.Case
+) -> None:
+    limits = web.SiteLimits(workers=1, streams_per_client=2, keepalive=0.5)
+    with tournament_served(tmp_path, case, limits, seeds=8) as (site, url):
+        with contextlib.ExitStack() as held:
+            mine = httpx.Client(timeout=30)
+            held.enter_context(mine)
+            first, second = (held.enter_context(mine.stream("GET", url)) for _ in range(2))
+            assert (first.status_code, second.status_code) == (200, 200)
+            third = mine.get(url)
+            assert third.status_code == 429 and int(third.headers["retry-after"]) >= 1
+            assert "from this address" in third.json()["error"]
+            other = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+            with other, other.stream("GET", url) as elsewhere:
+                assert elsewhere.status_code == 200
+            first.close()
+            deadline = time.monotonic() + 10
+            while True:
+                with mine.stream("GET", url) as again:
+                    if again.status_code == 200:
+                        break
+                    assert again.status_code == 429
+                assert time.monotonic() < deadline, "a stream closed did not give its slot back"
+                time.sleep(0.1)
+        tournament = int(url.rsplit("/", 2)[1])
+        assert site.tournament_json(tournament)["status"] == "running"

@@ -50,6 +50,8 @@ from arena.store import (
     StoreVersionError,
     TournamentStatus,
     migrate,
+    name_keys,
+    name_problem,
 )
 from tests._support import examples, result_between
 
@@ -915,3 +917,50 @@ def test_threads_share_a_store(
         ids = list(pool.map(record, range(40)))
     assert sorted(ids) == [m.id for m in reversed(store.matches(limit=100))]
     assert len(set(ids)) == 40
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("", "1..256 characters"),
+        ("n" * (MAX_NAME_CHARS + 1), "1..256 characters"),
+        ("a\nb", "U+000A) is a control character"),
+        ("a\x85b", "control character"),
+        ("a\ud800b", "lone surrogate"),
+        ("a\u202eb", "bidirectional control"),
+        ("a\u2028b", "line separator"),
+        ("a\U000e0080b", "does not assign"),
+        ("\u200b\u200d\ufeff", "no visible character"),
+        (" \t ", "control character"),
+        ("   ", "no visible character"),
+    ],
+)
+def test_a_name_must_show_as_itself(name: str, problem: str) -> None:
+    assert problem in (name_problem(name) or "")
+
+
+@pytest.mark.parametrize(
+    "name", ["<img src=x>", "é" * 200, "bot-2", "日本語のボット", "ボット", "a b", "Ω-bot"]
+)
+def test_names_of_every_script_are_names(name: str) -> None:
+    assert name_problem(name) is None
+
+
+def test_the_stored_controller_a_name_looks_like(store: Store, idle: bytes) -> None:
+    stored = store.add_controller(idle, name="random-walker", origin=Origin.FILE)
+    for alike in (
+        "random-walker",
+        "r\u0430ndom-walker",  # a Cyrillic a
+        "random\u200b-walker",  # a zero-width space
+        "Random-Walker",
+        "RANDOM-WALKER",
+        "\uff52andom-walker",  # a fullwidth r
+        "random-wa1ker",  # a digit one for the l
+        " random-walker",
+    ):
+        found = store.controller_like(alike)
+        assert found is not None and found.sha256 == stored.sha256, alike
+    for other in ("random-walkers", "random-talker", "rand0m-walker", "random walker"):
+        assert store.controller_like(other) is None, other
+    assert name_keys("Iron") & name_keys("lron")
+    assert not name_keys("iron") & name_keys("lron")

@@ -11,6 +11,7 @@ from ._bundle import (
     decode_bundle as decode_bundle,
 )
 from ._cli import register_commands as register_commands
+from ._connections import ConnectionLimits as ConnectionLimits
 from ._limits import SiteLimits as SiteLimits
 from ._pages import viewer_page as viewer_page
 from ._push import (

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Collection, Iterator
 from typing import Any
 
 from starlette.applications import Starlette
@@ -30,6 +30,8 @@ import replays
 from web._bundle import MAX_BUNDLE_BYTES
 from web._controllers import check_name
 from web._errors import ApiError
+from web._events import stream_events
+from web._guard import GuardedApp
 from web._http import (
     authorized,
     json_response,
@@ -43,7 +45,6 @@ from web._http import (
     u32_field,
 )
 from web._lanes import LanesClosed
-from web._live import KEEPALIVE, sse
 from web._matches import match_key
 from web._openapi import (
     ID,
@@ -51,7 +52,6 @@ from web._openapi import (
     PAGE,
     SHA256,
     TOKEN,
-    TOKEN_OPTIONAL,
     binary_answer,
     body,
     combine,
@@ -95,7 +95,6 @@ def site_page(page: str, title: str) -> Callable[[Request], Response]:
     "get",
     "the stored controllers (the hidden ones only with the token)",
     {"200": listing("Controller", "by name"), **errors("401", "503")},
-    security=TOKEN_OPTIONAL,
 )
 def list_controllers(request: Request) -> Response:
     return json_response(site_of(request).controllers(include_hidden=authorized(request)))
@@ -136,7 +135,6 @@ async def upload_controller(request: Request) -> Response:
         **errors("401", "404", "500", "503"),
     },
     parameters=[SHA256],
-    security=TOKEN_OPTIONAL,
 )
 def controller_module(request: Request) -> Response:
     record, blob = site_of(request).module(
@@ -231,13 +229,12 @@ def _checked(stream: arena.ReplayStream) -> Iterator[bytes]:
 async def match_events(request: Request) -> Response:
     site = site_of(request)
     match_id: int = request.path_params["id"]
-    await asyncio.to_thread(site.match_json, match_id)  # 404 before the stream starts
 
     def state() -> tuple[dict[str, Any], bool]:
         data = site.match_json(match_id)
         return data, data["status"] != "pending"
 
-    return _event_stream(site, match_key(match_id), "match", state)
+    return await stream_events(request, match_key(match_id), "match", state)
 
 
 # ====================================================================== runs
@@ -351,13 +348,13 @@ def get_tournament(request: Request) -> Response:
 async def tournament_events(request: Request) -> Response:
     site = site_of(request)
     tournament_id: int = request.path_params["id"]
-    await asyncio.to_thread(site.tournament_json, tournament_id)
 
     def state() -> tuple[dict[str, Any], bool]:
         data = site.tournament_json(tournament_id)
         return data, data["status"] != "running"
 
-    return _event_stream(site, tournament_key(tournament_id), "tournament", state)
+    key = tournament_key(tournament_id)
+    return await stream_events(request, key, "tournament", state, every=site.limits.live_every)
 
 
 # ====================================================================== status, schema
@@ -372,47 +369,9 @@ def status(request: Request) -> Response:
     "get",
     "this document",
     {"200": json_answer({"type": "object"}, "the OpenAPI document")},
-    security=[{}],
 )
 def openapi(request: Request) -> Response:
     return JSONResponse(openapi_document())
-
-
-# ====================================================================== event streams
-
-
-def _event_stream(
-    site: Site,
-    key: tuple[str, int],
-    event: str,
-    state: Any,
-) -> Response:
-    """Server-sent events: the record's state now, then each change, until it is final."""
-    site.streams.take(retry_after=5)
-
-    async def events() -> AsyncIterator[bytes]:
-        try:
-            sent: dict[str, Any] | None = None
-            number = 0
-            while True:
-                seen = site.changes.version(key)
-                data, final = await asyncio.to_thread(state)
-                if data != sent:
-                    number += 1
-                    yield sse(event, data, number)
-                    sent = data
-                if final:
-                    return
-                if not await site.changes.wait(key, seen, site.limits.keepalive):
-                    yield KEEPALIVE
-        finally:
-            site.streams.give()
-
-    return StreamingResponse(
-        events(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
 
 
 # ====================================================================== errors
@@ -506,9 +465,19 @@ def openapi_document() -> dict[str, Any]:
     return openapi_of(routes())
 
 
-def site_app(site: Site, token: str) -> Starlette:
-    """The site over ``site``; writes need ``token``. Serve it with uvicorn (``arena serve``)."""
-    app = Starlette(routes=routes(), exception_handlers=EXCEPTION_HANDLERS)
+def site_app(site: Site, token: str, *, allowed_hosts: Collection[str] | None = None) -> Starlette:
+    """The site over ``site``; writes need ``token``. Serve it with uvicorn (``arena serve``).
+
+    ``allowed_hosts``: the Host names it answers to (``arena serve`` always gives
+    them); None answers any, for an app only a test reaches.
+    """
+    secret = token.encode("utf-8")
+    app = GuardedApp(
+        token=secret,
+        allowed_hosts=allowed_hosts,
+        routes=routes(),
+        exception_handlers=EXCEPTION_HANDLERS,
+    )
     app.state.site = site
-    app.state.token = token.encode("utf-8")
+    app.state.token = secret
     return app

@@ -16,8 +16,11 @@ Wire format (version 1), a msgpack map with exactly these keys::
      "matches": [{"opponent": str, "role": str, "result": map, "replay": bin}, ...]}
 
 Decoding is bounded before anything is built: the whole bundle
-(``MAX_BUNDLE_BYTES``), each string, array and map (msgpack's own limits),
-then every field's type and range, naming the field that is wrong.
+(``MAX_BUNDLE_BYTES``); its shape, walked over the bytes without building a
+thing (``_shape``: at most ``MAX_DEPTH`` levels and ``MAX_OBJECTS`` objects
+in all, where a body of empty arrays would otherwise build a list per byte);
+each string, array and map (msgpack's own limits); then every field's type
+and range, naming the field that is wrong.
 """
 
 from __future__ import annotations
@@ -53,6 +56,10 @@ MAX_MATCHES: Final = 1024
 """Most matches in one run (a case has at most 100 seeds and a few opponents)."""
 MAX_TEXT_BYTES: Final = 256 * 1024
 """Longest string (UTF-8 bytes): a build log of 64 Ki characters fits."""
+MAX_DEPTH: Final = 12
+"""Most levels of arrays and maps (a real bundle's match result is a few levels down)."""
+MAX_OBJECTS: Final = 128 * MAX_MATCHES
+"""Most msgpack objects in a bundle, keys included (a real match takes under a hundred)."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -121,6 +128,7 @@ def decode_bundle(data: bytes) -> Bundle:
     """Read a bundle; ``BundleError`` naming the first field that is wrong."""
     if len(data) > MAX_BUNDLE_BYTES:
         raise BundleError(f"bundle: {len(data):,} bytes, over the {MAX_BUNDLE_BYTES:,}-byte limit")
+    _shape(data)
     try:
         wire = msgpack.unpackb(
             data,
@@ -214,8 +222,12 @@ def _fields(obj: object, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _name(value: object, where: str) -> str:
-    if not isinstance(value, str) or not 1 <= len(value) <= MAX_NAME_CHARS:
+    """A name, checked as an upload's is (``arena.name_problem``)."""
+    if not isinstance(value, str):
         raise BundleError(f"bundle: field '{where}': expected a string of 1..{MAX_NAME_CHARS}")
+    problem = arena.name_problem(value)
+    if problem is not None:
+        raise BundleError(f"bundle: field '{where}': {problem}")
     return value
 
 
@@ -223,3 +235,71 @@ def _bytes(value: object, where: str) -> bytes:
     if not isinstance(value, bytes):
         raise BundleError(f"bundle: field '{where}': expected binary data")
     return value
+
+
+# msgpack's format bytes past the fixed ranges: (size of the length, then of the payload).
+# A length of None is a container's count (arrays: n objects, maps: 2n); a fixed payload
+# is a number.
+_SIZED: Final = {
+    0xC4: (1, "bytes"), 0xC5: (2, "bytes"), 0xC6: (4, "bytes"),  # bin
+    0xD9: (1, "bytes"), 0xDA: (2, "bytes"), 0xDB: (4, "bytes"),  # str
+    0xDC: (2, "array"), 0xDD: (4, "array"), 0xDE: (2, "map"), 0xDF: (4, "map"),
+}  # fmt: skip
+_FIXED: Final = {
+    0xC0: 0, 0xC2: 0, 0xC3: 0,  # nil, false, true
+    0xCA: 4, 0xCB: 8,  # float 32, 64
+    0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8,  # uint
+    0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8,  # int
+}  # fmt: skip
+
+
+def _shape(data: bytes) -> None:
+    """Walk the msgpack objects of ``data`` without building any: ``BundleError`` past
+    ``MAX_DEPTH`` levels or ``MAX_OBJECTS`` objects, for an extension type, a length past
+    the end, or bytes after the first object. What it lets through builds at most
+    ``MAX_OBJECTS`` Python objects."""
+    end = len(data)
+    at = 0
+    objects = 0
+    left = [1]  # objects still to read at each open level, the outermost first
+    while left:
+        if left[-1] == 0:
+            left.pop()
+            continue
+        left[-1] -= 1
+        objects += 1
+        if objects > MAX_OBJECTS:
+            raise BundleError(f"bundle: over {MAX_OBJECTS:,} msgpack objects")
+        if at >= end:
+            raise BundleError("bundle: not one msgpack map within the limits: it is cut short")
+        kind = data[at]
+        at += 1
+        count = 0
+        if kind <= 0x7F or kind >= 0xE0:  # fixint
+            continue
+        if kind <= 0x8F:  # fixmap
+            count = 2 * (kind & 0x0F)
+        elif kind <= 0x9F:  # fixarray
+            count = kind & 0x0F
+        elif kind <= 0xBF:  # fixstr
+            at += kind & 0x1F
+        elif kind in _FIXED:
+            at += _FIXED[kind]
+        elif kind in _SIZED:
+            width, what = _SIZED[kind]
+            n = int.from_bytes(data[at : at + width], "big")
+            at += width
+            if what == "bytes":
+                at += n
+            else:
+                count = 2 * n if what == "map" else n
+        else:  # 0xC1 (never used) and the extension types
+            raise BundleError(f"bundle: msgpack type 0x{kind:02x} at byte {at - 1} is not read")
+        if at > end:
+            raise BundleError("bundle: not one msgpack map within the limits: it is cut short")
+        if count:
+            if len(left) >= MAX_DEPTH:
+                raise BundleError(f"bundle: nested over {MAX_DEPTH} levels")
+            left.append(count)
+    if at != end:
+        raise BundleError(f"bundle: {end - at:,} bytes after the bundle's map")

@@ -33,13 +33,36 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < 3600:
+        raise argparse.ArgumentTypeError(f"{text}: between 0 and 3600 seconds")
+    return value
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    from web._connections import ConnectionLimits
     from web._limits import SiteLimits
     from web._serve_site import serve_site
 
     defaults = SiteLimits()
     limits = SiteLimits(workers=args.jobs or defaults.workers, queue=args.queue or defaults.queue)
-    return serve_site(args.host, args.port, limits=limits)
+    bounds = ConnectionLimits()
+    connections = ConnectionLimits(
+        max_connections=args.max_connections or bounds.max_connections,
+        waiting_per_client=bounds.waiting_per_client,
+        header_timeout=args.header_timeout or bounds.header_timeout,
+    )
+    return serve_site(
+        args.host,
+        args.port,
+        limits=limits,
+        allowed_hosts=args.allowed_host,
+        connections=connections,
+    )
 
 
 def cmd_push(args: argparse.Namespace) -> int:
@@ -82,6 +105,25 @@ def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     s.add_argument("--jobs", type=_positive, help="worker processes for matches (default: cores)")
     s.add_argument(
         "--queue", type=_positive, help="quick matches accepted at once, past it 429 (default 32)"
+    )
+    s.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name the server answers to, others get 400 (repeatable; default:"
+        " localhost, 127.0.0.1, ::1 and --host; '*' answers any)",
+    )
+    s.add_argument(
+        "--max-connections",
+        type=_positive,
+        help="connections open at once (default 4096; fewer with too few file descriptors)",
+    )
+    s.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        metavar="S",
+        help="seconds a request's headers may take to arrive (default 10)",
     )
     s.set_defaults(func=cmd_serve)
     p = sub.add_parser("push", help="upload a local proof run to a server, which checks it")

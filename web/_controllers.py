@@ -18,7 +18,6 @@ import threading
 from typing import Any
 
 import arena
-from replays import MAX_NAME_CHARS
 from web._core import SiteCore
 from web._errors import ApiError
 from web._lanes import Lane, WorkerLanes
@@ -28,12 +27,11 @@ __all__ = ["Controllers", "check_name", "controller_json", "named_controller"]
 
 
 def check_name(name: str, what: str) -> str:
-    """A name as the store keeps it: 1..MAX_NAME_CHARS characters, no control characters
-    (else 400)."""
-    if not 1 <= len(name) <= MAX_NAME_CHARS:
-        raise ApiError(400, f"{what}: 1..{MAX_NAME_CHARS} characters, not {len(name)}")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
-        raise ApiError(400, f"{what}: no control characters")
+    """A name the store takes (``arena.name_problem``: 1..MAX_NAME_CHARS characters, each
+    one a character that shows, no control character), else 400 naming ``what``."""
+    problem = arena.name_problem(name)
+    if problem is not None:
+        raise ApiError(400, f"{what}: {problem}")
     return name
 
 
@@ -70,6 +68,8 @@ class Controllers(SiteCore):
         """Uploads being received or checked: taken before a body is read (memory)."""
         self._names_lock = threading.Lock()
         """Held from the check that a name is free to the write that takes it."""
+        self._admitted: set[str] = set()
+        """The sha256s of the modules this server admitted (under its case's limits)."""
 
     def controllers(self, *, include_hidden: bool) -> list[dict[str, Any]]:
         """The stored controllers, by name (the hidden ones only with ``include_hidden``)."""
@@ -101,16 +101,21 @@ class Controllers(SiteCore):
         check_name(name, "name")
         sha256 = hashlib.sha256(blob).hexdigest()
         existing = await asyncio.to_thread(self._stored, sha256)
+        if existing is None:
+            await asyncio.to_thread(self._name_free, name, sha256)
+        # Bytes stored already too: the command line stores what it plays unadmitted.
+        await self._admit(blob, sha256, "the module is not admissible")
         if existing is not None:
             return controller_json(existing), False
-        await asyncio.to_thread(self._name_free, name, sha256)
-        await self._admit(blob, sha256, "the module is not admissible")
         record = await asyncio.to_thread(self._add_upload, blob, name, sha256)
         return controller_json(record), True
 
     async def _admit(self, blob: bytes, sha256: str, refusal: str) -> None:
         """Check ``blob`` in a worker of the check lane; 400 (``refusal``: the reason) if not
-        admissible. Every module is, before it is stored: uploaded or pushed."""
+        admissible. Every module is, each time it is uploaded or pushed (the store does not
+        say whether a module was admitted), unless this server admitted it already."""
+        if sha256 in self._admitted:
+            return
         self._checks.take(retry_after=5)
         future: concurrent.futures.Future[arena.Admission] = self.lanes.submit(
             Lane.CHECK, arena.check_module, blob, self.case.limits, doing="checking this module"
@@ -123,23 +128,28 @@ class Controllers(SiteCore):
                 f"{refusal}: {admission.reason}",
                 extra={"sha256": sha256, "reason": admission.reason},
             )
+        self._admitted.add(sha256)
 
     def _name_free(self, name: str, sha256: str) -> None:
         """409 if storing module ``sha256`` under ``name`` would take the name from another
         module (``Store.controller`` takes a sha256 or a name): a second module under a
-        name would shadow the first. A module stored already keeps its record, so it
-        names nothing anew."""
+        name would shadow the first; nor may it look the same as another module's name
+        (``Store.controller_like``: after normalization, case folding and Unicode's
+        confusables), which a reader would take for it. A module stored already keeps its
+        record, so it names nothing anew."""
         if self._stored(sha256) is not None:
             return
+        like = ""
         try:
-            holder = self.store.controller(name)
+            holder: arena.ControllerRecord | None = self.store.controller(name)
         except arena.NotInStoreError:
-            return
-        if holder.sha256 != sha256:
+            holder = self.store.controller_like(name)
+            like = "" if holder is None else f", which looks the same as {holder.name!r}"
+        if holder is not None and holder.sha256 != sha256:
             raise ApiError(
                 409,
-                f"the name {name!r} is taken: controller {holder.sha256} ({holder.origin})"
-                " holds it; choose another name",
+                f"the name {name!r} is taken{like}: controller {holder.sha256}"
+                f" ({holder.origin}) holds it; choose another name",
                 extra={"holder": holder.sha256},
             )
 

@@ -15,8 +15,8 @@ from datetime import datetime
 
 import arena
 from web._lanes import WorkerLanes
-from web._limits import SiteLimits
-from web._live import Changes
+from web._limits import ClientSlots, SiteLimits
+from web._live import Changes, Snapshots
 
 __all__ = ["SiteCore", "when"]
 
@@ -34,6 +34,13 @@ class SiteCore:
         """The worker processes, in lanes: nothing is played or compiled in the server."""
         self.changes = Changes()
         """Which matches and tournaments changed, for their event streams."""
+        self.snapshots = Snapshots(self.changes)
+        """Each record's state for its event streams, built once per change, in threads of its
+        own (never those of the write handlers)."""
+        self.client_streams = ClientSlots(
+            limits.streams_per_client, "too many event streams are open"
+        )
+        """Event streams by client: one client cannot hold every stream."""
 
 
 def when(moment: datetime | None) -> str | None:

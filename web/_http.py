@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import hmac
 import json
 import math
 from typing import Any, Final
@@ -23,6 +22,7 @@ from starlette.responses import JSONResponse
 
 from replays import MAX_NAME_CHARS
 from web._errors import ApiError
+from web._guard import token_matches
 from web._site import Site
 
 __all__ = [
@@ -88,12 +88,7 @@ def authorized(request: Request) -> bool:
     header = request.headers.get("authorization")
     if header is None:
         return False
-    scheme, _, given = header.partition(" ")
-    expected: bytes = request.app.state.token
-    # Header values arrive as latin-1 text: back to their bytes, compared in constant time.
-    if scheme.lower() != "bearer" or not hmac.compare_digest(
-        given.strip().encode("latin-1"), expected
-    ):
+    if not token_matches(header, request.app.state.token):
         raise ApiError(401, "the token is not the server's", headers={"WWW-Authenticate": "Bearer"})
     return True
 
@@ -137,8 +132,15 @@ async def read_json(request: Request, keys: dict[str, bool]) -> dict[str, Any]:
     body = await read_body(request, MAX_JSON_BYTES)
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise ApiError(400, "the body is not JSON this server reads: nested too deeply") from None
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of thousands of digits
         raise ApiError(400, f"the body is not JSON: {exc}") from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        # "\ud800" is JSON, but no character: no name, format or value may hold one.
+        raise ApiError(400, "the body holds a lone surrogate (\\ud800-\\udfff)") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the body must be a JSON object")
     unknown = sorted(k for k in data if k not in keys)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import arena
 from web._errors import ApiError
 
-__all__ = ["SiteLimits", "Slots"]
+__all__ = ["ClientSlots", "SiteLimits", "Slots"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,11 @@ class SiteLimits:
     """Most entrants in a tournament started from the server."""
     streams: int = 256
     """Server-sent event streams open at once; past it, 429."""
+    streams_per_client: int = 16
+    """Server-sent event streams one client (a peer address) keeps open at once; past it, 429."""
+    live_every: float = 0.5
+    """Seconds a tournament's event streams wait after a change before its state is read
+    again, so that the matches recorded meanwhile make one build, not one each."""
     body_timeout: float = 30.0
     """Seconds a request may take to send its body (a slow body gets 408)."""
     keepalive: float = 15.0
@@ -77,3 +82,33 @@ class Slots:
             yield
         finally:
             self.give()
+
+
+class ClientSlots:
+    """``Slots`` counted per client (a peer address): ``take`` or ``ApiError`` 429."""
+
+    def __init__(self, limit: int, what: str) -> None:
+        self.limit = limit
+        self.what = what
+        self._used: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, client: str, retry_after: int) -> None:
+        """Take one of ``client``'s slots, or 429 with a Retry-After of ``retry_after`` s."""
+        with self._lock:
+            used = self._used.get(client, 0)
+            if used >= self.limit:
+                raise ApiError(
+                    429,
+                    f"{self.what}: {used} of {self.limit} from this address already;"
+                    " try again later",
+                    headers={"Retry-After": str(retry_after)},
+                )
+            self._used[client] = used + 1
+
+    def give(self, client: str) -> None:
+        """Give one of ``client``'s slots back."""
+        with self._lock:
+            used = self._used.pop(client, 0) - 1
+            if used > 0:
+                self._used[client] = used

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import arena
 import replays
+from web._guard import default_hosts
 from web._uvicorn import LOOPBACK, bind, serve, url_of
 from web._view import view_app
 
@@ -43,7 +44,7 @@ def _open_browser(url: str) -> None:
 def view(path: Path, *, port: int = 0, open_browser: bool = True) -> int:
     """Serve the viewer of ``path`` on 127.0.0.1:``port`` until Ctrl-C; return the exit code."""
     check_replay(path)
-    app = view_app(path.resolve())
+    app = view_app(path.resolve(), allowed_hosts=default_hosts(LOOPBACK))
     sock = bind(LOOPBACK, port)
     url = url_of(sock)
     print(f"viewing {path} at {url}  (Ctrl-C stops)", flush=True)

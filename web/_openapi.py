@@ -70,8 +70,9 @@ def body(*media_types: str, schema: dict[str, Any] = BINARY) -> dict[str, Any]:
 
 
 _ERRORS: Final = {
-    "400": "bad input: the message says what is wrong",
-    "401": "a token is needed, or the one given is wrong",
+    "400": "bad input: the message says what is wrong (a Host name the server does not"
+    " answer to, too)",
+    "401": "a token is needed, or the one given is wrong (refused on every route)",
     "404": "no such record (or a hidden one, without the token); a request naming a"
     " controller that is not stored",
     "408": "the body took too long to arrive",
@@ -162,10 +163,20 @@ def operation(
     method: str, summary: str, responses: dict[str, Any], **more: Any
 ) -> Callable[[E], E]:
     """Describe what the decorated endpoint answers to ``method`` (``more``: parameters,
-    requestBody, security)."""
+    requestBody, security: by default the token is optional).
+
+    Every route can answer 400 (a Host the server does not answer to) and 401 (a
+    wrong token, on a read too): both are added to ``responses``.
+    """
 
     def describe(endpoint: E) -> E:
-        described = {"summary": summary, "responses": responses, **more}
+        every = {**errors("400", "401"), **responses}
+        described = {
+            "summary": summary,
+            "responses": {code: every[code] for code in sorted(every)},
+            "security": TOKEN_OPTIONAL,
+            **more,
+        }
         setattr(endpoint, _OPERATIONS, {**operations_of(endpoint), method: described})
         return endpoint
 

@@ -66,8 +66,9 @@ class Runs(Controllers):
         module under a name another module holds. The same run pushed again
         records nothing new.
         """
-        bundle = decode_bundle(data)
-        check = arena.check_pushed_run(self.case, bundle)
+        # In a thread: the walk and the decoding take a moment for the largest bundles,
+        # and the check reads the case's opponents from disk.
+        bundle, check = await asyncio.to_thread(self._read_push, data)
         found = await asyncio.to_thread(self._same_run, bundle)
         if found is not None:
             return found, False
@@ -92,6 +93,11 @@ class Runs(Controllers):
         )
         matches = check.results(rematches)
         return await asyncio.to_thread(self._record_push, bundle, matches)
+
+    def _read_push(self, data: bytes) -> tuple[Bundle, arena.PushCheck]:
+        """The bundle in ``data`` and its shape checked against the case (400 if not)."""
+        bundle = decode_bundle(data)
+        return bundle, arena.check_pushed_run(self.case, bundle)
 
     def _same_run(self, bundle: Bundle) -> dict[str, Any] | None:
         """The stored run this bundle is already, if any (pushing twice changes nothing)."""

@@ -62,7 +62,8 @@ _RUN_CONTROLLER: Final = {
 }
 _RUN_OUTCOME: Final = {"enum": ["win", "loss", "draw", "could-not-compete"]}
 NAME: Final = {
-    "description": "a name or a sha256: 1 to 256 characters, no control characters",
+    "description": "a name or a sha256: 1 to 256 characters, none a control character (nor"
+    " another that does not show as itself)",
     "type": "string",
     "minLength": 1,
     "maxLength": 256,

@@ -2,7 +2,10 @@
 
 It binds its socket first (``web._uvicorn``), opens the ``Site``, takes the
 write token (``web._token``) and says where it serves, then hands the socket
-to uvicorn with the site's logger on uvicorn's handler.
+to uvicorn with the site's logger on uvicorn's handler. It answers only to
+the Host names it is given (``--allowed-host``; by default the loopback names
+and the bind address: ``web._guard``), and bounds its connections
+(``web._connections``).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import copy
 import ipaddress
 import logging.config
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -20,10 +24,12 @@ import uvicorn.config
 
 import arena
 from web._api import site_app
+from web._connections import ConnectionLimits
+from web._guard import default_hosts
 from web._limits import SiteLimits
 from web._site import Site
 from web._token import TOKEN_ENV, TOKEN_FILE, server_token
-from web._uvicorn import bind, url_of
+from web._uvicorn import bind, server_config, url_of
 
 __all__ = ["serve_site"]
 
@@ -42,9 +48,16 @@ def serve_site(
     *,
     root: Path | None = None,
     limits: SiteLimits | None = None,
+    allowed_hosts: Sequence[str] = (),
+    connections: ConnectionLimits | None = None,
 ) -> int:
-    """Serve the site over the data directory ``root`` on (host, port) until Ctrl-C; exit code."""
+    """Serve the site over the data directory ``root`` on (host, port) until Ctrl-C; exit code.
+
+    It answers to the Host names ``allowed_hosts`` (none given: the loopback
+    names and ``host``); others get 400.
+    """
     root = arena.data_dir() if root is None else root
+    hosts = list(allowed_hosts) or default_hosts(host)
     sock = bind(host, port)
     # Configured before the site opens: opening says what it swept and queued again.
     log_config = _log_config()
@@ -52,7 +65,7 @@ def serve_site(
     try:
         with Site.open(root, limits=limits) as site:
             token, created = server_token(site.store.root)
-            app = site_app(site, token)
+            app = site_app(site, token, allowed_hosts=hosts)
             url = url_of(sock)
             print(f"serving {root} at {url}  (Ctrl-C stops)", flush=True)
             if created:
@@ -68,9 +81,15 @@ def serve_site(
                     " server reached from other machines",
                     flush=True,
                 )
-            config = uvicorn.Config(
+            if not allowed_hosts and host in ("0.0.0.0", "::"):
+                print(
+                    f"note: answering only to Host {', '.join(hosts)}: name the others this"
+                    " server is reached by with --allowed-host",
+                    flush=True,
+                )
+            config = server_config(
                 app,
-                lifespan="off",
+                connections,
                 log_level="info",
                 log_config=log_config,
                 timeout_graceful_shutdown=5,

@@ -2,20 +2,28 @@
 
 ``arena serve`` (``web._serve_site``) and ``arena view`` (``web._local``) bind
 their socket here, then serve on it; the bench's ``BackgroundServer`` serves
-on one in a thread.
+on one in a thread. Every server's connections are bounded
+(``web._connections``: a header deadline, a bound on connections and on those
+one client keeps waiting).
 """
 
 from __future__ import annotations
 
 import socket
-from typing import Final
+from typing import Any, Final
 
 import uvicorn
 from starlette.types import ASGIApp
 
 from arena import ArenaError
+from web._connections import (
+    ConnectionLimits,
+    guarded_protocol,
+    quiet_accept_errors,
+    raise_open_files,
+)
 
-__all__ = ["LOOPBACK", "bind", "quiet_server", "serve", "url_of"]
+__all__ = ["LOOPBACK", "bind", "quiet_server", "serve", "server_config", "url_of"]
 
 LOOPBACK: Final = "127.0.0.1"
 
@@ -49,9 +57,21 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{host}:{port}/"
 
 
-def quiet_server(app: ASGIApp) -> uvicorn.Server:
+def server_config(
+    app: ASGIApp, limits: ConnectionLimits | None = None, **options: Any
+) -> uvicorn.Config:
+    """uvicorn's configuration of ``app`` (``options``: uvicorn's), its connections bounded by
+    ``limits`` within this process's file descriptors (raised to their hard limit first)."""
+    bounded, backlog = (limits or ConnectionLimits()).within(raise_open_files())
+    quiet_accept_errors()
+    return uvicorn.Config(
+        app, http=guarded_protocol(bounded), lifespan="off", backlog=backlog, **options
+    )
+
+
+def quiet_server(app: ASGIApp, limits: ConnectionLimits | None = None) -> uvicorn.Server:
     """A uvicorn server of ``app`` that logs warnings only, with no lifespan events."""
-    return uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    return uvicorn.Server(server_config(app, limits, log_level="warning"))
 
 
 def serve(app: ASGIApp, sock: socket.socket) -> None:

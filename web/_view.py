@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -9,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
+from web._guard import GuardedApp
 from web._pages import STATIC_DIR, viewer_page
 from web._static import MemoryStaticFiles
 from web._stream import replay_response
@@ -31,14 +33,17 @@ def _replay(request: Request) -> Response:
     return replay_response(request.app.state.replay)
 
 
-def view_app(replay: Path) -> Starlette:
-    """The viewer of the replay file ``replay``: ``/`` (``?tick=N``), ``/replay``, ``/static``."""
-    app = Starlette(
+def view_app(replay: Path, *, allowed_hosts: Collection[str] | None = None) -> Starlette:
+    """The viewer of the replay file ``replay``: ``/`` (``?tick=N``), ``/replay``, ``/static``;
+    answering to the Host names ``allowed_hosts`` (None: any), with the site's headers."""
+    app = GuardedApp(
+        token=None,
+        allowed_hosts=allowed_hosts,
         routes=[
             Route("/", _page),
             Route("/replay", _replay),
             Mount("/static", static_files(), name="static"),
-        ]
+        ],
     )
     app.state.replay = replay
     return app

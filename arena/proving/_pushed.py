@@ -108,6 +108,10 @@ class Recheck:
     """The pushed module."""
     opponent: bytes
     """This arena's own copy of the case's opponent."""
+    controller_name: str
+    """The run's name for its controller: the replay's side of the pushed module has it."""
+    opponent_name: str
+    """The case's name for the opponent: the replay's other side has it."""
 
 
 def _refused(detail: str) -> Rematch:
@@ -120,9 +124,11 @@ def recheck_match(recheck: Recheck) -> Rematch:
     """In a worker process: may ``recheck.replay`` stand as a match of a run of the case?
 
     Its header must name the case and one of its seeds, and hold the case's
-    rules, limits and map (so a run cannot be played on easier terms); then
-    the match is played again from the pushed module and the opponent, on the
-    sides the header gives them, and must write the very same bytes.
+    rules, limits and map (so a run cannot be played on easier terms), and
+    its sides must be the run's controller and the opponent, by name and
+    sha256 (a listing shows the header's names); then the match is played
+    again from the pushed module and the opponent, on the sides the header
+    gives them, and must write the very same bytes.
     """
     from arena.match import rematch  # the engine: loaded only where a match is played again
 
@@ -143,10 +149,18 @@ def recheck_match(recheck: Recheck) -> Rematch:
         return _refused("header: the sandbox limits are not the case's")
     if header.game_map != case.map_for(header.seed):
         return _refused("header: the map is not the case's map for its seed")
-    mine = hashlib.sha256(recheck.controller).hexdigest()
-    if header.sides[0].sha256 == mine:
+    mine = (recheck.controller_name, hashlib.sha256(recheck.controller).hexdigest())
+    theirs = (recheck.opponent_name, hashlib.sha256(recheck.opponent).hexdigest())
+    sides = [(s.name, s.sha256) for s in header.sides]
+    if sides == [mine, theirs]:
         return rematch(recheck.replay, recheck.controller, recheck.opponent)
-    return rematch(recheck.replay, recheck.opponent, recheck.controller)
+    if sides == [theirs, mine]:
+        return rematch(recheck.replay, recheck.opponent, recheck.controller)
+    shown = ", ".join(f"{s} {n!r} ({h[:12]})" for s, (n, h) in zip("AB", sides, strict=True))
+    return _refused(
+        f"header: its sides are {shown}; a match of this run is {mine[0]!r} ({mine[1][:12]})"
+        f" against {theirs[0]!r} ({theirs[1][:12]})"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +237,9 @@ def check_pushed_run(case: Case, run: ClaimedRun) -> PushCheck:
                 f"match {i}: {m.opponent} is {opponent.role} in the case, not {m.role}"
             )
         seen.append((m.opponent, m.result.get("seed")))
-        rechecks.append(Recheck(case, m.replay, run.module, opponent.read_module()))
+        rechecks.append(
+            Recheck(case, m.replay, run.module, opponent.read_module(), run.controller, m.opponent)
+        )
     if sorted(seen, key=repr) != sorted(expected, key=repr):
         raise RunRefusedError(
             "a run plays every opponent of the case on every seed once;"

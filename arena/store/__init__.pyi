@@ -9,6 +9,10 @@ from ._errors import (
     StoreVersionError as StoreVersionError,
 )
 from ._facade import Store as Store
+from ._names import (
+    name_keys as name_keys,
+    name_problem as name_problem,
+)
 from ._prune import Pruned as Pruned
 from ._records import (
     SIDE_KEYS as SIDE_KEYS,

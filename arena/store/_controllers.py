@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.store._errors import NotInStoreError
+from arena.store._names import name_keys
 from arena.store._records import ControllerRecord, Entrant, Origin
 from arena.store._store import Core, check_name, parse_stamp, utc_now
 
@@ -64,6 +65,19 @@ class Controllers(Core):
         if row is None:
             raise NotInStoreError(f"no controller {ref!r} in the store {self.path}")
         return _record(row)
+
+    def controller_like(self, name: str) -> ControllerRecord | None:
+        """The stored controller whose name looks the same as ``name`` (``name_keys``: after
+        normalization, case folding and Unicode's confusables), the newest; hidden ones too."""
+        keys = name_keys(name)
+        rows = self._db.read(
+            lambda c: c.execute(
+                "SELECT * FROM controllers ORDER BY created_at DESC, rowid DESC"
+            ).fetchall(),
+            "reading the controllers' names",
+        )
+        found = next((r for r in rows if keys & name_keys(r["name"])), None)
+        return None if found is None else _record(found)
 
     def controllers(self, *, include_hidden: bool = False) -> list[ControllerRecord]:
         """Every stored controller, by name then age; hidden ones only if asked for."""

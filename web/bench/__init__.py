@@ -11,6 +11,8 @@ the same code:
 - ``ServerProcess``: ``arena serve`` in a process of its own, its memory read
   from ``/proc``; ``drive``, ``mixed_requests``, ``seed_store`` and
   ``wait_settled``: the load driven at it (docs/web.md, Load).
+- ``SlowClients``: connections that never finish their headers, from several
+  loopback addresses (``loopback_source``), against a server's bounds.
 - ``launch_chromium``: the system's Chromium, headless, with Playwright;
   ``chromium_missing`` says why it cannot be (``scripts/setup.sh`` prints it).
 """

@@ -11,6 +11,12 @@ from ._figures import (
     bench_figures as bench_figures,
     summary_figures as summary_figures,
 )
+from ._hostile import (
+    EventStreams as EventStreams,
+    SlowClients as SlowClients,
+    loopback_source as loopback_source,
+)
+from ._hostile_figures import hostile_figures as hostile_figures
 from ._load import (
     LISTINGS as LISTINGS,
     LOAD_TOKEN as LOAD_TOKEN,

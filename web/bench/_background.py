@@ -8,6 +8,7 @@ from types import TracebackType
 
 from starlette.types import ASGIApp
 
+from web._connections import ConnectionLimits
 from web._uvicorn import LOOPBACK, bind, quiet_server, url_of
 
 __all__ = ["BackgroundServer"]
@@ -16,14 +17,16 @@ __all__ = ["BackgroundServer"]
 class BackgroundServer:
     """``app`` served by uvicorn on a free port of 127.0.0.1 in a thread, for tests and benchmarks.
 
-    Use as a context manager; ``url`` is the address (with a trailing slash).
+    Use as a context manager; ``url`` is the address (with a trailing slash). Its
+    connections are bounded as ``arena serve``'s are, by ``limits`` (default: the same).
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, limits: ConnectionLimits | None = None) -> None:
         self._app = app
         self._sock = bind(LOOPBACK, 0)
         self.url = url_of(self._sock)
-        self._server = quiet_server(app)
+        self.port: int = self._sock.getsockname()[1]
+        self._server = quiet_server(app, limits)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
         )

@@ -69,6 +69,10 @@ class RequestKind(enum.Enum):
     """``POST /api/controllers?name=``: a module, admitted in a worker."""
     QUICK_MATCH = "quick_match"
     """``POST /api/matches``: a quick match, queued (or 429)."""
+    STATUS = "status"
+    """``GET /api/status``: the queue and the workers."""
+    TOURNAMENT = "tournament"
+    """``POST /api/tournaments``: a tournament started (or 429)."""
 
 
 LISTINGS: Final = (RequestKind.LIST_MATCHES, RequestKind.LIST_RUNS, RequestKind.LIST_CONTROLLERS)
@@ -100,6 +104,24 @@ class Request:
             RequestKind.LIST_CONTROLLERS: "/api/controllers",
         }
         return cls(kind, "GET", paths[kind])
+
+    @classmethod
+    def tournament(cls, format: str, field: Sequence[str], seeds: Sequence[int]) -> Request:
+        """Start a tournament of ``format`` over the stored controllers ``field``."""
+        body = json.dumps({"format": format, "field": list(field), "seeds": list(seeds)})
+        return cls(
+            RequestKind.TOURNAMENT,
+            "POST",
+            "/api/tournaments",
+            body.encode(),
+            "application/json",
+            write=True,
+        )
+
+    @classmethod
+    def status(cls) -> Request:
+        """The server's status (the cheapest route)."""
+        return cls(RequestKind.STATUS, "GET", "/api/status")
 
     @classmethod
     def upload(cls, name: str, module: bytes) -> Request:
@@ -231,13 +253,15 @@ def drive(
     clients: int = 8,
     token: str = LOAD_TOKEN,
     timeout: float = 30.0,
+    fresh: bool = False,
 ) -> LoadRun:
     """Send ``requests`` to the server at ``url`` from ``clients`` threads, back to back.
 
-    Each thread keeps one connection and takes the next request in order as it
-    is free, so the first ``clients`` requests go out at once. Returns every
-    answer (in the order they were answered). A request that gets no answer
-    (the connection fails, ``timeout`` passes) raises.
+    Each thread keeps one connection (``fresh``: opens one for each request)
+    and takes the next request in order as it is free, so the first
+    ``clients`` requests go out at once. Returns every answer (in the order
+    they were answered). A request that gets no answer (the connection fails,
+    ``timeout`` passes) raises.
     """
     parts = urllib.parse.urlsplit(url)
     todo: queue.SimpleQueue[Request] = queue.SimpleQueue()
@@ -256,6 +280,8 @@ def drive(
                 except queue.Empty:
                     return
                 answer = conn.send(request)
+                if fresh:
+                    conn.close()
                 with lock:
                     answers.append(answer)
         except BaseException as exc:  # reported to the caller below

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -72,8 +72,9 @@ class ServerProcess:
     address (``url``); leaving stops it if it still runs (SIGINT, then SIGKILL
     if it does not stop). ``start`` alone launches it without waiting, for a
     server expected not to serve (``exited``). ``popen`` goes to ``Popen``
-    (a ``preexec_fn`` that sets a limit, say). ``stdout`` and ``stderr`` hold
-    what it printed; its pipes are read as they come, never left full.
+    (a ``preexec_fn`` that sets a limit, say); ``options`` to ``arena serve``.
+    ``stdout`` and ``stderr`` hold what it printed; its pipes are read as they
+    come, never left full.
     """
 
     def __init__(
@@ -84,11 +85,13 @@ class ServerProcess:
         queue: int | None = None,
         token: str = LOAD_TOKEN,
         start_timeout: float = 60.0,
+        options: Sequence[str] = (),
         **popen: Any,
     ) -> None:
         self.root = root
         self.token = token
         self._args = ["--jobs", str(jobs)] + ([] if queue is None else ["--queue", str(queue)])
+        self._args += options
         self._start_timeout = start_timeout
         self._popen = popen
         self._out, self._err = _Output(), _Output()

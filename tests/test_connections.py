@@ -1,0 +1,170 @@
+"""The server's connections under hostile clients (issue 24): slow headers, too many connections,
+the log of what was refused.
+
+Real servers on 127.0.0.1 (uvicorn in a thread over a plain app, and ``arena
+serve`` as a process), real sockets that never finish their request's headers
+(``web.bench.SlowClients``, from several loopback addresses). What these
+check is that honest requests are answered at all and that the slow ones are
+let go; how fast the honest ones are answered meanwhile is a figure of
+``arena bench web`` (docs/benchmarks.md), not a test's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import socket
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+import web
+from web import bench
+from web._connections import quiet_accept_errors
+
+pytestmark = [pytest.mark.server]
+
+
+def _status(request: Request) -> JSONResponse:
+    return JSONResponse({"ok": True})
+
+
+APP = Starlette(routes=[Route("/api/status", _status)])
+
+
+def answered(url: str, n: int = 10) -> int:
+    """How many of ``n`` requests, each on a connection of its own, got their answer."""
+    ok = 0
+    for _ in range(n):
+        with urllib.request.urlopen(url + "api/status", timeout=10) as r:
+            ok += r.status == 200 and r.read() == b'{"ok":true}'
+    return ok
+
+
+def open_now(slow: bench.SlowClients) -> int:
+    """How many of ``slow``'s connections the server still holds (a closed one reads EOF)."""
+    time.sleep(0.3)  # its thread notices the closed ones within a select period
+    return slow.held
+
+
+@pytest.fixture
+def server() -> Iterator[bench.BackgroundServer]:
+    limits = web.ConnectionLimits(max_connections=200, waiting_per_client=8, header_timeout=1.5)
+    with bench.BackgroundServer(APP, limits) as served:
+        yield served
+
+
+def test_headers_that_never_end_are_let_go_and_honest_requests_answered(
+    server: bench.BackgroundServer,
+) -> None:
+    # 64 slow connections from 8 addresses: under each address's bound and the server's.
+    with bench.SlowClients(server.port, 64, sources=8, trickle=0.2) as slow:
+        time.sleep(0.3)
+        assert open_now(slow) == 64, "the slow connections were not held to begin with"
+        assert answered(server.url) == 10
+        # A byte every 0.2 s does not move the deadline: all are closed after 1.5 s.
+        deadline = time.monotonic() + 10
+        while slow.reopened < 64:
+            assert time.monotonic() < deadline, f"{slow.reopened} of 64 closed after 10 s"
+            time.sleep(0.1)
+        assert answered(server.url) == 10
+
+
+def test_one_address_keeps_at_most_its_share_waiting_and_still_gets_answers(
+    server: bench.BackgroundServer,
+) -> None:
+    with bench.SlowClients(server.port, 40, sources=1, trickle=5.0) as slow:
+        assert open_now(slow) <= 8
+        # An honest client on the very same address is served: it sends its headers at once.
+        assert answered(server.url) == 10
+
+
+def test_past_the_most_connections_the_oldest_waiting_make_room() -> None:
+    limits = web.ConnectionLimits(max_connections=64, waiting_per_client=64, header_timeout=30)
+    with (
+        bench.BackgroundServer(APP, limits) as server,
+        bench.SlowClients(server.port, 64, sources=4, trickle=30) as slow,
+    ):
+        time.sleep(0.3)
+        assert answered(server.url) == 10
+        assert open_now(slow) <= 64 - 1
+
+
+def test_a_kept_alive_connection_gets_the_deadline_again_after_each_answer(
+    server: bench.BackgroundServer,
+) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        sock.sendall(b"GET /api/status HTTP/1.1\r\n")  # then a byte at a time, never the end
+        sock.settimeout(0.1)
+        began = time.monotonic()
+        closed = False
+        while not closed and time.monotonic() - began < 10:
+            try:
+                sock.sendall(b"x")
+                closed = sock.recv(65536) == b""
+            except TimeoutError:
+                continue
+            except OSError:
+                closed = True
+        elapsed = time.monotonic() - began
+    assert elapsed < 5, f"the connection was held {elapsed:.1f} s"
+
+
+@pytest.mark.processes
+def test_arena_serve_short_of_file_descriptors_keeps_answering_and_logs_little(
+    tmp_path: Path,
+) -> None:
+    """With few file descriptors (hard limit 300), 400 slow connections: the server bounds its
+    connections below what it has, so no accept() fails; honest requests are answered; the
+    log says so in a few lines, with no traceback."""
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (300, 300))
+
+    with bench.ServerProcess(
+        tmp_path, jobs=1, options=["--header-timeout", "3"], preexec_fn=few_files
+    ) as served:
+        port = served.port
+        with bench.SlowClients(port, 400, sources=40, trickle=0.5):
+            time.sleep(2)
+            for _ in range(10):
+                with urllib.request.urlopen(served.url + "api/status", timeout=10) as r:
+                    assert r.status == 200
+        code = served.stop()
+    assert code == 0
+    err = served.stderr
+    assert "Traceback" not in err
+    assert "out of system resource" not in err
+    refusals = [line for line in err.splitlines() if "connection" in line and "WARNING" in line]
+    assert 0 < len(refusals) <= 12, refusals
+
+
+def test_a_failed_accept_is_one_line_a_while_without_its_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    quiet_accept_errors()
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            for _ in range(1000):
+                loop.call_exception_handler(
+                    {
+                        "message": "socket.accept() out of system resource",
+                        "exception": OSError(24, "Too many open files"),
+                    }
+                )
+    finally:
+        loop.close()
+    lines = [r for r in caplog.records if "accept()" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].exc_info is None and "Too many open files" in lines[0].getMessage()

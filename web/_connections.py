@@ -1,0 +1,265 @@
+"""The server's connections under hostile clients: how many, how long a request's headers may take,
+and how many one client may hold waiting; refusals logged a few lines at a time.
+
+uvicorn gives a connection all the time it wants to send its headers and
+takes as many connections as there are file descriptors: a client that opens
+a few hundred and never finishes a request holds them all, and once the
+process runs out of descriptors every ``accept()`` fails and asyncio logs a
+traceback for each. Here, with uvicorn's own ``H11Protocol`` extended
+(``guarded_protocol``, given to uvicorn's ``Config(http=...)``):
+
+- **A header deadline**: a request's headers must be whole within
+  ``header_timeout`` seconds of the connection, or of the end of the previous
+  response on a kept-alive connection; else the connection is closed. Bytes
+  trickling in do not move the deadline (uvicorn's keep-alive timer restarts
+  at every byte). A request being answered has no deadline here: its body has
+  the site's own (408), its answer may stream for as long as it needs.
+- **A bound on connections** (``max_connections``, below the process's file
+  descriptors, whose soft limit is raised to the hard one at start:
+  ``raise_open_files``, with room for what asyncio accepts at a time, the
+  listen backlog: ``ConnectionLimits.within``): past it, the connection that has waited longest for
+  its headers is closed to make room (an honest client sends its headers at
+  once, so the ones waiting are the slow ones); if none waits, the new one is
+  refused.
+- **Per client** (by peer address): at most ``waiting_per_client``
+  connections waiting for their headers; past it the oldest of them is closed.
+  A client sending real requests is never held back by it, even one on the
+  same address as a slow one. Behind a proxy every client has the proxy's
+  address: the proxy then bounds its clients itself.
+- **Refusals are logged a line at a time** (``Throttled``): at most one line
+  per kind per ``LOG_EVERY`` seconds, counting the rest, and asyncio's
+  ``accept()`` failures lose their traceback (``quiet_accept_errors``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import resource
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+__all__ = [
+    "LOG_EVERY",
+    "ConnectionLimits",
+    "Throttled",
+    "guarded_protocol",
+    "quiet_accept_errors",
+    "raise_open_files",
+]
+
+_log = logging.getLogger("web")
+
+LOG_EVERY: Final = 10.0
+"""Seconds between two log lines of one kind of refusal (the others are counted)."""
+
+_RESERVED_FILES: Final = 128
+"""File descriptors kept for what is not a connection: the store, replays being sent,
+the worker processes' pipes, the compile cache."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    """How many connections the server holds and how long a request's headers may take
+    (docs/web.md, "Connections")."""
+
+    max_connections: int = 4096
+    """Connections open at once (fewer if the process has too few file descriptors)."""
+    waiting_per_client: int = 32
+    """Connections of one peer address waiting for a request's headers at once."""
+    header_timeout: float = 10.0
+    """Seconds a request's headers may take, from the connection or the previous answer."""
+
+    def within(self, open_files: int) -> tuple[ConnectionLimits, int]:
+        """These limits within ``open_files`` descriptors, and the listen backlog to use.
+
+        asyncio accepts up to a backlog's worth of connections at a time, each a
+        descriptor, before any is looked at, and one it closes frees its
+        descriptor a turn of the loop later: so the connections held, two
+        backlogs and a reserve must fit, or ``accept()`` fails.
+        """
+        backlog = min(2048, max(64, open_files // 8))
+        most = max(32, open_files - _RESERVED_FILES - 2 * backlog)
+        bounded = ConnectionLimits(
+            min(self.max_connections, most), self.waiting_per_client, self.header_timeout
+        )
+        return bounded, backlog
+
+
+def raise_open_files() -> int:
+    """Raise this process's soft limit on open files to its hard limit; the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+    return soft
+
+
+class Throttled:
+    """One kind of log line, written at most once per ``every`` seconds; the rest are counted
+    and told in the next line."""
+
+    def __init__(self, logger: logging.Logger, what: str, every: float = LOG_EVERY) -> None:
+        self.logger = logger
+        self.what = what
+        self.every = every
+        self._last = -float("inf")
+        self._since = 0
+
+    def allow(self) -> int | None:
+        """None if a line was written too recently (this one is counted); else how many were
+        left out since the last line."""
+        now = time.monotonic()
+        if now - self._last < self.every:
+            self._since += 1
+            return None
+        self._last, skipped, self._since = now, self._since, 0
+        return skipped
+
+    def note(self, detail: str = "") -> None:
+        """Log ``what`` (and ``detail``), unless a line was written less than ``every`` ago."""
+        skipped = self.allow()
+        if skipped is None:
+            return
+        more = f" ({skipped} more since the last line)" if skipped else ""
+        self.logger.warning("%s%s%s", self.what, f": {detail}" if detail else "", more)
+
+
+class _AcceptErrors(logging.Filter):
+    """asyncio's ``socket.accept() out of system resource``: one line, no traceback, at most
+    once per ``LOG_EVERY`` seconds."""
+
+    MESSAGE: ClassVar[str] = "socket.accept() out of system resource"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.throttled = Throttled(logging.getLogger("asyncio"), self.MESSAGE)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.getMessage().startswith(self.MESSAGE):
+            return True
+        skipped = self.throttled.allow()
+        if skipped is None:
+            return False
+        reason = record.exc_info[1] if record.exc_info else None
+        record.msg = "%s (%s): connections wait in the backlog%s"
+        record.args = (
+            self.MESSAGE,
+            reason,
+            f" ({skipped} more since the last line)" if skipped else "",
+        )
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+
+_ACCEPT_FILTER: Final = _AcceptErrors()
+
+
+def quiet_accept_errors() -> None:
+    """Make asyncio's failed ``accept()`` one line every ``LOG_EVERY`` seconds (idempotent)."""
+    logger = logging.getLogger("asyncio")
+    if _ACCEPT_FILTER not in logger.filters:
+        logger.addFilter(_ACCEPT_FILTER)
+
+
+class _Tally:
+    """The connections of one server: open ones, and those waiting for a request's headers
+    (oldest first, in all and by peer)."""
+
+    def __init__(self, limits: ConnectionLimits) -> None:
+        self.limits = limits
+        self.open: set[_GuardedProtocol] = set()
+        self.waiting: OrderedDict[_GuardedProtocol, None] = OrderedDict()
+        self.waiting_by_peer: dict[str, OrderedDict[_GuardedProtocol, None]] = {}
+        self.refused = Throttled(_log, "connection refused: the server holds its most")
+        self.evicted = Throttled(_log, "connection closed to make room: it sent no request")
+        self.crowded = Throttled(
+            _log, "connection closed: its client holds its most connections sending no request"
+        )
+        self.slow = Throttled(_log, "connection closed: its request's headers were too slow")
+
+
+class _GuardedProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a header deadline and bounds on connections (see the
+    module). One subclass per server (``guarded_protocol``) holds that server's tally."""
+
+    tally: ClassVar[_Tally]
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._peer = self.client[0] if self.client else ""
+        tally = self.tally
+        if len(tally.open) >= tally.limits.max_connections:
+            oldest = next(iter(tally.waiting), None)
+            if oldest is None:
+                tally.refused.note(f"{tally.limits.max_connections} connections open")
+                transport.close()
+                return
+            tally.evicted.note(f"{tally.limits.max_connections} connections open")
+            oldest.close()
+        tally.open.add(self)
+        self._await_headers()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._headers_came()
+        self.tally.open.discard(self)
+
+    def handle_events(self) -> None:
+        cycle = self.cycle
+        super().handle_events()
+        if self.cycle is not cycle:  # a request's headers came: it is being answered
+            self._headers_came()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        idle = self.cycle is None or self.cycle.response_complete
+        if idle and not self.transport.is_closing():
+            self._await_headers()  # the next request's headers: from now on
+
+    def close(self) -> None:
+        """Close the connection, which waits for a request (nothing of an answer is lost)."""
+        self._headers_came()
+        self.transport.close()
+
+    def _await_headers(self) -> None:
+        tally = self.tally
+        self._headers_came()
+        self._deadline = self.loop.call_later(tally.limits.header_timeout, self._too_slow)
+        tally.waiting[self] = None
+        mine = tally.waiting_by_peer.setdefault(self._peer, OrderedDict())
+        mine[self] = None
+        if len(mine) > tally.limits.waiting_per_client:
+            tally.crowded.note(f"{self._peer} has {len(mine)} waiting")
+            next(iter(mine)).close()
+
+    def _headers_came(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        tally = self.tally
+        tally.waiting.pop(self, None)
+        mine = tally.waiting_by_peer.get(self._peer)
+        if mine is not None:
+            mine.pop(self, None)
+            if not mine:
+                del tally.waiting_by_peer[self._peer]
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        self.tally.slow.note(f"{self.tally.limits.header_timeout:g} s")
+        self.close()
+
+
+def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
+    """uvicorn's H11Protocol bounded by ``limits``, for one server: ``Config(http=...)``."""
+    return type("GuardedH11Protocol", (_GuardedProtocol,), {"tally": _Tally(limits)})
