@@ -1178,7 +1178,10 @@ def test_mutated_manifests_give_a_case_or_a_clear_error(scratch: Path, data: st.
     doc = foray_doc()
     for _ in range(data.draw(st.integers(0, 4), label="changes")):
         tables = [doc, *(v for v in doc.values() if isinstance(v, dict))]
-        tables += [o for o in doc.get("opponent", []) if isinstance(o, dict)]
+        # An earlier change may have made "opponent" a scalar: only a list holds tables.
+        opponents = doc.get("opponent")
+        if isinstance(opponents, list):
+            tables += [o for o in opponents if isinstance(o, dict)]
         table = data.draw(st.sampled_from(tables))
         keys = sorted(table)
         action = data.draw(st.sampled_from(["delete", "replace", "add"]))
