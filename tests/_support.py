@@ -326,6 +326,8 @@ LIMITS: dict[str, Any] = {
     "compile_memory_bytes": 2 * 1024**3,
 }
 INIT_FUEL_USED = (12_345, 23_456)
+PAGE = 65_536
+"""A wasm page: memory grows by whole pages."""
 
 
 @dataclass
@@ -371,8 +373,10 @@ def play_scripted(
 ) -> Played:
     """Play a scripted match, recorded by ``replays.Recorder`` as run_match records.
 
-    Random policies and made-up fuel stand in for wasm controllers. ``forfeit``
-    is (tick, side, kind). A ``fierce`` match has cheap, frail soldiers that hunt.
+    Random policies and made-up fuel and memory stand in for wasm controllers
+    (side A's memory grows a page every 7 ticks). ``forfeit`` is (tick, side,
+    kind); a ``memory`` forfeit's side ends its tick a page over the cap. A
+    ``fierce`` match has cheap, frail soldiers that hunt.
     """
     config = sim.Config(width=size, height=size, max_ticks=max_ticks, start_energy=40)
     if fierce:
@@ -419,16 +423,20 @@ def play_scripted(
             broken = sim.validate_actions(len(records), records, game.roster(s), config.max_units)
             if broken is not None:
                 forfeits[s] = sim.Forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
+        memory = [PAGE * (2 + tick // 7), PAGE * 3]
         for s in (0, 1):
             fuel_total[s] += fuel[s]
             fuel_peak[s] = max(fuel_peak[s], fuel[s])
+            faulted = forfeits[s]
+            if faulted is not None and faulted.kind == sim.ForfeitKind.MEMORY:
+                memory[s] = LIMITS["max_memory_bytes"] + PAGE
         ticks = tick + 1
         if any(forfeits):
-            recorder.forfeit(submitted, fuel)
+            recorder.forfeit(submitted, fuel, memory=(memory[0], memory[1]))
             outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
             break
         events = game.step(submitted)
-        recorder.applied(submitted, fuel, events)
+        recorder.applied(submitted, fuel, events, memory=(memory[0], memory[1]))
         states.append(truth(game, tick))
         outcome = game.outcome((fuel_total[0], fuel_total[1]))
     recorder.result(
