@@ -617,6 +617,7 @@ def result_between(
 # --------------------------------------------------------------------------- the viewer
 
 GOLDEN_REPLAY = TESTS / "golden" / "busy-vs-idle-seed77-v2.replay"
+MEMORY_REPLAY = TESTS / "golden" / "memory-forfeit-seed5-v3.replay"
 
 
 def write_viewer_replays(directory: Path) -> dict[str, Path]:
@@ -631,6 +632,8 @@ def write_viewer_replays(directory: Path) -> dict[str, Path]:
         "fierce": play_scripted(5, max_ticks=60, fierce=True).data,
         "forfeit": play_scripted(3, max_ticks=40, forfeit=(25, 1, "invalid_action")).data,
         "init-forfeit": play_scripted(1, init_forfeit=(True, False)).data,
+        # Side A's memory grows a page every 3 ticks to a forfeit past its 2 MiB cap.
+        "memory": MEMORY_REPLAY.read_bytes(),
     }
     paths = {}
     for name, replay in data.items():
