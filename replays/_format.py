@@ -164,10 +164,15 @@ def extended_version(version: int) -> int:
     return version
 
 
-def memory_carried(tick: int, memory: Memory, previous: Memory | None) -> bool:
+def memory_carried(tick: int, memory: Sequence[int], previous: Sequence[int] | None) -> bool:
     """Whether the frame of ``tick`` carries "l": at every keyframe tick, and when a size
     differs from the frame before (``previous``; None before the first frame)."""
-    return tick % KEYFRAME_INTERVAL == 0 or memory != previous
+    return (
+        tick % KEYFRAME_INTERVAL == 0
+        or previous is None
+        or memory[0] != previous[0]
+        or memory[1] != previous[1]
+    )
 
 
 # --------------------------------------------------------------------------- header

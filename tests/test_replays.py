@@ -36,6 +36,7 @@ from replays import (
     read_replay,
     verify_replay,
 )
+from replays._format import memory_carried
 from sim._native import _load as native
 from tests._support import (
     LIMITS,
@@ -792,6 +793,10 @@ def test_memory_is_recorded_at_keyframe_ticks_and_where_it_changed(full: Played)
         tuple(PAGE * (2 + t // 7) for t in range(45)),
         (3 * PAGE,) * 45,
     )
+    # The rule, by value (sizes may come as a list or a tuple).
+    assert not memory_carried(3, [PAGE, PAGE], (PAGE, PAGE))
+    assert memory_carried(3, [PAGE, 2 * PAGE], (PAGE, PAGE)) and memory_carried(3, [1, 1], None)
+    assert memory_carried(40, (PAGE, PAGE), (PAGE, PAGE))
 
 
 def test_a_replay_before_version_3_has_no_memory(full: Played) -> None:
