@@ -35,8 +35,10 @@ def run_match(
     """Play ``a`` (side 0) against ``b`` (side 1) and record the replay.
 
     ``replay_version`` is the replay format version written (any of
-    ``replays.SUPPORTED_VERSIONS``): a case's ``[replay] version``, or the
-    recorded one when a match is played again to verify its replay.
+    ``replays.SUPPORTED_VERSIONS``): the one a case records in
+    (``ReplaySpec.recorded_version``), or the recorded one when a match is
+    played again to verify its replay. Version 3 records each side's memory
+    size after every tick's calls (``Controller.last_memory``).
     Deterministic: the same arguments give the same result and replay bytes,
     unless the wall-clock backstop fires (forfeit kind ``timeout``).
 
