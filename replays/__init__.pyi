@@ -12,6 +12,7 @@ from ._format import (
     KEYFRAME_INTERVAL as KEYFRAME_INTERVAL,
     LIMIT_RANGES as LIMIT_RANGES,
     MEDIA_TYPE as MEDIA_TYPE,
+    MEMORY_VERSION as MEMORY_VERSION,
     SUPPORTED_VERSIONS as SUPPORTED_VERSIONS,
     VERSION as VERSION,
     CaseRef as CaseRef,
@@ -21,11 +22,14 @@ from ._format import (
     Frame as Frame,
     Header as Header,
     KeyFrame as KeyFrame,
+    Memory as Memory,
     Note as Note,
     Notes as Notes,
     Result as Result,
     ResultSide as ResultSide,
     SideInfo as SideInfo,
+    checksum_version as checksum_version,
+    extended_version as extended_version,
 )
 from ._limits import (
     DEFAULT_LIMITS as DEFAULT_LIMITS,
@@ -34,6 +38,7 @@ from ._limits import (
     ReplayLimits as ReplayLimits,
     clip as clip,
 )
+from ._memory import memory_series as memory_series
 from ._reader import (
     Replay as Replay,
     frame_chunks as frame_chunks,

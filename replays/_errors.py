@@ -3,7 +3,7 @@ loading the reader."""
 
 from __future__ import annotations
 
-__all__ = ["ReplayError"]
+__all__ = ["Mismatch", "ReplayError"]
 
 
 class ReplayError(ValueError):
@@ -16,3 +16,13 @@ class ReplayError(ValueError):
     def __init__(self, message: str, tick: int | None = None) -> None:
         super().__init__(message)
         self.tick = tick
+
+
+class Mismatch(Exception):
+    """Internal to verification: the replay disagrees with the rules (at ``tick``, or in
+    the header or result when None); ``verify_replay`` reports it, never raises it."""
+
+    def __init__(self, tick: int | None, detail: str) -> None:
+        super().__init__(detail)
+        self.tick = tick
+        self.detail = detail

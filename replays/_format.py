@@ -1,4 +1,4 @@
-"""Replay format version 2: a msgpack stream of one header, one frame per tick, one result.
+"""Replay format version 3: a msgpack stream of one header, one frame per tick, one result.
 
 The objects are typed here (``Header``, ``KeyFrame``, ``DeltaFrame``,
 ``ForfeitFrame``, ``Result``); each one owns its wire shape (``to_wire``) and
@@ -9,7 +9,7 @@ view; a cell is ``y * width + x``). Actions are recorded as submitted, in the
 submitter's own view, because re-simulation must feed the rules what the
 controllers said.
 
-header  {"type": "header", "format": "foray-replay", "version": 2,
+header  {"type": "header", "format": "foray-replay", "version": 3,
          "rules_version", "generator_version", "wasmtime", "case": {"slug", "version"} | None,
          "seed", "config": {constant: int}, "limits": {name: number},
          "map": {"width", "height", "rock": bin, "ore": [int], "colonies": [[x, y], [x, y]]},
@@ -18,18 +18,25 @@ header  {"type": "header", "format": "foray-replay", "version": 2,
 frame   The state after tick "t" was resolved. Three shapes:
 
   keyframe (every tick t with t % KEYFRAME_INTERVAL == 0):
-        {"t", "a", "f", "u", "g", "k", "b", "e", "o", "v", "x"}
+        {"t", "a", "f", "l", "u", "g", "k", "b", "e", "o", "v", "x"}
   delta frame (every other applied tick):
-        {"t", "a", "f", "m", "h", "k", "b", "e", "o", "v", "x"}
+        {"t", "a", "f", ("l"), "m", "h", "k", "b", "e", "o", "v", "x"}
   forfeit frame (the tick in which a side forfeited; it was NOT applied, and
   it is the last frame):
-        {"t", "a", "f", "x"}
+        {"t", "a", "f", ("l"), "x"}
+  Any frame may also carry "n" (last); "l" is version 3's (see Versions).
 
   "a"  per side, the records as submitted, flat. In applied frames every record
        is valid, so it is packed as two ints: [id, op * 8 + arg, ...]. In a
        forfeit frame records may be anything, so they are raw triples
        [id, op, arg, ...] (an out-of-range count n is recorded as no records).
   "f"  [fuel A, fuel B] used this tick.
+  "l"  [memory A, memory B]: each side's linear memory size in bytes after the
+       tick's calls (the reading the memory cap judges, rules §8.5; in a forfeit
+       frame, where the faulting call ended). Carried by every frame whose tick
+       is a multiple of KEYFRAME_INTERVAL (tick 0 included) and by every other
+       frame in which either size differs from the frame before; a frame
+       without it has the sizes of the frame before.
   "u"  per side, every living unit by id, flat: [id, kind, x, y, hp, carry, ...].
   "g"  [cell, amount, ...] for every cell holding ore, ascending (keyframes only).
   "m"  per side, a bin: one byte per unit of the previous frame's state that is
@@ -44,6 +51,8 @@ frame   The state after tick "t" was resolved. Three shapes:
        spawns [side, id, kind, cell, ...], deposits [side, id, amount, ...]].
   "x"  the u64 checksum of the resolved state (of the unchanged state, in a
        forfeit frame): ``sim.Game.checksum`` (sim/_checksum.py spells it out).
+  "n"  per side, the tick's debug note (rules §9.9): its text, the length a
+       dropped note was returned with, or nil; only when a side exports foray_note.
 
   A viewer draws tick t from the latest keyframe at or before t (its units
   "u" and its ore "g"), applying the delta frames after it in order: drop the
@@ -57,9 +66,12 @@ result  {"type": "result", "winner": 0 | 1 | None, "reason", "ticks",
 Versions. Version 2 changed only what "x" holds: version 1's checksum hashed
 every cell's ore amount every tick (``sim.Game.checksum_v1``), version 2's
 hashes a digest of the ore that the state keeps up to date cell by cell
-(``sim.Game.checksum``), so a tick's checksum no longer grows with the map. The
-shapes are otherwise the same: readers accept both versions, and verification
-checks each against its own checksum. Writers write version 2.
+(``sim.Game.checksum``), so a tick's checksum no longer grows with the map.
+Version 3 is version 2 with "l", each side's memory over time; nothing else
+differs, so a version-3 file less its "l" keys is version 2's. Readers accept
+all three, and verification checks each against its own checksum and shapes.
+Writers write version 3, and version 1 or 2 when asked (``extended_version``:
+the version a case that names an older one records in).
 """
 
 from __future__ import annotations
@@ -76,6 +88,7 @@ __all__ = [
     "KEYFRAME_INTERVAL",
     "LIMIT_RANGES",
     "MEDIA_TYPE",
+    "MEMORY_VERSION",
     "SUPPORTED_VERSIONS",
     "VERSION",
     "CaseRef",
@@ -85,19 +98,27 @@ __all__ = [
     "Frame",
     "Header",
     "KeyFrame",
+    "Memory",
     "Note",
     "Notes",
     "Result",
     "ResultSide",
     "SideInfo",
     "Wire",
+    "checksum_version",
+    "extended_version",
+    "memory_carried",
 ]
 
 FORMAT = "foray-replay"
-VERSION = 2
-"""The version this code writes."""
-SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2)
-"""The versions this code reads and verifies."""
+VERSION = 3
+"""The version this code writes unless asked for an older one."""
+SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2, 3)
+"""The versions this code reads, verifies and writes."""
+MEMORY_VERSION: Final = 3
+"""The first version whose frames record each side's memory (key "l")."""
+_EXTENDED_BY: Final = {2: 3}
+"""A version, and the newer one that is it plus more records: version 3 is 2 with "l"."""
 MEDIA_TYPE = "application/x-msgpack"
 KEYFRAME_INTERVAL = 20
 """Full unit lists every this many ticks bound how far a viewer replays deltas to seek."""
@@ -122,7 +143,36 @@ Note: TypeAlias = str | int | None
 """One side's debug note of a tick (rules §9.9): its text; the length its ``foray_note``
 returned when that was out of 0..256 (the note was dropped); or None (no note)."""
 Notes: TypeAlias = tuple[Note, Note]
+Memory: TypeAlias = tuple[int, int]
+"""Each side's linear memory size in bytes after a tick's calls (A, B)."""
 Actions: TypeAlias = tuple[tuple[sim.Record, ...], tuple[sim.Record, ...]]
+
+
+def checksum_version(version: int) -> int:
+    """The checksum a format version records in "x": version 1's, or version 2's (also
+    version 3's). ``sim.Game.checksum_v1`` computes the first, ``sim.Game.checksum`` the
+    second; the native core's ``checksum`` takes this number."""
+    return 1 if version == 1 else 2
+
+
+def extended_version(version: int) -> int:
+    """The newest version that is ``version`` plus more records (``version`` itself when
+    none is): 3 for 2, 1 for 1. A case that names ``version`` records in this one: its
+    replays hold the same game with the same checksums, and each side's memory."""
+    while version in _EXTENDED_BY:
+        version = _EXTENDED_BY[version]
+    return version
+
+
+def memory_carried(tick: int, memory: Sequence[int], previous: Sequence[int] | None) -> bool:
+    """Whether the frame of ``tick`` carries "l": at every keyframe tick, and when a size
+    differs from the frame before (``previous``; None before the first frame)."""
+    return (
+        tick % KEYFRAME_INTERVAL == 0
+        or previous is None
+        or memory[0] != previous[0]
+        or memory[1] != previous[1]
+    )
 
 
 # --------------------------------------------------------------------------- header
@@ -285,14 +335,19 @@ class ForfeitFrame:
     checksum: int
     """Of the unchanged state the tick started from."""
     notes: Notes | None = None
+    memory: Memory | None = None
+    """Each side's memory size where its calls of the tick ended, when the frame carries
+    it (version 3: see ``memory_carried``); None: as in the frame before."""
 
     def to_wire(self) -> Wire:
         obj: Wire = {
             "t": self.tick,
             "a": [[v for r in records for v in r] for records in self.actions],
             "f": list(self.fuel),
-            "x": self.checksum,
         }
+        if self.memory is not None:
+            obj["l"] = list(self.memory)
+        obj["x"] = self.checksum
         if self.notes is not None:
             obj["n"] = list(self.notes)
         return obj
@@ -302,7 +357,14 @@ class ForfeitFrame:
         a, b = obj["a"]
         fa, fb = obj["f"]
         actions = (_groups(a, 3), _groups(b, 3))
-        return cls(obj["t"], actions, (fa, fb), obj["x"], _notes(obj))  # type: ignore[arg-type]
+        return cls(
+            obj["t"],
+            actions,  # type: ignore[arg-type]
+            (fa, fb),
+            obj["x"],
+            _notes(obj),
+            _memory(obj),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,12 +386,12 @@ class KeyFrame:
     events: Events
     checksum: int
     notes: Notes | None = None
+    memory: Memory | None = None
+    """Each side's memory size after the tick's calls (version 3: always at a keyframe)."""
 
     def to_wire(self) -> Wire:
         return {
-            "t": self.tick,
-            "a": _packed(self.actions),
-            "f": list(self.fuel),
+            **_applied_head(self),
             "u": [[v for u in units for v in u] for units in self.units],
             "g": [v for pair in self.ore for v in pair],
             **_applied_tail(self),
@@ -367,12 +429,13 @@ class DeltaFrame:
     events: Events
     checksum: int
     notes: Notes | None = None
+    memory: Memory | None = None
+    """Each side's memory size after the tick's calls, when either changed (version 3);
+    None: as in the frame before."""
 
     def to_wire(self) -> Wire:
         return {
-            "t": self.tick,
-            "a": _packed(self.actions),
-            "f": list(self.fuel),
+            **_applied_head(self),
             "m": list(self.moves),
             "h": [[v for c in changes for v in c] for changes in self.changes],
             **_applied_tail(self),
@@ -391,6 +454,13 @@ class DeltaFrame:
 
 Frame: TypeAlias = KeyFrame | DeltaFrame | ForfeitFrame
 """One tick's record."""
+
+
+def _applied_head(frame: KeyFrame | DeltaFrame) -> Wire:
+    head: Wire = {"t": frame.tick, "a": _packed(frame.actions), "f": list(frame.fuel)}
+    if frame.memory is not None:
+        head["l"] = list(frame.memory)
+    return head
 
 
 def _applied_tail(frame: KeyFrame | DeltaFrame) -> Wire:
@@ -412,6 +482,11 @@ def _notes(obj: Wire) -> Notes | None:
     return None if notes is None else (notes[0], notes[1])
 
 
+def _memory(obj: Wire) -> Memory | None:
+    memory = obj.get("l")
+    return None if memory is None else (memory[0], memory[1])
+
+
 def _applied_fields(obj: Wire) -> dict[str, Any]:
     """The fields every applied frame has, from its wire object."""
     return {
@@ -425,6 +500,7 @@ def _applied_fields(obj: Wire) -> dict[str, Any]:
         "events": Events.from_wire(obj["v"]),
         "checksum": obj["x"],
         "notes": _notes(obj),
+        "memory": _memory(obj),
     }
 
 

@@ -1,4 +1,4 @@
-"""The bounded reader of format versions 1 and 2: untrusted bytes in, validated objects out.
+"""The bounded reader of format versions 1 to 3: untrusted bytes in, validated objects out.
 
 An uploaded replay is hostile input. Every length is bounded twice: by msgpack's
 own limits while decoding (no declared length is ever allocated,

@@ -17,6 +17,7 @@ import msgpack
 import sim
 from replays._format import (
     KEYFRAME_INTERVAL,
+    MEMORY_VERSION,
     SUPPORTED_VERSIONS,
     VERSION,
     DeltaFrame,
@@ -24,11 +25,14 @@ from replays._format import (
     Frame,
     Header,
     KeyFrame,
+    Memory,
     Notes,
     Result,
     ResultSide,
     Wire,
     _packed_side,
+    checksum_version,
+    memory_carried,
 )
 from replays._limits import MAX_DETAIL_CHARS, clip
 from replays._native import frames_of
@@ -48,8 +52,10 @@ class FrameEncoder:
     def __init__(self, game: sim.Game, version: int = VERSION) -> None:
         if version not in SUPPORTED_VERSIONS:
             raise ValueError(f"replay format version {version} is not supported")
+        self._version = version
         # The checksum this version records, bound once: it is taken every tick.
-        self._checksum = game.checksum_v1 if version == 1 else game.checksum
+        self._checksum = game.checksum_v1 if checksum_version(version) == 1 else game.checksum
+        self._memory: Memory | None = None  # the sizes the frames so far leave (version 3)
         # The previous frame's state as ``Game.unit_words`` gave it (lists the
         # game never changes afterwards): deltas are taken against it.
         self._prev = game.unit_words()
@@ -70,11 +76,15 @@ class FrameEncoder:
         ev: sim.TickEvents,
         checksum: int | None = None,
         notes: Notes | None = None,
+        memory: Memory | None = None,
     ) -> Wire:
         """The wire object of the tick ``game`` has just stepped (``game`` is the state after it).
 
         ``checksum`` is the state's, when the caller has it already. ``notes`` are
         the sides' debug notes; the frame carries them (key "n") only when given.
+        ``memory`` is each side's memory size after the tick's calls: version 3
+        needs it, and records it where ``memory_carried`` says; older versions
+        record none.
         """
         tick = game.tick - 1
         s0, s1 = game.sides
@@ -83,6 +93,9 @@ class FrameEncoder:
             "a": [_packed_side(submitted[0]), _packed_side(submitted[1])],
             "f": [fuel[0], fuel[1]],
         }
+        carried = self._carried(tick, memory)
+        if carried is not None:
+            obj["l"] = [carried[0], carried[1]]
         if tick % KEYFRAME_INTERVAL == 0:
             words = game.unit_words()  # for the next deltas and the checksum
             w = game.width
@@ -116,6 +129,12 @@ class FrameEncoder:
         if notes is not None:
             obj["n"] = [notes[0], notes[1]]
         return obj
+
+    def _carried(self, tick: int, memory: Memory | None) -> Memory | None:
+        """The sizes the frame of ``tick`` records (None: none), remembered for the next."""
+        carried = _carried_memory(self._version, tick, memory, self._memory)
+        self._memory = memory
+        return carried
 
     def _deltas(
         self, game: sim.Game, ev: sim.TickEvents
@@ -171,9 +190,10 @@ class FrameEncoder:
         ev: sim.TickEvents,
         checksum: int | None = None,
         notes: Notes | None = None,
+        memory: Memory | None = None,
     ) -> KeyFrame | DeltaFrame:
         """The typed frame of the tick ``game`` has just stepped (see ``wire``)."""
-        obj = self.wire(game, submitted, fuel, ev, checksum, notes)
+        obj = self.wire(game, submitted, fuel, ev, checksum, notes, memory)
         return KeyFrame.from_wire(obj) if "u" in obj else DeltaFrame.from_wire(obj)
 
     def forfeit(
@@ -182,9 +202,28 @@ class FrameEncoder:
         submitted: Sequence[Sequence[sim.Record]],
         fuel: Sequence[int],
         notes: Notes | None = None,
+        memory: Memory | None = None,
     ) -> ForfeitFrame:
-        """The frame of the current tick, in which a side forfeited: not applied."""
-        return _forfeit_frame(game.tick, submitted, fuel, self.checksum(), notes)
+        """The frame of the current tick, in which a side forfeited: not applied. ``memory``
+        is each side's size where its calls of the tick ended (as for ``wire``)."""
+        tick = game.tick
+        carried = self._carried(tick, memory)
+        return _forfeit_frame(tick, submitted, fuel, self.checksum(), notes, carried)
+
+
+def _carried_memory(
+    version: int, tick: int, memory: Memory | None, previous: Memory | None
+) -> Memory | None:
+    """The sizes the frame of ``tick`` records: none in a version before 3, nor where
+    ``memory_carried`` says they are the frame before's (``previous``)."""
+    if version < MEMORY_VERSION:
+        return None
+    if memory is None:
+        raise ValueError(
+            f"a frame of replay format version {version} records each side's memory:"
+            f" none was given for tick {tick}"
+        )
+    return memory if memory_carried(tick, memory, previous) else None
 
 
 def _forfeit_frame(
@@ -193,15 +232,17 @@ def _forfeit_frame(
     fuel: Sequence[int],
     checksum: int,
     notes: Notes | None,
+    memory: Memory | None,
 ) -> ForfeitFrame:
     """The frame of tick ``tick``, in which a side forfeited; ``checksum`` is the state's as
-    the tick began (the tick is not applied)."""
+    the tick began (the tick is not applied); ``memory`` as the frame carries it."""
     return ForfeitFrame(
         tick=tick,
         actions=(tuple(submitted[0]), tuple(submitted[1])),
         fuel=(fuel[0], fuel[1]),
         checksum=checksum,
         notes=notes,
+        memory=memory,
     )
 
 
@@ -276,18 +317,22 @@ class Recorder:
         fuel: Sequence[int],
         ev: sim.TickEvents,
         notes: Notes | None = None,
+        memory: Memory | None = None,
     ) -> None:
-        """Record the tick the game has just stepped (with the sides' notes, if any)."""
-        self._writer.frame(self._encoder.wire(self.game, submitted, fuel, ev, notes=notes))
+        """Record the tick the game has just stepped (with the sides' notes, if any, and
+        their memory sizes: version 3 needs them)."""
+        wire = self._encoder.wire(self.game, submitted, fuel, ev, notes=notes, memory=memory)
+        self._writer.frame(wire)
 
     def forfeit(
         self,
         submitted: Sequence[Sequence[sim.Record]],
         fuel: Sequence[int],
         notes: Notes | None = None,
+        memory: Memory | None = None,
     ) -> Frame:
         """Record the current tick, in which a side forfeited, as not applied."""
-        frame = self._encoder.forfeit(self.game, submitted, fuel, notes)
+        frame = self._encoder.forfeit(self.game, submitted, fuel, notes, memory)
         self._writer.frame(frame)
         return frame
 
@@ -308,6 +353,7 @@ class CoreRecorder:
         self._writer.header(header)
         self._core = core
         self._version = header.version
+        self._frames = frames
         self._applied = frames.applied
         self._write = out.write  # a frame a tick, between the header and the result
 
@@ -318,19 +364,27 @@ class CoreRecorder:
         frames = frames_of(core, header.version)
         return None if frames is None else cls(out, core, header, frames)
 
-    def applied(self, fuel_a: int, fuel_b: int, notes: Notes | None = None) -> None:
-        """Record the tick the core has just stepped, from the records it took."""
-        self._write(self._applied(fuel_a, fuel_b, notes))
+    def applied(
+        self, fuel_a: int, fuel_b: int, notes: Notes | None = None, memory: Memory | None = None
+    ) -> None:
+        """Record the tick the core has just stepped, from the records it took (``memory``
+        as for ``Recorder.applied``)."""
+        self._write(self._applied(fuel_a, fuel_b, notes, memory))
 
     def forfeit(
         self,
         submitted: Sequence[Sequence[sim.Record]],
         fuel: Sequence[int],
         notes: Notes | None = None,
+        memory: Memory | None = None,
     ) -> Frame:
         """Record the current tick, in which a side forfeited, as not applied."""
         core = self._core
-        frame = _forfeit_frame(core.tick, submitted, fuel, core.checksum(self._version), notes)
+        tick = core.tick
+        # The sizes the frames so far leave are the C encoder's.
+        carried = _carried_memory(self._version, tick, memory, self._frames.memory)
+        checksum = core.checksum(checksum_version(self._version))
+        frame = _forfeit_frame(tick, submitted, fuel, checksum, notes, carried)
         self._writer.frame(frame)
         return frame
 

@@ -19,6 +19,7 @@ from replays._errors import ReplayError
 from replays._format import (
     FORMAT,
     KEYFRAME_INTERVAL,
+    MEMORY_VERSION,
     SUPPORTED_VERSIONS,
     DeltaFrame,
     ForfeitFrame,
@@ -52,6 +53,10 @@ _DELTA_FRAME_KEYS: Final = frozenset({"t", "a", "f", "m", "h", "k", "b", "e", "o
 _FORFEIT_FRAME_KEYS: Final = frozenset({"t", "a", "f", "x"})
 _OPTIONAL_FRAME_KEYS: Final = frozenset({"n"})
 """Keys a frame of any shape may carry: "n", the sides' debug notes (rules §9.9)."""
+_MEMORY_FRAME_KEYS: Final = _OPTIONAL_FRAME_KEYS | {"l"}
+"""The optional keys of a version-3 frame: "l" too, each side's memory (required at
+keyframe ticks)."""
+_MEMORY_MAX: Final = 1 << 32  # a 32-bit memory's most bytes: 65,536 pages of 64 KiB
 _MAX_NOTE_CHARS: Final = sim.MAX_NOTE_BYTES  # a note's bytes decode to at most as many chars
 _RESULT_KEYS: Final = frozenset({"type", "winner", "reason", "ticks", "sides"})
 _RESULT_SIDE_KEYS: Final = frozenset({"banked", "fuel_total", "fuel_peak", "forfeit"})
@@ -160,6 +165,7 @@ class HeaderBounds:
     max_ticks: int
     max_units: int
     max_frames: int
+    version: int
 
 
 def check_header(obj: object, limits: ReplayLimits) -> HeaderBounds:
@@ -254,6 +260,7 @@ def _header_fields(obj: object, limits: ReplayLimits) -> HeaderBounds:
         max_ticks=cfg.max_ticks,
         max_units=min(cfg.max_units, limits.max_units_per_side),
         max_frames=min(cfg.max_ticks, limits.max_frames),
+        version=h["version"],
     )
 
 
@@ -277,9 +284,10 @@ def _frame_fields(
         t = _int(obj["t"], "t", 0, _I64_MAX)
         if t != tick:
             raise _Fault("t", f"expected tick {tick} (ticks count 0, 1, 2, ...), got {t}")
+    optional = _MEMORY_FRAME_KEYS if hd.version >= MEMORY_VERSION else _OPTIONAL_FRAME_KEYS
     forfeit = "k" not in obj
     if forfeit:
-        extra = sorted(str(k) for k in obj.keys() - _FORFEIT_FRAME_KEYS - _OPTIONAL_FRAME_KEYS)
+        extra = sorted(str(k) for k in obj.keys() - _FORFEIT_FRAME_KEYS - optional)
         if extra:
             raise _Fault(
                 "",
@@ -304,9 +312,18 @@ def _frame_fields(
                 " its units are deltas in 'm' and 'h', not whole in 'u'",
             )
         keys = _DELTA_FRAME_KEYS
-    f = _map(obj, "", keys, _OPTIONAL_FRAME_KEYS)  # "t" is present, so judged above
+    f = _map(obj, "", keys, optional)  # "t" is present, so judged above
     if "n" in f:
         _notes(f["n"])
+    if "l" in f:
+        _ints(f["l"], "l", 1, 2, 0, _MEMORY_MAX)
+        _list(f["l"], "l", length=2)
+    elif optional is _MEMORY_FRAME_KEYS and tick % KEYFRAME_INTERVAL == 0:
+        raise _Fault(
+            "l",
+            f"missing: tick {tick} is a multiple of {KEYFRAME_INTERVAL}, whose frame records"
+            " both sides' memory",
+        )
     records = min(limits.max_records_per_side, hd.max_units + 1)
     for s, actions in enumerate(_list(f["a"], "a", length=2)):
         path = f"a[{s}]"

@@ -5,11 +5,13 @@ checksum and drawn state must match the rules' own resolution of the recorded
 actions, every forfeit must be one the contract would have called, every header
 value must lie in its range, each side's fuel must add up (its init charge, the
 fuel_total less its frames' fuel, within init_fuel, and all of it for a failed
-init), and the result must be the outcome the rules give.
+init), each side's memory (version 3) must be sizes a match records
+(``replays._memory``), and the result must be the outcome the rules give.
 
 What this cannot prove, because the replay alone does not hold it: that the
 controllers submitted these actions, faulted where the replay says, were
-charged exactly this init fuel, or saw this seed and these vision radii. Only
+charged exactly this init fuel, reached these memory sizes when the replay
+says, or saw this seed and these vision radii. Only
 playing the match again from the modules proves those (``arena replay verify
 --modules``); docs/replays.md says exactly what each mode proves.
 """
@@ -25,18 +27,22 @@ from typing import Any, BinaryIO, Final
 import msgpack
 
 import sim
-from replays._errors import ReplayError
+from replays._errors import Mismatch, ReplayError
 from replays._format import (
     LIMIT_RANGES,
+    MEMORY_VERSION,
     DeltaFrame,
     ForfeitFrame,
     Frame,
     Header,
     KeyFrame,
+    Memory,
     Result,
     ResultSide,
+    checksum_version,
 )
 from replays._limits import DEFAULT_LIMITS, ReplayLimits
+from replays._memory import MemoryCheck, forfeit_memory, sizes_of
 from replays._native import frames_of
 from replays._reader import UncheckedFrame, iter_unchecked
 from replays._recorder import FrameEncoder
@@ -59,6 +65,7 @@ _WIRE_KEY = {
     "events": "v",
     "checksum": "x",
     "notes": "n",
+    "memory": "l",
 }
 
 
@@ -100,13 +107,7 @@ class _ForfeitTick:
     broken: list[str | None]  # what validate_actions said of each side's records
     fuel: list[int]
     budget: int  # the header's fuel_per_tick
-
-
-class _Mismatch(Exception):
-    def __init__(self, tick: int | None, detail: str) -> None:
-        super().__init__(detail)
-        self.tick = tick
-        self.detail = detail
+    memory: Memory | None  # each side's memory where its calls ended (version 3)
 
 
 def verify_replay(
@@ -127,7 +128,7 @@ def verify_replay(
         check.run(source, limits, native)
     except ReplayError as exc:
         return VerifyReport(False, check.ticks, None, str(exc))
-    except _Mismatch as exc:
+    except Mismatch as exc:
         return VerifyReport(False, check.ticks, exc.tick, exc.detail)
     return VerifyReport(True, check.ticks, None, None)
 
@@ -156,10 +157,11 @@ class _Engine:
         """The checksum of the state now, in the replay's format version."""
         return self._encoder.checksum()
 
-    def expected(self, frame: KeyFrame | DeltaFrame, checksum: int) -> Frame:
-        """The frame the rules give for the tick just stepped, with the recorded fuel and notes."""
+    def expected(self, frame: KeyFrame | DeltaFrame, checksum: int, memory: Memory | None) -> Frame:
+        """The frame the rules give for the tick just stepped, with the recorded fuel and
+        notes, and ``memory``, the sizes the recorded frames leave after it."""
         return self._encoder.applied(
-            self._game, frame.actions, frame.fuel, self._events, checksum, frame.notes
+            self._game, frame.actions, frame.fuel, self._events, checksum, frame.notes, memory
         )
 
     def outcome(self, fuel_totals: tuple[int, int]) -> sim.Outcome | None:
@@ -198,25 +200,28 @@ class _NativeEngine(_Engine):
         self._core.step()
 
     def checksum(self) -> int:
-        return self._core.checksum(self._version)
+        return self._core.checksum(checksum_version(self._version))
 
-    def expected(self, frame: KeyFrame | DeltaFrame, checksum: int) -> Frame:
+    def expected(self, frame: KeyFrame | DeltaFrame, checksum: int, memory: Memory | None) -> Frame:
         # A frame is built once a tick (it is the base of the next one's deltas): the one
         # ``fast`` built, when it stepped this tick.
         data, self._built = self._built, b""
         if not data:
-            data = self._applied(frame.fuel[0], frame.fuel[1], frame.notes)
+            data = self._applied(frame.fuel[0], frame.fuel[1], frame.notes, memory)
         wire = msgpack.unpackb(data)
         return KeyFrame.from_wire(wire) if "u" in wire else DeltaFrame.from_wire(wire)
 
-    def fast(self, wire: object, raw: bytes, budget: int) -> tuple[int, int] | str:
+    def fast(
+        self, wire: object, raw: bytes, budget: int, memory: Memory | None
+    ) -> tuple[int, int, Memory | None] | str:
         """Play a tick from its unchecked wire object and check it by its bytes alone.
 
         Only a plain applied frame is taken: two valid sides of records, fuel in
-        0..``budget``, no notes; anything else is ``_NOT_TAKEN``, the core as it was. A
-        taken tick is stepped: its fuel when the frame's bytes are the ones this code
-        writes for it (so it cannot be malformed either: the schema has nothing to add),
-        else ``_STEPPED``, for the checked way to say what differs.
+        0..``budget``, no notes, and in version 3 sizes ("l", or ``memory``, the ones the
+        frames before leave); anything else is ``_NOT_TAKEN``, the core as it was. A
+        taken tick is stepped: its fuel and sizes when the frame's bytes are the ones this
+        code writes for it (so it cannot be malformed either: the schema has nothing to
+        add), else ``_STEPPED``, for the checked way to say what differs.
         """
         if type(wire) is not dict or "k" not in wire or "n" in wire:
             return _NOT_TAKEN
@@ -232,13 +237,17 @@ class _NativeEngine(_Engine):
             or not (0 <= fa <= budget and 0 <= fb <= budget)
         ):
             return _NOT_TAKEN
+        if self._version >= MEMORY_VERSION:
+            memory = sizes_of(wire.get("l", memory))
+            if memory is None:
+                return _NOT_TAKEN
         core = self._core
         if not (core.take_packed(0, actions[0]) and core.take_packed(1, actions[1])):
             return _NOT_TAKEN
         core.step()
-        data = self._applied(fa, fb)
+        data = self._applied(fa, fb, None, memory)
         if data == raw:
-            return fa, fb
+            return fa, fb, memory
         self._built = data
         return _STEPPED
 
@@ -283,7 +292,8 @@ class _Check:
         header = next(objects)
         assert isinstance(header, Header)
         game = self._game(header)
-        budget, init_budget = self._limits(header)
+        budget, init_budget, memory_cap = self._limits(header)
+        sizes = MemoryCheck(header.version, memory_cap)
         engine = _engine(game, header, limits, native)
         fast = engine.fast if isinstance(engine, _NativeEngine) and engine.fast_allowed else None
         fuel_sum = [0, 0]
@@ -294,6 +304,8 @@ class _Check:
         for item in objects:
             if isinstance(item, Result):
                 self._result(item, engine, frames, ended, forfeit_frame, fuel_sum, fuel_peak)
+                if forfeit_frame is not None and forfeit_frame.memory is not None:
+                    forfeit_memory(forfeit_frame.tick, forfeit_frame.memory, item, memory_cap)
                 self._init_fuel(item, frames, fuel_sum, init_budget)
                 return
             assert isinstance(item, UncheckedFrame)
@@ -301,28 +313,32 @@ class _Check:
             frames += 1
             stepped = False
             if fast is not None and ended is None:
-                played = fast(item.wire, item.raw, budget)
+                played = fast(item.wire, item.raw, budget, sizes.now)
                 if isinstance(played, tuple):  # the tick agrees, byte for byte
+                    *fuel_ab, now = played
                     for s in (0, 1):
-                        fuel_sum[s] += played[s]
-                        fuel_peak[s] = max(fuel_peak[s], played[s])
+                        fuel_sum[s] += fuel_ab[s]
+                        fuel_peak[s] = max(fuel_peak[s], fuel_ab[s])
+                    if now is not None:  # bytes this code writes: "l" where it belongs
+                        sizes.advance(t, now, True)
                     self.ticks = t + 1
                     ended = engine.outcome((0, 0))
                     continue
                 stepped = played == _STEPPED
             frame = item.checked()
             if ended is not None:
-                raise _Mismatch(
+                raise Mismatch(
                     t, f"frame of tick {t}: the match ended after tick {t - 1} ({ended.reason})"
                 )
             for s, fuel in enumerate(frame.fuel):
                 if fuel > budget:
-                    raise _Mismatch(
+                    raise Mismatch(
                         t,
                         f"frame of tick {t}: side {s}'s fuel {fuel} is over fuel_per_tick {budget}",
                     )
                 fuel_sum[s] += fuel
                 fuel_peak[s] = max(fuel_peak[s], fuel)
+            memory = sizes.take(t, frame.memory, not isinstance(frame, ForfeitFrame))
             if not stepped:  # (a stepped tick's records were valid at its start)
                 records = frame.actions
                 broken = [engine.broken(s, records[s]) for s in (0, 1)]
@@ -331,11 +347,13 @@ class _Check:
                     # reader guarantees the result comes next.
                     self._checksum(t, frame.checksum, engine, "of the unchanged state")
                     self.ticks = t + 1
-                    forfeit_frame = _ForfeitTick(t, records, broken, list(frame.fuel), budget)
+                    forfeit_frame = _ForfeitTick(
+                        t, records, broken, list(frame.fuel), budget, memory
+                    )
                     continue
                 for s in (0, 1):
                     if broken[s] is not None:
-                        raise _Mismatch(
+                        raise Mismatch(
                             t,
                             f"frame of tick {t}: side {s}'s actions are invalid ({broken[s]})"
                             " yet the tick was applied",
@@ -345,12 +363,12 @@ class _Check:
             checksum = self._checksum(t, frame.checksum, engine, "after the step")
             # Notes change nothing in the game (rules §9.9): the reader has judged
             # their shape; only playing the modules again proves them.
-            expected = engine.expected(frame, checksum)
+            expected = engine.expected(frame, checksum, memory)
             if expected != frame:
                 for f in fields(frame):
                     got, want = getattr(frame, f.name), getattr(expected, f.name)
                     if got != want:
-                        raise _Mismatch(
+                        raise Mismatch(
                             t,
                             f"frame of tick {t}: field {_WIRE_KEY[f.name]!r} differs from the"
                             f" re-simulated state (recorded {got!r}, re-simulated {want!r})",
@@ -366,7 +384,7 @@ class _Check:
             ("generator_version", header.generator_version, sim.GENERATOR_VERSION),
         ):
             if recorded != implemented:
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"header: field {key!r}: {recorded} is not the version this code"
                     f" implements ({implemented}); verify with a matching arena release",
@@ -374,16 +392,17 @@ class _Check:
         try:
             sim.check_map(header.game_map, where="header map")
         except sim.MapError as exc:
-            raise _Mismatch(None, f"header: field 'map': {exc}") from None
+            raise Mismatch(None, f"header: field 'map': {exc}") from None
         return sim.Game(header.game_map, header.config)
 
-    def _limits(self, header: Header) -> tuple[int, int]:
-        """Every sandbox limit recorded, each in its range; return fuel_per_tick and init_fuel."""
+    def _limits(self, header: Header) -> tuple[int, int, int]:
+        """Every sandbox limit recorded, each in its range; return fuel_per_tick, init_fuel
+        and max_memory_bytes."""
         recorded = dict(header.limits)
         missing = sorted(set(LIMIT_RANGES) - recorded.keys())
         unknown = sorted(recorded.keys() - set(LIMIT_RANGES))
         if missing or unknown:
-            raise _Mismatch(
+            raise Mismatch(
                 None,
                 f"header: field 'limits': missing {', '.join(missing) or 'nothing'},"
                 f" unknown {', '.join(unknown) or 'nothing'}",
@@ -396,8 +415,12 @@ class _Check:
                 ok = type(value) in (int, float) and math.isfinite(value) and low < value <= high
             if not ok:
                 span = f"{low}..{high}" if kind is int else f"({low}, {high}] s"
-                raise _Mismatch(None, f"header: field 'limits.{name}': {value!r} is outside {span}")
-        return int(recorded["fuel_per_tick"]), int(recorded["init_fuel"])
+                raise Mismatch(None, f"header: field 'limits.{name}': {value!r} is outside {span}")
+        return (
+            int(recorded["fuel_per_tick"]),
+            int(recorded["init_fuel"]),
+            int(recorded["max_memory_bytes"]),
+        )
 
     def _init_fuel(
         self, result: Result, frames: int, fuel_sum: list[int], init_budget: int
@@ -413,13 +436,13 @@ class _Check:
             path = f"result: field 'sides[{s}].fuel_total'"
             failed = frames == 0 and side.forfeit is not None
             if failed and init != init_budget:
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"{path}: {side.fuel_total}, but a failed init is charged all of"
                     f" init_fuel {init_budget}",
                 )
             if not 0 <= init <= init_budget:
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"{path}: {side.fuel_total} leaves an init charge of {init} over the"
                     f" frames' {fuel_sum[s]}, outside 0..init_fuel {init_budget}",
@@ -429,7 +452,7 @@ class _Check:
         """The state's checksum (by the replay's format version), once it agrees with the file."""
         actual = engine.checksum()
         if recorded != actual:
-            raise _Mismatch(
+            raise Mismatch(
                 t,
                 f"frame of tick {t}: checksum {recorded:#018x} differs from the re-simulated"
                 f" {actual:#018x} {when}",
@@ -452,10 +475,10 @@ class _Check:
         if frames == 0:
             # Only a forfeit at init ends a match before its first tick.
             if not any(forfeited):
-                raise _Mismatch(None, "result: no tick was played, yet no side forfeited at init")
+                raise Mismatch(None, "result: no tick was played, yet no side forfeited at init")
             for s, ff in enumerate(forfeits):
                 if ff is not None and (ff.kind not in _INIT_KINDS or ff.tick != 0):
-                    raise _Mismatch(
+                    raise Mismatch(
                         None,
                         f"result: field 'sides[{s}].forfeit': with no frames it must be"
                         f" kind 'init' or 'timeout' at tick 0, got {str(ff.kind)!r} at"
@@ -468,13 +491,13 @@ class _Check:
         else:
             if any(forfeited):
                 s = 0 if forfeited[0] else 1
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"result: field 'sides[{s}].forfeit': a forfeit is recorded, but the last"
                     " frame was applied (a forfeit tick's frame carries only t, a, f, x)",
                 )
             if ended is None:
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"result: the replay stops after tick {frames - 1}, but the match goes on",
                 )
@@ -482,7 +505,7 @@ class _Check:
             assert final is not None  # ended is not None, and fuel does not change that
             expected = final
         if (result.winner, result.reason) != (expected.winner, expected.reason):
-            raise _Mismatch(
+            raise Mismatch(
                 None,
                 f"result: fields 'winner', 'reason': recorded {result.winner!r},"
                 f" {str(result.reason)!r}; the rules give {expected.winner!r},"
@@ -492,13 +515,13 @@ class _Check:
             path = f"result: field 'sides[{s}]"
             banked = engine.banked(s)
             if side.banked != banked:
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"{path}.banked': {side.banked} differs from the re-simulated {banked}",
                 )
             # fuel_peak is the largest single tick; fuel_total is checked by _init_fuel.
             if side.fuel_peak != fuel_peak[s]:
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"{path}.fuel_peak': {side.fuel_peak} is not the largest frame fuel"
                     f" {fuel_peak[s]}",
@@ -512,17 +535,17 @@ class _Check:
         """A forfeit tick: the recorded forfeits must be exactly the ones the contract calls."""
         t, records, broken = forfeit_frame.tick, forfeit_frame.records, forfeit_frame.broken
         if forfeits == [None, None]:
-            raise _Mismatch(
+            raise Mismatch(
                 t, f"frame of tick {t}: a forfeit tick's frame, but the result names no forfeit"
             )
         for s, ff in enumerate(forfeits):
             where = f"frame of tick {t}: side {s}"
             if ff is None:
                 if broken[s] is not None:
-                    raise _Mismatch(t, f"{where}: invalid actions ({broken[s]}) but no forfeit")
+                    raise Mismatch(t, f"{where}: invalid actions ({broken[s]}) but no forfeit")
                 continue
             if ff.tick != t or ff.kind == sim.ForfeitKind.INIT:
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"result: field 'sides[{s}].forfeit': kind {str(ff.kind)!r} at tick"
                     f" {ff.tick} does not match the forfeit frame of tick {t}",
@@ -531,7 +554,7 @@ class _Check:
                 self._invalid_action(forfeit_frame, s, ff)
                 continue
             if records[s]:
-                raise _Mismatch(
+                raise Mismatch(
                     t, f"{where}: a {ff.kind} fault returns no actions, yet actions are recorded"
                 )
             # Rules §8: a trapped call (out of fuel and the backstop included)
@@ -540,7 +563,7 @@ class _Check:
             charged = forfeit_frame.fuel[s]
             charged_whole = (sim.ForfeitKind.FUEL, sim.ForfeitKind.TRAP, sim.ForfeitKind.TIMEOUT)
             if ff.kind in charged_whole and budget != charged:
-                raise _Mismatch(
+                raise Mismatch(
                     t,
                     f"{where}: a {ff.kind} fault is charged fuel_per_tick {budget},"
                     f" but the frame records {charged}",
@@ -553,9 +576,9 @@ class _Check:
         broken = forfeit_frame.broken[s]
         if forfeit_frame.records[s]:
             if broken is None:
-                raise _Mismatch(t, f"{where}: forfeit invalid_action, but its actions are valid")
+                raise Mismatch(t, f"{where}: forfeit invalid_action, but its actions are valid")
             if ff.detail != broken:
-                raise _Mismatch(
+                raise Mismatch(
                     None,
                     f"result: field 'sides[{s}].forfeit.detail': {ff.detail!r} is not the rule"
                     f" the records break ({broken!r})",
@@ -564,7 +587,7 @@ class _Check:
         # No records: only an action count out of range is recorded so (rules §9.8).
         count = _COUNT_DETAIL.fullmatch(ff.detail)
         if count is None or 0 <= int(count[1]) <= int(count[2]):
-            raise _Mismatch(
+            raise Mismatch(
                 None,
                 f"result: field 'sides[{s}].forfeit.detail': an invalid_action with no records"
                 f" is an action count out of range, got {ff.detail!r}",

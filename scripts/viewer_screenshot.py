@@ -34,7 +34,7 @@ def main() -> int:
             page.wait_for_function(
                 "() => document.getElementById('viewer').dataset.state === 'ready'"
             )
-            page.wait_for_function("() => document.querySelectorAll('.uplot').length === 3")
+            page.wait_for_function("() => document.querySelectorAll('.uplot').length === 4")
             page.keyboard.press("v")
             page.keyboard.press("v")  # side B's vision
             page.screenshot(path=str(OUT), full_page=True)

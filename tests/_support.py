@@ -326,6 +326,8 @@ LIMITS: dict[str, Any] = {
     "compile_memory_bytes": 2 * 1024**3,
 }
 INIT_FUEL_USED = (12_345, 23_456)
+PAGE = 65_536
+"""A wasm page: memory grows by whole pages."""
 
 
 @dataclass
@@ -371,8 +373,10 @@ def play_scripted(
 ) -> Played:
     """Play a scripted match, recorded by ``replays.Recorder`` as run_match records.
 
-    Random policies and made-up fuel stand in for wasm controllers. ``forfeit``
-    is (tick, side, kind). A ``fierce`` match has cheap, frail soldiers that hunt.
+    Random policies and made-up fuel and memory stand in for wasm controllers
+    (side A's memory grows a page every 7 ticks). ``forfeit`` is (tick, side,
+    kind); a ``memory`` forfeit's side ends its tick a page over the cap. A
+    ``fierce`` match has cheap, frail soldiers that hunt.
     """
     config = sim.Config(width=size, height=size, max_ticks=max_ticks, start_energy=40)
     if fierce:
@@ -419,16 +423,20 @@ def play_scripted(
             broken = sim.validate_actions(len(records), records, game.roster(s), config.max_units)
             if broken is not None:
                 forfeits[s] = sim.Forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
+        memory = [PAGE * (2 + tick // 7), PAGE * 3]
         for s in (0, 1):
             fuel_total[s] += fuel[s]
             fuel_peak[s] = max(fuel_peak[s], fuel[s])
+            faulted = forfeits[s]
+            if faulted is not None and faulted.kind == sim.ForfeitKind.MEMORY:
+                memory[s] = LIMITS["max_memory_bytes"] + PAGE
         ticks = tick + 1
         if any(forfeits):
-            recorder.forfeit(submitted, fuel)
+            recorder.forfeit(submitted, fuel, memory=(memory[0], memory[1]))
             outcome = sim.forfeit_outcome((forfeits[0] is not None, forfeits[1] is not None))
             break
         events = game.step(submitted)
-        recorder.applied(submitted, fuel, events)
+        recorder.applied(submitted, fuel, events, memory=(memory[0], memory[1]))
         states.append(truth(game, tick))
         outcome = game.outcome((fuel_total[0], fuel_total[1]))
     recorder.result(
@@ -609,6 +617,7 @@ def result_between(
 # --------------------------------------------------------------------------- the viewer
 
 GOLDEN_REPLAY = TESTS / "golden" / "busy-vs-idle-seed77-v2.replay"
+MEMORY_REPLAY = TESTS / "golden" / "memory-forfeit-seed5-v3.replay"
 
 
 def write_viewer_replays(directory: Path) -> dict[str, Path]:
@@ -623,6 +632,8 @@ def write_viewer_replays(directory: Path) -> dict[str, Path]:
         "fierce": play_scripted(5, max_ticks=60, fierce=True).data,
         "forfeit": play_scripted(3, max_ticks=40, forfeit=(25, 1, "invalid_action")).data,
         "init-forfeit": play_scripted(1, init_forfeit=(True, False)).data,
+        # Side A's memory grows a page every 3 ticks to a forfeit past its 2 MiB cap.
+        "memory": MEMORY_REPLAY.read_bytes(),
     }
     paths = {}
     for name, replay in data.items():

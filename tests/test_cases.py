@@ -916,7 +916,7 @@ def test_a_fifo_as_an_opponent_module_is_refused_at_once(
 
 @pytest.mark.parametrize(
     ("key", "value", "words"),
-    [("format", "json-lines", ("foray-replay",)), ("version", 3, ("not supported",))],
+    [("format", "json-lines", ("foray-replay",)), ("version", 4, ("not supported",))],
 )
 def test_the_replay_format_is_supported(
     tmp_path: Path, key: str, value: object, words: str, make_case: MakeCase
@@ -924,9 +924,14 @@ def test_the_replay_format_is_supported(
     assert_error(make_case(tmp_path, put("replay", key, value)), "replay", key, *words)
 
 
-def test_the_foray_case_records_replay_version_2() -> None:
-    assert cases.load_case(FORAY).replay == cases.ReplaySpec("foray-replay", 2)
-    assert cases.REPLAY_VERSIONS == replays.SUPPORTED_VERSIONS == (1, 2)
+def test_the_foray_case_names_replay_version_2_and_records_3() -> None:
+    """Version 3 is version 2 with each side's memory: a case that names 2 records in 3;
+    one that names 1 (whose checksums differ) in 1."""
+    spec = cases.load_case(FORAY).replay
+    assert spec == cases.ReplaySpec("foray-replay", 2) and spec.recorded_version == 3
+    assert cases.REPLAY_VERSIONS == replays.SUPPORTED_VERSIONS == (1, 2, 3)
+    recorded = {v: cases.ReplaySpec("foray-replay", v).recorded_version for v in (1, 2, 3)}
+    assert recorded == {1: 1, 2: 3, 3: 3}
 
 
 @pytest.mark.processes
@@ -1107,7 +1112,7 @@ def test_a_case_builds_the_job_of_a_match_under_it(idle: bytes) -> None:
         limits=case.limits,
         game_map=case.game_map,
         case=case.ref,
-        replay_version=case.replay.version,
+        replay_version=3,
     )
     short, small = case.rules.replace(max_ticks=3), sim.generate_map(1, 24, 24)
     job = case.match_job(a, b, config=short, game_map=small)
@@ -1121,7 +1126,7 @@ def test_match_plays_under_the_foray_case_and_records_it(capsys: Capture, tmp_pa
     header = replays.read_replay(path.read_bytes()).header
     case = cases.default_case()
     assert header.case == case.ref == replays.CaseRef("foray", 1)
-    assert header.version == case.replay.version == replays.VERSION
+    assert header.version == case.replay.recorded_version == replays.VERSION == 3
     assert header.config == case.rules.replace(max_ticks=3)
     assert dict(header.limits) == case.limits.to_dict()
 
@@ -1178,7 +1183,10 @@ def test_mutated_manifests_give_a_case_or_a_clear_error(scratch: Path, data: st.
     doc = foray_doc()
     for _ in range(data.draw(st.integers(0, 4), label="changes")):
         tables = [doc, *(v for v in doc.values() if isinstance(v, dict))]
-        tables += [o for o in doc.get("opponent", []) if isinstance(o, dict)]
+        # An earlier change may have made "opponent" a scalar: only a list holds tables.
+        opponents = doc.get("opponent")
+        if isinstance(opponents, list):
+            tables += [o for o in opponents if isinstance(o, dict)]
         table = data.draw(st.sampled_from(tables))
         keys = sorted(table)
         action = data.draw(st.sampled_from(["delete", "replace", "add"]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import os
 from pathlib import Path
 
@@ -20,7 +21,8 @@ import arena
 import arena.match
 import replays
 import sim
-from tests._support import EXTRA, Builder, cli, policy, require_native
+from arena.sandbox import Limits
+from tests._support import BOTS, EXTRA, Builder, cli, policy, require_native
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGENERATE = os.environ.get("FORAY_REGENERATE_GOLDEN") == "1"
@@ -51,7 +53,9 @@ def test_checksums_of_a_scripted_game_are_golden() -> None:
     _compare("scripted-checksums-v2.txt", "".join(v2).encode())
 
 
-def _golden_match(build_c: Builder, native: bool | None = None) -> arena.MatchResult:
+def _golden_match(
+    build_c: Builder, native: bool | None = None, version: int = replays.VERSION
+) -> arena.MatchResult:
     busy, idle = build_c(EXTRA / "busy.c"), build_c(EXTRA / "idle.c")
     return arena.match.run_match(
         arena.Contestant("busy", busy),
@@ -59,18 +63,59 @@ def _golden_match(build_c: Builder, native: bool | None = None) -> arena.MatchRe
         seed=77,
         config=sim.Config(max_ticks=60, start_energy=60),
         native=native,
+        replay_version=version,
+    )
+
+
+def _memory_forfeit(build_c: Builder, native: bool | None = None) -> arena.MatchResult:
+    """A side that grows its memory a page every 3 ticks from tick 4, to a forfeit past a
+    2 MiB cap (tests/bots/faulty.c, FAULT_GROW), against a busy one."""
+    grow = build_c(BOTS / "faulty.c", "FAULT=9", "FAULT_TICK=4", "GROW_EVERY=3")
+    return arena.match.run_match(
+        arena.Contestant("grow", grow),
+        arena.Contestant("busy", build_c(EXTRA / "busy.c")),
+        seed=5,
+        limits=Limits(max_memory_bytes=2 * 1024 * 1024),
+        native=native,
     )
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["native core", "pure rules"])
 def test_a_match_replay_is_golden(build_c: Builder, native: bool) -> None:
-    """On both tick loops, and verified on both rules (tests/test_native.py)."""
+    """On both tick loops, and verified on both rules (tests/test_native.py): in the version
+    written now, and in version 2, whose file keeps the bytes it had."""
     if native:
         require_native(sim.native_unavailable() is None)
-    result = _golden_match(build_c, native)
-    assert replays.VERSION == 2
-    _compare("busy-vs-idle-seed77-v2.replay", result.replay)
+    assert replays.VERSION == 3
+    for version in (3, 2):
+        result = _golden_match(build_c, native, version)
+        _compare(f"busy-vs-idle-seed77-v{version}.replay", result.replay)
+        assert replays.verify_replay(result.replay, native=native).ok
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native core", "pure rules"])
+def test_a_memory_forfeit_replay_is_golden(build_c: Builder, native: bool) -> None:
+    """Memory over time (version 3): the sizes at each keyframe tick and each change, up
+    to the one past the cap in the forfeit frame, on both tick loops and both rules."""
+    if native:
+        require_native(sim.native_unavailable() is None)
+    result = _memory_forfeit(build_c, native)
+    _compare("memory-forfeit-seed5-v3.replay", result.replay)
     assert replays.verify_replay(result.replay, native=native).ok
+    replay = replays.read_replay(result.replay)
+    forfeit = replay.result.sides[0].forfeit
+    assert forfeit is not None and forfeit.kind == sim.ForfeitKind.MEMORY
+    series = replays.memory_series(replay)
+    assert series is not None
+    grown, busy = series
+    page, cap = 65_536, 2 * 1024 * 1024
+    assert grown[-1] > cap and f"memory is {grown[-1]} bytes" in forfeit.detail
+    assert grown[-2] <= cap and set(busy) == {busy[0]}
+    # A page at ticks 4, 7, 10, ...: each frame carries "l" only then, and every 20 ticks.
+    assert [t for t in range(1, len(grown)) if grown[t] != grown[t - 1]] == list(range(4, 50, 3))
+    assert all(b - a in (0, page) for a, b in itertools.pairwise(grown))
+    carrying = [f.tick for f in replay.frames if f.memory is not None]
+    assert carrying == sorted({*range(4, 50, 3), 0, 20, 40})
 
 
 def _objects(data: bytes) -> list[dict[str, object]]:
@@ -82,7 +127,7 @@ def test_a_version_1_replay_still_reads_and_verifies(build_c: Builder) -> None:
     v1 = (GOLDEN / "busy-vs-idle-seed77-v1.replay").read_bytes()
     assert replays.read_replay(v1).header.version == 1
     assert replays.verify_replay(v1) == replays.VerifyReport(True, 60, None, None)
-    v2 = _objects(_golden_match(build_c).replay)
+    v2 = _objects(_golden_match(build_c, version=2).replay)
     old = _objects(v1)
     assert len(old) == len(v2)
     assert old[0] == {**v2[0], "version": 1}
@@ -114,7 +159,7 @@ def test_a_version_1_replay_is_proved_by_its_modules(
     out = cli(capsys, "replay", "verify", str(v1), "--modules", *map(str, modules), "--json")
     assert out.code == 0, out.out + out.err
     assert out.json() == {"ok": True, "ticks": 60, "mismatch_tick": None}
-    # run_match writes the version it is asked for, and version 2 by default.
+    # run_match writes the version it is asked for, and version 3 by default.
     again = arena.match.run_match(
         arena.Contestant("busy", busy),
         arena.Contestant("idle", idle),
@@ -123,4 +168,29 @@ def test_a_version_1_replay_is_proved_by_its_modules(
         replay_version=1,
     )
     assert again.replay == v1.read_bytes()
-    assert _golden_match(build_c).replay == (GOLDEN / "busy-vs-idle-seed77-v2.replay").read_bytes()
+    assert _golden_match(build_c).replay == (GOLDEN / "busy-vs-idle-seed77-v3.replay").read_bytes()
+
+
+def test_version_3_is_version_2_with_each_sides_memory(build_c: Builder) -> None:
+    """The same match in both: the header's version and the frames' "l" alone differ."""
+    v2, v3 = (_objects(_golden_match(build_c, version=v).replay) for v in (2, 3))
+    assert v3[0] == {**v2[0], "version": 3}
+    assert [{k: v for k, v in f.items() if k != "l"} for f in v3[1:]] == v2[1:]
+    # busy and idle never grow: their sizes come at the keyframe ticks alone.
+    assert [f["t"] for f in v3[1:-1] if "l" in f] == [0, 20, 40]
+    assert list(v3[1]) == ["t", "a", "f", "l", "u", "g", "k", "b", "e", "o", "v", "x"]
+
+
+def test_memory_is_proved_by_the_modules(build_c: Builder) -> None:
+    """The replay alone cannot tell a size that grew a tick later; playing the modules
+    again can: its frames are byte for byte the file's, "l" included."""
+    golden = (GOLDEN / "memory-forfeit-seed5-v3.replay").read_bytes()
+    grow = build_c(BOTS / "faulty.c", "FAULT=9", "FAULT_TICK=4", "GROW_EVERY=3")
+    busy = build_c(EXTRA / "busy.c")
+    assert arena.match.rematch(golden, grow, busy).report.ok
+    objects = _objects(golden)
+    del objects[1 + 7]["l"]  # the page grown in tick 7 shows in tick 10's frame instead
+    later = b"".join(msgpack.packb(o, use_bin_type=True) for o in objects)
+    assert replays.verify_replay(later).ok
+    report = arena.match.rematch(later, grow, busy).report
+    assert (report.ok, report.mismatch_tick) == (False, 7)

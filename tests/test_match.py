@@ -60,7 +60,7 @@ def test_a_match_is_recorded_in_the_replay_version_asked_for(
     assert replays.read_replay(default.replay).header.version == replays.VERSION
 
 
-@pytest.mark.parametrize("version", [0, 3, True, "2"])
+@pytest.mark.parametrize("version", [0, 4, True, "2"])
 def test_run_match_refuses_a_replay_version_it_cannot_write(idle: bytes, version: object) -> None:
     with pytest.raises(arena.ArenaError, match=f"replay format version {version!r}"):
         play(idle, idle, replay_version=version)

@@ -85,6 +85,7 @@ class Pair:
         actions: list[list[sim.Record]],
         fuel: tuple[int, int] = (0, 0),
         notes: replays.Notes | None = None,
+        memory: replays.Memory = (65_536, 65_536),
     ) -> bool:
         """Both sides take ``actions``; when both are valid, step and compare; whether stepped."""
         g, core = self.game, self.core
@@ -112,9 +113,9 @@ class Pair:
         )
         assert ore == sorted(events.ore_changed)
         assert core.checksum(2) == g.checksum() and core.checksum(1) == g.checksum_v1()
-        want = PACK(self.encoder.wire(g, actions, fuel, events, notes=notes))
+        want = PACK(self.encoder.wire(g, actions, fuel, events, notes=notes, memory=memory))
         start = self.out.tell()
-        self.recorder.applied(fuel[0], fuel[1], notes)
+        self.recorder.applied(fuel[0], fuel[1], notes, memory)
         got = self.out.getvalue()[start:]
         assert got == want, (g.tick, msgpack.unpackb(want), msgpack.unpackb(got))
         assert core.ended == (g.outcome((0, 0)) is not None)
@@ -174,8 +175,9 @@ def test_generated_games_play_the_same_on_both(
     corrupt: int,
 ) -> None:
     """Random play with fights, deaths that drop ore, ore set by hand (negative too), fuel
-    across every integer width, notes of every kind, and now and then a reply that breaks
-    a rule (refused by both, then played without it)."""
+    across every integer width, notes of every kind, memory that grows now and then (to
+    4 GiB), and now and then a reply that breaks a rule (refused by both, then played
+    without it)."""
     w, h = size
     cfg = sim.Config(
         width=w,
@@ -195,6 +197,7 @@ def test_generated_games_play_the_same_on_both(
     rngs = [random.Random(seed), random.Random(seed + 1)]
     bad = random.Random(corrupt)
     notes: list[replays.Notes | None] = [None, ("", None), ("é" * 300, 7), (-1, "x" * 40)]
+    memory = [65_536, 0]
     while g.outcome((0, 0)) is None:
         pair.observe(bad.choice([0, 1, 127, 128, 2**31 - 1, 2**31, -(2**31) - 1, 2**40]))
         actions = [random_policy(g, s, rngs[s], fierce) for s in (0, 1)]
@@ -203,7 +206,10 @@ def test_generated_games_play_the_same_on_both(
             assert not pair.step(actions)
             actions = [_valid_only(g, s, a) for s, a in enumerate(actions)]
         fuel = (bad.choice([0, 5, 200, 70_000, 2**32 + 1]), bad.randrange(0, 10**7))
-        assert pair.step(actions, fuel, bad.choice(notes))
+        if bad.random() < 0.3:
+            s = bad.randrange(2)
+            memory[s] = min(2**32, memory[s] + 65_536 * bad.choice([1, 2, 300, 2**15]))
+        assert pair.step(actions, fuel, bad.choice(notes), (memory[0], memory[1]))
 
 
 def _break(records: list[sim.Record], rng: random.Random) -> None:
@@ -337,6 +343,7 @@ def _matches(build_c: Builder) -> list[tuple[str, bytes, bytes, dict[str, Any]]]
         ("repeat", busy, build_c(faulty, "FAULT=6", "FAULT_TICK=4"), {}),
         ("bad count", build_c(faulty, "FAULT=3", "FAULT_TICK=1"), busy, {}),
         ("shows fuel", build_c(faulty, "FAULT=7", "FAULT_TICK=5"), idle, {}),
+        ("grows", idle, build_c(faulty, "FAULT=9", "FAULT_TICK=0", "GROW_PAGES=7"), {}),
     ]
     for words in ("1,6,0", "0,1,1", "4,0,0", "1,3,-1"):
         bad = build_c(faulty, "FAULT=8", "FAULT_TICK=2", "REPLY_N=1", f"REPLY_WORDS={words}")

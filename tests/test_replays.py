@@ -36,9 +36,11 @@ from replays import (
     read_replay,
     verify_replay,
 )
+from replays._format import memory_carried
 from sim._native import _load as native
 from tests._support import (
     LIMITS,
+    PAGE,
     TESTS,
     Played,
     examples,
@@ -482,7 +484,7 @@ def test_a_bad_config_is_refused_by_name(small: Played) -> None:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda h, f, r: h.update(version=3), "format version 3 is not supported"),
+        (lambda h, f, r: h.update(version=4), "format version 4 is not supported"),
         (lambda h, f, r: h.update(format="other"), "field 'format'"),
         (lambda h, f, r: h.update(extra=1), "unknown key.*extra"),
         (lambda h, f, r: h.pop("seed"), "missing key.*seed"),
@@ -775,3 +777,112 @@ def test_an_invalid_action_detail_names_the_rule_broken() -> None:
     forged = tampered(played, lambda h, f, r: r["sides"][0]["forfeit"].update(detail="forged"))
     report = verify_replay(forged)
     assert report.detail is not None and "is not the rule the records break" in report.detail
+
+
+# --------------------------------------------------------------------------- memory (version 3)
+
+
+def test_memory_is_recorded_at_keyframe_ticks_and_where_it_changed(full: Played) -> None:
+    """Side A's scripted memory grows a page every 7 ticks; B's never does."""
+    replay = read_replay(full.data)
+    assert replay.header.version == replays.VERSION == replays.MEMORY_VERSION == 3
+    carrying = [f["t"] for f in full.frames if "l" in f]
+    assert carrying == sorted({0, 20, 40, *range(7, 45, 7)})
+    assert full.frames[7]["l"] == [3 * PAGE, 3 * PAGE]
+    assert replays.memory_series(replay) == (
+        tuple(PAGE * (2 + t // 7) for t in range(45)),
+        (3 * PAGE,) * 45,
+    )
+    # The rule, by value (sizes may come as a list or a tuple).
+    assert not memory_carried(3, [PAGE, PAGE], (PAGE, PAGE))
+    assert memory_carried(3, [PAGE, 2 * PAGE], (PAGE, PAGE)) and memory_carried(3, [1, 1], None)
+    assert memory_carried(40, (PAGE, PAGE), (PAGE, PAGE))
+
+
+def test_a_replay_before_version_3_has_no_memory(full: Played) -> None:
+    """Version 3 less its "l" keys is version 2: it reads and verifies as such."""
+
+    def older(h: Any, f: Any, r: Any) -> None:
+        h["version"] = 2
+        for frame in f:
+            frame.pop("l", None)
+
+    data = tampered(full, older)
+    assert verify_replay(data).ok
+    replay = read_replay(data)
+    assert replays.memory_series(replay) is None
+    assert all(frame.memory is None for frame in replay.frames)
+
+    def with_memory(h: Any, f: Any, r: Any) -> None:
+        older(h, f, r)
+        f[3]["l"] = [PAGE, PAGE]
+
+    with pytest.raises(ReplayError, match=r"frame of tick 3: .*unknown key\(s\) l"):
+        read_replay(tampered(full, with_memory))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda f: f[20].pop("l"), r"frame of tick 20: field 'l': missing: tick 20 is a multiple"),
+        (lambda f: f[0].pop("l"), r"frame of tick 0: field 'l': missing"),
+        (lambda f: f[7].update(l=[PAGE]), r"frame of tick 7: field 'l': expected 2 elements"),
+        (lambda f: f[7].update(l=[-1, PAGE]), r"field 'l\[0\]': -1 is outside 0\.\.4294967296"),
+        (lambda f: f[7].update(l=[PAGE, 2**32 + 1]), r"field 'l\[1\]': 4294967297 is outside"),
+        (lambda f: f[7].update(l=[True, PAGE]), r"field 'l\[0\]': expected an integer"),
+        (lambda f: f[7].update(l=PAGE), r"field 'l': expected an array"),
+    ],
+)
+def test_the_schema_judges_memory(full: Played, edit: Any, message: str) -> None:
+    with pytest.raises(ReplayError, match=message):
+        read_replay(tampered(full, lambda h, f, r: edit(f)))
+
+
+@pytest.mark.parametrize(
+    ("edit", "tick", "words"),
+    [
+        # The sizes of the frame before, away from a keyframe tick: not how it is written.
+        (lambda f: f[3].update(l=[2 * PAGE, 3 * PAGE]), 3, "only when one changed"),
+        (lambda f: f[14].update(l=[2 * PAGE, 3 * PAGE]), 14, "never shrinks"),
+        (lambda f: f[21].update(l=[3 * PAGE, 3 * PAGE]), 21, "never shrinks"),
+        (
+            lambda f: f[42].update(l=[LIMITS["max_memory_bytes"] + PAGE, 3 * PAGE]),
+            42,
+            "over max_memory_bytes 67108864, yet the tick was applied",
+        ),
+    ],
+)
+def test_verify_finds_memory_no_match_records(
+    full: Played, edit: Any, tick: int, words: str
+) -> None:
+    report = verify_replay(tampered(full, lambda h, f, r: edit(f)))
+    assert (report.ok, report.mismatch_tick, report.ticks) == (False, tick, tick)
+    assert report.detail is not None and "field 'l'" in report.detail and words in report.detail
+
+
+def test_a_memory_forfeit_is_memory_over_the_cap() -> None:
+    """Rules §8.9: memory over the cap is the forfeit, and the forfeit is memory over it."""
+    cap = LIMITS["max_memory_bytes"]
+    played = play(6, 30, forfeit=(9, 1, "memory"))
+    assert verify_replay(played.data).ok
+    assert played.frames[9]["l"] == [3 * PAGE, cap + PAGE]
+    series = replays.memory_series(read_replay(played.data))
+    assert series is not None and series[1][-2:] == (3 * PAGE, cap + PAGE)
+    within = tampered(played, lambda h, f, r: f[9].update(l=[3 * PAGE, cap]))
+    report = verify_replay(within)
+    assert report.mismatch_tick == 9 and report.detail is not None
+    assert f"side 1 forfeited for memory, but its memory {cap} is within" in report.detail
+    # Memory over the cap with any other forfeit, or none, is not what a match records.
+    as_trap = tampered(played, lambda h, f, r: r["sides"][1]["forfeit"].update(kind="trap"))
+    report = verify_replay(as_trap)
+    assert report.mismatch_tick == 9 and report.detail is not None
+    assert "but its forfeit is trap, not memory" in report.detail
+    both = tampered(played, lambda h, f, r: f[9].update(l=[cap + PAGE, cap + PAGE]))
+    report = verify_replay(both)
+    assert report.detail is not None and "side 0's memory" in report.detail
+    assert "its forfeit is none, not memory" in report.detail
+    # A forfeit frame carries "l" as any frame does: not when nothing changed.
+    trapped = play(6, 30, forfeit=(9, 1, "trap"))
+    assert "l" not in trapped.frames[9]
+    again = tampered(trapped, lambda h, f, r: f[9].update(l=[3 * PAGE, 3 * PAGE]))
+    assert verify_replay(again).mismatch_tick == 9

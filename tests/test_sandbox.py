@@ -325,6 +325,31 @@ def test_grow_past_the_hard_limit_returns_minus_one(zoo: dict[str, bytes]) -> No
 
 
 @pytest.mark.usefixtures("call_path")
+def test_the_memory_size_is_read_after_every_call(zoo: dict[str, bytes]) -> None:
+    """``last_memory``: the size the cap judges, after init, after each tick's call, and
+    after the call that broke the cap (what the replay records, rules §8.5)."""
+    page = 65_536
+    controller = started(zoo["grow"])
+    start = controller.last_memory
+    assert start > 0 and start % page == 0
+    sizes = []
+    for pages in (0, 3, 0, 2):
+        reply = controller.tick(struct.pack("<i", pages), 10)
+        assert not isinstance(reply, Fault) and reply[0] == 1
+        sizes.append(controller.last_memory)
+    assert sizes == [start, start + 3 * page, start + 3 * page, start + 5 * page]
+    over = 1024 - sizes[-1] // page + 1  # a page past the 64 MiB cap
+    fault = controller.tick(struct.pack("<i", over), 10)
+    assert isinstance(fault, Fault) and fault.kind == sim.ForfeitKind.MEMORY
+    assert controller.last_memory == 64 * MiB + page
+    assert f"memory is {64 * MiB + page} bytes" in fault.detail
+    # A call that grows and then traps: the size where it ended, as the cap judges it.
+    trapped = started(zoo["grow_then_trap"])
+    assert isinstance(trapped.tick(struct.pack("<i", 3), 10), Fault)
+    assert trapped.last_memory == 4 * page
+
+
+@pytest.mark.usefixtures("call_path")
 def test_table_growth_is_capped_without_forfeit(zoo: dict[str, bytes]) -> None:
     controller = started(zoo["table_grow"])
     grow = [struct.pack("<3i", k, 0, 0) for k in (20_000, 9_999, 1)]

@@ -121,6 +121,7 @@ def test_the_viewer_copies_the_python_constants_and_the_readers_bounds(
     assert copied == {
         "FORMAT": replays.FORMAT,
         "VERSIONS": list(replays.SUPPORTED_VERSIONS),
+        "MEMORY_VERSION": replays.MEMORY_VERSION,
         "KEYFRAME_INTERVAL": replays.KEYFRAME_INTERVAL,
         "WORKER": sim.WORKER,
         "SOLDIER": sim.SOLDIER,
@@ -208,11 +209,11 @@ def test_a_deep_link_opens_at_its_tick(tab: Tab, viewers: dict[str, str]) -> Non
 def test_the_charts_follow_and_move_the_viewer(tab: Tab, viewers: dict[str, str]) -> None:
     page = tab.page
     tab.open(viewers["baselines"] + "?tick=20")
-    page.wait_for_function("() => document.querySelectorAll('.fv-chart .uplot').length === 3")
+    page.wait_for_function("() => document.querySelectorAll('.fv-chart .uplot').length === 4")
     titles = page.locator(".fv-chart .u-title").all_inner_texts()
-    assert titles == ["Banked", "Fuel per tick", "Units"]
+    assert titles == ["Banked", "Units", "Fuel per tick", "Memory"]
     # The legends show the values at the viewer's tick; the fuel cap is a series of its own.
-    expect(page.locator(".fv-chart").nth(1).locator(".u-legend")).to_contain_text(
+    expect(page.locator(".fv-chart").nth(2).locator(".u-legend")).to_contain_text(
         re.compile(r"cap\W*5,000,000")
     )
     over = page.locator(".fv-chart .u-over").first
@@ -230,6 +231,60 @@ def test_the_charts_follow_and_move_the_viewer(tab: Tab, viewers: dict[str, str]
     marker = page.locator(".fv-chart .fv-now").first.bounding_box()
     assert marker is not None
     assert abs(marker["x"] - (box["x"] + box["width"] / 4)) <= 3
+
+
+def chart_data(tab: Tab, title: str) -> list[list[float | None]]:
+    """The data a chart draws: ticks, then each series (its legend's order)."""
+    data: list[list[float | None]] = tab.js(
+        """(title) => {
+            const plots = window.forayViewer.charts.plots;
+            return plots.find((p) => p.spec.title === title).data.map((s) => Array.from(s));
+        }""",
+        title,
+    )
+    return data
+
+
+def test_memory_is_charted_beside_fuel_up_to_the_forfeit(
+    tab: Tab, viewers: dict[str, str], replay_files: dict[str, Path]
+) -> None:
+    """A side grows a page every 3 ticks past its 2 MiB cap in tick 49 (the golden memory
+    forfeit): the chart draws both sides' sizes of every tick and the cap as a line, and
+    the side's statistics say its memory at the tick shown."""
+    page = tab.page
+    replay = replays.read_replay(replay_files["memory"].read_bytes())
+    series = replays.memory_series(replay)
+    assert series is not None
+    cap = replay.header.limits["max_memory_bytes"]
+    assert series[0][-1] == cap + 65_536 and replay.ticks == 50
+    tab.open(viewers["memory"] + "?tick=49")
+    page.wait_for_function("() => document.querySelectorAll('.fv-chart .uplot').length === 4")
+    charts = page.locator(".fv-chart")
+    titles = charts.locator(".u-title").all_inner_texts()
+    assert titles[2:] == ["Fuel per tick", "Memory"]
+    # Fuel and memory share a row: the memory chart sits beside the fuel chart.
+    fuel_box, memory_box = charts.nth(2).bounding_box(), charts.nth(3).bounding_box()
+    assert fuel_box is not None and memory_box is not None
+    assert memory_box["y"] == fuel_box["y"] and memory_box["x"] > fuel_box["x"]
+    ticks, a, b, cap_line = chart_data(tab, "Memory")
+    assert ticks == list(range(50))
+    assert (a, b) == (list(series[0]), list(series[1]))
+    assert a[-1] == 2_162_688 and cap_line == [cap] * 50
+    legend = charts.nth(3).locator(".u-legend")
+    expect(legend).to_contain_text(re.compile(r"A grow\W*2,162,688"))
+    expect(legend).to_contain_text(re.compile(r"cap\W*2,097,152"))
+    stats = page.locator(".fv-side").nth(0)
+    memory = stats.locator("dt:text-is('memory') + dd")
+    share = stats.locator("dt:text-is('of its cap') + dd")
+    assert (memory.inner_text(), share.inner_text()) == ("2,162,688", "103.1%")
+    page.keyboard.press("Home")
+    assert memory.inner_text() == f"{series[0][0]:,}"
+    assert share.inner_text() == f"{100 * series[0][0] / cap:.1f}%"
+    # A replay of an older format version records no memory: no chart, no figure.
+    tab.open(viewers["golden"])
+    page.wait_for_function("() => document.querySelectorAll('.fv-chart .uplot').length === 3")
+    assert "Memory" not in page.locator(".fv-chart .u-title").all_inner_texts()
+    assert memory.inner_text() == share.inner_text() == "–"
 
 
 def test_the_outcome_is_spelled_out(
@@ -375,7 +430,9 @@ def test_notes_of_format_version_2_show_beside_their_side(
     tab: Tab, raw: tuple[RawReplays, str]
 ) -> None:
     header, *frames, result = wire_objects(play_scripted(8, max_ticks=12).data)
-    header["version"] = 2
+    header["version"] = 2  # version 3 less each side's memory
+    for frame in frames:
+        frame.pop("l", None)
     frames[5]["n"] = ["<b>hold</b> the line", None]
     # Dropped notes: the frame keeps the length returned, outside 0..256 (rules §9.9).
     frames[6]["n"] = [None, 300]
@@ -406,12 +463,12 @@ def test_an_unknown_format_version_is_refused_by_name(
     tab: Tab, raw: tuple[RawReplays, str]
 ) -> None:
     header, *frames, result = wire_objects(play_scripted(8, max_ticks=3).data)
-    header["version"] = 3
+    header["version"] = 4
     served, url = raw
-    served.add("v3", [pack(header, frames, result)])
-    tab.open(url + "page/v3", state="error")
+    served.add("v4", [pack(header, frames, result)])
+    tab.open(url + "page/v4", state="error")
     assert tab.page.locator(".fv-status").inner_text() == (
-        "header: format version 3 is not supported (only 1, 2)"
+        "header: format version 4 is not supported (only 1, 2, 3)"
     )
 
 
@@ -426,7 +483,7 @@ def test_a_bad_replay_file_shows_the_servers_message(tab: Tab, tmp_path: Path) -
         tab.open(server.url, state="error")
         assert tab.page.locator(".fv-status").inner_text() == (
             "cannot load the replay (HTTP 422): bad.replay: header: field 'version': "
-            "format version 9 is not supported (only 1, 2)"
+            "format version 9 is not supported (only 1, 2, 3)"
         )
     with bench.BackgroundServer(web.view_app(cut)) as server:
         tab.open(server.url, state="error")

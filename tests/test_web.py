@@ -94,7 +94,7 @@ def test_a_file_that_is_not_a_replay_is_refused_with_the_readers_message(tmp_pat
     assert r.status_code == 422
     assert r.headers["content-type"].startswith("text/plain")
     assert r.text == (
-        "notes.replay: header: field 'version': format version 9 is not supported (only 1, 2)"
+        "notes.replay: header: field 'version': format version 9 is not supported (only 1, 2, 3)"
     )
 
 

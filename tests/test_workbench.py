@@ -209,6 +209,44 @@ def test_replay_fuel_prints_the_chart_and_the_closest_ticks(capsys: Capture) -> 
     text = cli(capsys, "replay", "fuel", str(GOLDEN), "--side", "A")
     assert text.code == 0 and "against the cap 5,000,000" in text.out
     assert "closest to the cap" in text.out and "side B" not in text.out
+    # Format version 2 records no memory, and says so.
+    assert all(side["memory"] is None for side in sides)
+    assert "memory: not recorded (format version 2; version 3 records it)" in text.out
+
+
+def test_replay_fuel_tells_how_memory_grew_to_a_forfeit(capsys: Capture) -> None:
+    """The golden memory forfeit: side A grows a page every 3 ticks from tick 4, past its
+    2 MiB cap in tick 49; B never grows."""
+    path = TESTS / "golden" / "memory-forfeit-seed5-v3.replay"
+    out = cli(capsys, "replay", "fuel", str(path), "--json")
+    assert out.code == 0, out.err
+    a, b = (side["memory"] for side in out.json()["sides"])
+    series = replays.memory_series(replays.read_replay(path.read_bytes()))
+    assert series is not None and (a["per_tick"], b["per_tick"]) == tuple(map(list, series))
+    page, cap = 65_536, 2 * 1024 * 1024
+    assert a["cap"] == b["cap"] == cap
+    assert (a["peak"], a["peak_tick"], a["share_of_cap"]) == (cap + page, 49, 1.0312)
+    assert a["start"] == a["peak"] - 16 * page
+    assert a["grew"] == [
+        {"tick": t, "bytes": a["start"] + page * (i + 1), "by": page}
+        for i, t in enumerate(range(4, 50, 3))
+    ]
+    assert b["grew"] == [] and b["peak"] == b["start"] and b["peak_tick"] == 0
+    text = cli(capsys, "replay", "fuel", str(path), "--side", "A", "--top", "2").out
+    assert "memory against max_memory_bytes 2,097,152 (top line)" in text
+    assert "peak 2,162,688 bytes (33 pages, 103.1% of the cap) at tick 49; grew in 16" in text
+    assert text.splitlines()[-3:] == [
+        "  the last 2 tick(s) it grew in:",
+        "    tick    46: +65,536 to 2,097,152 bytes (32 pages, 100.0% of the cap)",
+        "    tick    49: +65,536 to 2,162,688 bytes (33 pages, 103.1% of the cap)",
+    ]
+    # A tick shows each side's memory after its calls: the forfeit tick's broke the cap.
+    shown = cli(capsys, "replay", "show", str(path), "--tick", "49", "--json").json()
+    assert [side["memory"] for side in shown["sides"]] == [cap + page, b["start"]]
+    text = cli(capsys, "replay", "show", str(path), "--tick", "49", "--side", "A").out
+    assert "memory after its calls: 2,162,688 bytes (33 pages, 103.1% of the cap)" in text
+    old = cli(capsys, "replay", "show", str(GOLDEN), "--tick", "3", "--json").json()
+    assert [side["memory"] for side in old["sides"]] == [None, None]
 
 
 def test_check_says_a_tiny_module_probably_lost_its_exports(

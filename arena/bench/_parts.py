@@ -73,6 +73,21 @@ def _flat_encoder() -> Callable[[Any, int], bytes] | None:
     return found
 
 
+def _memory(replay: replays.Replay) -> Callable[[int], dict[str, Any]]:
+    """The keywords that give the recorder tick t's memory sizes, in trees whose replays
+    record them (``replays.memory_series``); none in the others."""
+    series = getattr(replays, "memory_series", lambda replay: None)(replay)
+    if series is None:
+        return lambda t: {}
+    return lambda t: {"memory": (series[0][t], series[1][t])}
+
+
+def _checksum_version(version: int) -> int:
+    """The native core's checksum of a replay format version (its own number before 3)."""
+    found: Callable[[int], int] = getattr(replays, "checksum_version", lambda v: v)
+    return found(version)
+
+
 def _has_native() -> bool:
     """Whether this tree has the native core, and it is built here."""
     found = getattr(sim, "native_unavailable", None)
@@ -129,6 +144,7 @@ def _parts(replay: replays.Replay, cost: float) -> tuple[dict[str, list[float]],
     clock = _clock
     spent: dict[str, list[float]] = {name: [] for name in PART_NAMES}
     messages: list[list[bytes]] = []
+    memory = _memory(replay)
     for frame in replay.frames:
         if isinstance(frame, replays.ForfeitFrame):
             break
@@ -151,7 +167,7 @@ def _parts(replay: replays.Replay, cost: float) -> tuple[dict[str, list[float]],
         t0 = clock()
         events = game.step(frame.actions)
         t1 = clock()
-        recorder.applied(frame.actions, frame.fuel, events)
+        recorder.applied(frame.actions, frame.fuel, events, **memory(frame.tick))
         t2 = clock()
         game.checksum()
         _keep(spent, tick, t0, t1, t2, clock(), cost)
@@ -189,6 +205,8 @@ def _native_parts(replay: replays.Replay, cost: float) -> dict[str, list[float]]
         raise RuntimeError(f"the native core is not available: {sim.native_unavailable()}")
     clock = _clock
     spent: dict[str, list[float]] = {name: [] for name in PART_NAMES}
+    memory = _memory(replay)
+    checksum_version = _checksum_version(header.version)
     for frame in replay.frames:
         if isinstance(frame, replays.ForfeitFrame):
             break
@@ -205,9 +223,9 @@ def _native_parts(replay: replays.Replay, cost: float) -> dict[str, list[float]]
         t0 = clock()
         core.step()
         t1 = clock()
-        recorder.applied(frame.fuel[0], frame.fuel[1])
+        recorder.applied(frame.fuel[0], frame.fuel[1], **memory(frame.tick))
         t2 = clock()
-        core.checksum(header.version)
+        core.checksum(checksum_version)
         _keep(spent, tick, t0, t1, t2, clock(), cost)
     return spent
 
@@ -248,11 +266,12 @@ def _verify_rates(data: bytes, repeat: int, native: bool) -> dict[str, float]:
         if native:
             core = sim.native_core(game)
             assert core is not None
+            checksum_version = _checksum_version(header.version)
             for frame in frames:
                 core.take_records(0, frame.actions[0])
                 core.take_records(1, frame.actions[1])
                 core.step()
-                core.checksum(header.version)
+                core.checksum(checksum_version)
         else:
             for frame in frames:
                 game.step(frame.actions)

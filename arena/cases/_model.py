@@ -99,10 +99,18 @@ class MatchSpec:
 
 @dataclass(frozen=True, slots=True)
 class ReplaySpec:
-    """``[replay]``: the replay format and version the case's matches are recorded in."""
+    """``[replay]``: the replay format and the version the case names; its matches are
+    recorded in ``recorded_version``."""
 
     format: str
     version: int
+
+    @property
+    def recorded_version(self) -> int:
+        """The version the case's matches are recorded in: ``version``, or the newest that
+        is it plus more records (``replays.extended_version``: 2 gives 3, which adds each
+        side's memory; 1 gives 1)."""
+        return replays.extended_version(self.version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +242,7 @@ class Case:
     ) -> MatchJob:
         """A match under this case's rules, limits and map, recorded with the case's identity.
 
-        The replay is written in the format version the case's ``[replay]`` declares.
+        The replay is written in the case's ``replay.recorded_version``.
         ``config`` and ``game_map`` replace the case's (``arena match --max-ticks``,
         ``--map``); the replay header records the constants actually played.
         """
@@ -246,7 +254,7 @@ class Case:
             limits=self.limits,
             game_map=self.game_map if game_map is None else game_map,
             case=self.ref,
-            replay_version=self.replay.version,
+            replay_version=self.replay.recorded_version,
         )
 
     def to_json(self) -> dict[str, Any]:

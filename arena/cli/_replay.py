@@ -27,6 +27,7 @@ from arena.cli._replay_events import (
     print_timeline,
     timeline,
 )
+from arena.cli._replay_fuel import memory_text, report_fuel
 
 __all__ = ["register"]
 
@@ -122,6 +123,7 @@ def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
     if applied:
         fates = sim.explain_tick(game, frame.actions)
     previous = replay.frames[tick - 1].fuel if tick > 0 else (0, 0)
+    memory = replays.memory_series(replay)  # None before format version 3
     out_sides = []
     for s in sides:
         obs, last_fuel = decode_obs(encode_obs(game.observe(s), previous[s]))
@@ -156,6 +158,7 @@ def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
             "actions": actions,
             "no_action": [u.id for u in obs.own if u.id not in acted],
             "fuel": frame.fuel[s],
+            "memory": None if memory is None else memory[s][tick],
             "note": None if frame.notes is None else frame.notes[s],
             "forfeit": None if forfeit is None or forfeit.tick != tick else forfeit.to_dict(),
         }
@@ -257,6 +260,9 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
                 )
         ore = ", ".join(f"({o['x']}, {o['y']}) {o['amount']}" for o in obs["ore"])
         console.print(f"  visible ore ({len(obs['ore'])} cells): {ore or 'none'}")
+        if side["memory"] is not None:
+            cap = replay.header.limits.get("max_memory_bytes") or side["memory"] or 1
+            console.print(f"  memory after its calls: {memory_text(side['memory'], cap)}")
         console.print(f"  actions returned ({len(side['actions'])}), fuel used {side['fuel']:,}:")
         for a in side["actions"]:
             console.print(f"    {a['text']:<22} {a['fate']}: {escape(shown(a['detail']))}")
@@ -384,74 +390,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- fuel
 
-_BARS = " ▁▂▃▄▅▆▇█"
-
-
-def _chart(values: Sequence[int], cap: int, width: int = 80, height: int = 8) -> list[str]:
-    """A bar chart of ``values`` scaled to ``cap``: each column the peak of its ticks."""
-    columns = min(width, len(values)) or 1
-    peaks = [
-        max(values[i * len(values) // columns : (i + 1) * len(values) // columns] or [0])
-        for i in range(columns)
-    ]
-    rows = []
-    for level in range(height, 0, -1):
-        line = ""
-        for peak in peaks:
-            eighths = round(8 * height * min(peak, cap) / cap) - 8 * (level - 1)
-            line += _BARS[max(0, min(8, eighths))]
-        rows.append(line)
-    return rows
-
 
 def cmd_fuel(args: argparse.Namespace) -> int:
-    from arena.match import FuelStats
-
-    replay = _load(args.file)
-    cap = replay.header.limits.get("fuel_per_tick")
-    cap = (
-        cap
-        if isinstance(cap, int) and cap > 0
-        else max((max(f.fuel) for f in replay.frames), default=1)
-    )
-    out = []
-    for s in _sides(args.side):
-        fuel = [frame.fuel[s] for frame in replay.frames]
-        closest = sorted(range(len(fuel)), key=lambda t: (-fuel[t], t))[: args.top]
-        out.append(
-            {
-                "side": _SIDES[s],
-                "name": replay.header.sides[s].name,
-                "cap": cap,
-                "per_tick": fuel,
-                "stats": FuelStats.of(fuel).to_dict(),
-                "closest_to_cap": [
-                    {"tick": t, "fuel": fuel[t], "share_of_cap": round(fuel[t] / cap, 4)}
-                    for t in closest
-                ],
-            }
-        )
-    if args.json:
-        emit_json({"sides": out})
-        return 0
-    for side in out:
-        st = side["stats"]
-        print(
-            f"side {side['side']} ({shown(side['name'])}): fuel per tick against the cap"
-            f" {cap:,} (top line); mean {st['mean']:,.0f}, median {st['median']:,.0f},"
-            f" p90 {st['p90']:,}, peak {st['peak']:,} at tick {st['peak_tick']}"
-        )
-        for row in _chart(side["per_tick"], cap):
-            print(f"  |{row}")
-        print(f"  +{'-' * min(80, len(side['per_tick']))} ticks 0..{len(side['per_tick']) - 1}")
-        if 0 < st["peak"] < cap // 4:
-            print(f"  the same, scaled to the peak {st['peak']:,}:")
-            for row in _chart(side["per_tick"], st["peak"], height=4):
-                print(f"  |{row}")
-        print("  closest to the cap:")
-        for c in side["closest_to_cap"]:
-            print(f"    tick {c['tick']:>5}: {c['fuel']:>12,} ({100 * c['share_of_cap']:.1f}%)")
-    return 0
+    return report_fuel(_load(args.file), _sides(args.side), args.top, args.json)
 
 
 # --------------------------------------------------------------------------- verify
@@ -524,9 +465,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_show)
-    f = r.add_parser("fuel", help="each side's fuel per tick against the cap")
+    f = r.add_parser(
+        "fuel", help="each side's fuel per tick and its memory over time, against the caps"
+    )
     f.add_argument("file")
     f.add_argument("--side", choices=list(_SIDES), help="only this side (default: both)")
-    f.add_argument("--top", type=int, default=5, help="how many ticks closest to the cap")
+    f.add_argument(
+        "--top",
+        type=int,
+        default=5,
+        help="how many ticks closest to the fuel cap, and of the last ticks memory grew in",
+    )
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=cmd_fuel)

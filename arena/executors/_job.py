@@ -33,7 +33,7 @@ class MatchJob:
     game_map: sim.GameMap | None = None
     case: replays.CaseRef | None = None
     replay_version: int = replays.VERSION
-    """The replay format version written (a case's ``[replay] version``)."""
+    """The replay format version written (the one a case records in)."""
 
 
 @dataclass(frozen=True, slots=True)

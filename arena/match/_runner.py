@@ -35,8 +35,10 @@ def run_match(
     """Play ``a`` (side 0) against ``b`` (side 1) and record the replay.
 
     ``replay_version`` is the replay format version written (any of
-    ``replays.SUPPORTED_VERSIONS``): a case's ``[replay] version``, or the
-    recorded one when a match is played again to verify its replay.
+    ``replays.SUPPORTED_VERSIONS``): the one a case records in
+    (``ReplaySpec.recorded_version``), or the recorded one when a match is
+    played again to verify its replay. Version 3 records each side's memory
+    size after every tick's calls (``Controller.last_memory``).
     Deterministic: the same arguments give the same result and replay bytes,
     unless the wall-clock backstop fires (forfeit kind ``timeout``).
 
@@ -180,15 +182,16 @@ def _play_pure(
                 forfeits[s] = _forfeit(tick, sim.ForfeitKind.INVALID_ACTION, broken)
         fuel = [ctrls[0].last_fuel, ctrls[1].last_fuel]
         notes = _notes(ctrls, forfeits) if noting else None
+        memory = (ctrls[0].last_memory, ctrls[1].last_memory)
         tick_fuel[0].append(fuel[0])
         tick_fuel[1].append(fuel[1])
         ticks = tick + 1
         if forfeits[0] or forfeits[1]:
-            recorder.forfeit(submitted, fuel, notes)
+            recorder.forfeit(submitted, fuel, notes, memory)
             outcome = _forfeit_outcome(forfeits)
             break
         events = game.step(submitted)
-        recorder.applied(submitted, fuel, events, notes)
+        recorder.applied(submitted, fuel, events, notes, memory)
         outcome = game.outcome((ctrls[0].fuel_total, ctrls[1].fuel_total))
     return outcome, ticks, (game.sides[0].banked, game.sides[1].banked), recorder
 
@@ -233,13 +236,14 @@ def _play_native(
         fuel_a.append(ctrl_a.last_fuel)
         fuel_b.append(ctrl_b.last_fuel)
         ticks = tick + 1
+        memory = (ctrl_a.last_memory, ctrl_b.last_memory)
         if forfeits[0] or forfeits[1]:
             submitted = [decode_actions(raws[0]), decode_actions(raws[1])]
-            recorder.forfeit(submitted, [ctrl_a.last_fuel, ctrl_b.last_fuel], notes)
+            recorder.forfeit(submitted, [ctrl_a.last_fuel, ctrl_b.last_fuel], notes, memory)
             outcome = _forfeit_outcome(forfeits)
             break
         step()
-        applied(ctrl_a.last_fuel, ctrl_b.last_fuel, notes)
+        applied(ctrl_a.last_fuel, ctrl_b.last_fuel, notes, memory)
         if core.ended:
             (hp_a, banked_a), (hp_b, banked_b) = core.totals(0), core.totals(1)
             outcome = sim.judge(

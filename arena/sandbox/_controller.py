@@ -66,6 +66,10 @@ class Controller:
     last_note: str | int | None
     """The latest tick's debug note (rules §9.9): its text, the length it returned
     when that was out of 0..256 (the note is dropped), or None without the export."""
+    last_memory: int
+    """The linear memory's size in bytes where the latest call ended (init's last call,
+    then each tick's): the reading the cap judges (rules §8.5), so after a memory fault
+    the size that broke it. 0 before init."""
 
     def __init__(self, blob: bytes, limits: Limits, *, native: bool = True) -> None:
         """``native``: whether ``tick`` makes its call from C (``arena.sandbox._native``)
@@ -79,6 +83,7 @@ class Controller:
         self.fuel_peak = 0
         self.last_fuel = 0
         self.last_note = None
+        self.last_memory = 0
         self._phase = _NEW
         self._store: wasmtime.Store | None = None
         # Preallocated ctypes arguments for the argtype-free calls below.
@@ -256,7 +261,7 @@ class Controller:
         )
 
     def _check_init_memory(self, where: str) -> None:
-        size = self._memory_size()
+        size = self.last_memory = self._memory_size()
         if size > self.limits.max_memory_bytes:
             raise _GuestFault(
                 Fault(
@@ -292,7 +297,7 @@ class Controller:
         trap = _ffi.trap_from(self._trap)  # owns the pointer; freed on GC
         self._trap = _ffi.TrapPtr()
         self._trap_ref = _ffi.ref(self._trap)
-        size = self._memory_size()
+        size = self.last_memory = self._memory_size()
         if size > self.limits.max_memory_bytes:
             return _MEMORY, (
                 f"memory is {size} bytes, over max_memory_bytes {self.limits.max_memory_bytes}"
@@ -319,7 +324,7 @@ class Controller:
         if fast is not None:  # READY (close drops it): the same steps, made from C
             got = fast.call(message, max_records)
             if got.__class__ is tuple:
-                count, records, spent = got
+                count, records, spent, self.last_memory = got
                 self.last_fuel = spent
                 self.fuel_total += spent
                 if spent > self.fuel_peak:
@@ -345,6 +350,7 @@ class Controller:
         if err or self._trap:
             return self._tick_fault(err)
         memory: int = _memory_data_size(ctx, self._memory_ref)
+        self.last_memory = memory
         if memory > self._max_memory:
             return self._memory_fault(memory)
         n: int = val.i32
@@ -373,6 +379,7 @@ class Controller:
         if err or self._trap:
             return self._tick_fault(err, "foray_note")
         memory: int = _memory_data_size(ctx, self._memory_ref)
+        self.last_memory = memory
         if memory > self._max_memory:
             return self._memory_fault(memory, " after foray_note")
         length: int = self._val.i32
@@ -389,6 +396,7 @@ class Controller:
         """
         _get_fuel(self._ctx, self._fuel_ref)
         used = self._fuel_per_tick - int(self._fuel_left.value)
+        self.last_memory = memory
         self.last_fuel = used
         self.fuel_total += used
         self.fuel_peak = max(self.fuel_peak, used)

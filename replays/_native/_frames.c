@@ -172,6 +172,10 @@ typedef struct {
     fc_core *core;
     int version;
     int64_t keyframe_interval;
+    /* Each side's memory size the frames so far leave (version 3's "l"); none before the
+     * first frame. */
+    int have_memory;
+    int64_t memory[2];
     int64_t *prev[2]; /* the previous frame's units per side: id, kind, cell, hp, carry */
     int32_t nprev[2];
     buffer out;
@@ -224,8 +228,8 @@ static PyObject *frames_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         PyErr_SetString(PyExc_TypeError, "Frames needs a sim._native._core.Core");
         return NULL;
     }
-    if ((version != 1 && version != 2) || interval < 1) {
-        PyErr_SetString(PyExc_ValueError, "version 1 or 2, and a keyframe interval >= 1");
+    if (version < 1 || version > 3 || interval < 1) {
+        PyErr_SetString(PyExc_ValueError, "version 1, 2 or 3, and a keyframe interval >= 1");
         return NULL;
     }
     frames *f = (frames *)type->tp_alloc(type, 0);
@@ -302,10 +306,32 @@ static int deltas(frames *f, int s, buffer *moves_out, buffer *changes_out) {
     return pack_flat(changes_out, changed, nchanged);
 }
 
-/* applied(fuel_a, fuel_b, notes=None) -> bytes: the frame of the tick the core just stepped. */
+/* The sizes "l" records (version 3), from a tuple of two ints in 0..2^32, into out:
+ * 0, or -1 with an exception set. */
+static int memory_pair(PyObject *memory, int64_t out[2]) {
+    if (!PyTuple_Check(memory) || PyTuple_GET_SIZE(memory) != 2) {
+        PyErr_SetString(PyExc_TypeError,
+                        "a frame of replay format version 3 records each side's memory:"
+                        " memory is a pair of ints");
+        return -1;
+    }
+    for (int s = 0; s < 2; s++) {
+        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(memory, s));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < 0 || v > (1LL << 32)) {
+            PyErr_Format(PyExc_ValueError, "memory size %lld is outside 0..2^32", v);
+            return -1;
+        }
+        out[s] = v;
+    }
+    return 0;
+}
+
+/* applied(fuel_a, fuel_b, notes=None, memory=None) -> bytes: the frame of the tick the core
+ * just stepped; version 3 needs memory, each side's size after the tick's calls. */
 static PyObject *frames_applied(frames *f, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs < 2 || nargs > 3) {
-        PyErr_SetString(PyExc_TypeError, "applied(fuel_a, fuel_b, notes=None)");
+    if (nargs < 2 || nargs > 4) {
+        PyErr_SetString(PyExc_TypeError, "applied(fuel_a, fuel_b, notes=None, memory=None)");
         return NULL;
     }
     long long fuel[2];
@@ -313,18 +339,26 @@ static PyObject *frames_applied(frames *f, PyObject *const *args, Py_ssize_t nar
         fuel[s] = PyLong_AsLongLong(args[s]);
         if (fuel[s] == -1 && PyErr_Occurred()) return NULL;
     }
-    PyObject *notes = nargs == 3 ? args[2] : Py_None;
+    PyObject *notes = nargs >= 3 ? args[2] : Py_None;
     if (notes != Py_None && (!PyTuple_Check(notes) || PyTuple_GET_SIZE(notes) != 2)) {
         PyErr_SetString(PyExc_TypeError, "notes: a pair, or None");
         return NULL;
     }
     fc_core *c = f->core;
-    buffer *b = &f->out;
-    b->len = 0;
     int64_t tick = c->tick - 1;
     int key_frame = tick % f->keyframe_interval == 0;
+    /* "l" where replays._format.memory_carried says: at keyframe ticks, and on a change. */
+    int64_t memory[2] = {0, 0};
+    int carried = 0;
+    if (f->version >= 3) {
+        if (memory_pair(nargs == 4 ? args[3] : Py_None, memory) < 0) return NULL;
+        carried = key_frame || !f->have_memory || memory[0] != f->memory[0] ||
+                  memory[1] != f->memory[1];
+    }
+    buffer *b = &f->out;
+    b->len = 0;
     if (grow(b, 1) < 0) return NULL;
-    byte(b, notes == Py_None ? 0x8b : 0x8c);
+    byte(b, (uint8_t)(0x8b + (notes != Py_None) + carried));
     if (key(b, 't') < 0 || pack_int(b, tick) < 0) return NULL;
     if (key(b, 'a') < 0 || pack_array(b, 2) < 0) return NULL;
     for (int s = 0; s < 2; s++) {
@@ -335,6 +369,7 @@ static PyObject *frames_applied(frames *f, PyObject *const *args, Py_ssize_t nar
         }
     }
     if (key(b, 'f') < 0 || pack_pair(b, fuel[0], fuel[1]) < 0) return NULL;
+    if (carried && (key(b, 'l') < 0 || pack_pair(b, memory[0], memory[1]) < 0)) return NULL;
     if (key_frame) {
         if (key(b, 'u') < 0 || pack_array(b, 2) < 0) return NULL;
         for (int s = 0; s < 2; s++) {
@@ -386,7 +421,7 @@ static PyObject *frames_applied(frames *f, PyObject *const *args, Py_ssize_t nar
         pack_flat(b, c->ev_spawns, 4 * (Py_ssize_t)c->n_spawns) < 0 ||
         pack_flat(b, c->ev_deposits, 3 * (Py_ssize_t)c->n_deposits) < 0)
         return NULL;
-    uint64_t sum = api->checksum(c, f->version);
+    uint64_t sum = api->checksum(c, f->version == 1 ? 1 : 2); /* version 3 keeps 2's */
     if (PyErr_Occurred()) return NULL;
     if (key(b, 'x') < 0 || pack_uint(b, sum) < 0) return NULL;
     if (notes != Py_None) {
@@ -395,13 +430,30 @@ static PyObject *frames_applied(frames *f, PyObject *const *args, Py_ssize_t nar
         if (pack_note(b, PyTuple_GET_ITEM(notes, 1)) < 0) return NULL;
     }
     remember(f);
+    if (f->version >= 3) {
+        f->memory[0] = memory[0];
+        f->memory[1] = memory[1];
+        f->have_memory = 1;
+    }
     return PyBytes_FromStringAndSize((const char *)b->data, b->len);
 }
 
+/* The sizes the frames so far leave: (A, B), or None (no frame yet, or a version before 3). */
+static PyObject *get_memory(frames *f, void *unused) {
+    if (!f->have_memory) Py_RETURN_NONE;
+    return Py_BuildValue("(LL)", (long long)f->memory[0], (long long)f->memory[1]);
+}
+
+static PyGetSetDef frames_getset[] = {
+    {"memory", (getter)get_memory, NULL,
+     "Each side's memory size the frames so far leave (version 3), or None.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMethodDef frames_methods[] = {
     {"applied", (PyCFunction)(void (*)(void))frames_applied, METH_FASTCALL,
-     "applied(fuel_a, fuel_b, notes=None) -> bytes: the msgpack frame of the tick just"
-     " stepped."},
+     "applied(fuel_a, fuel_b, notes=None, memory=None) -> bytes: the msgpack frame of the"
+     " tick just stepped."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -413,6 +465,7 @@ static PyTypeObject FramesType = {
     .tp_new = frames_new,
     .tp_dealloc = (destructor)frames_dealloc,
     .tp_methods = frames_methods,
+    .tp_getset = frames_getset,
 };
 
 static struct PyModuleDef module_def = {

@@ -10,5 +10,8 @@ class Frames:
         fuel_a: int,
         fuel_b: int,
         notes: tuple[str | int | None, str | int | None] | None = None,
+        memory: tuple[int, int] | None = None,
         /,
     ) -> bytes: ...
+    @property
+    def memory(self) -> tuple[int, int] | None: ...

@@ -12,6 +12,7 @@
 #define FAULT_REPEAT 6       /* two actions for one unit */
 #define FAULT_SHOW_FUEL 7    /* an unknown id that carries OBS word 9 (last tick's fuel) */
 #define FAULT_REPLY 8        /* reply REPLY_N and the words REPLY_WORDS, as given at build time */
+#define FAULT_GROW 9         /* grows memory by GROW_PAGES pages every GROW_EVERY ticks, no actions */
 
 #ifndef REPLY_N
 #define REPLY_N 0
@@ -20,6 +21,13 @@
 #define REPLY_WORDS 0
 #endif
 static const int32_t reply_words[] = {REPLY_WORDS};
+
+#ifndef GROW_PAGES
+#define GROW_PAGES 1
+#endif
+#ifndef GROW_EVERY
+#define GROW_EVERY 1
+#endif
 
 #ifndef FAULT
 #define FAULT FAULT_NONE
@@ -58,6 +66,9 @@ __attribute__((export_name("foray_tick"))) int32_t foray_tick(int32_t len) {
             io[i] = reply_words[i];
         return REPLY_N;
     case FAULT_SHOW_FUEL: io[0] = 1000000 + last_fuel; io[1] = 0; io[2] = 0; return 1;
+    case FAULT_GROW:
+        if ((tick - FAULT_TICK) % GROW_EVERY == 0) (void)__builtin_wasm_memory_grow(0, GROW_PAGES);
+        return 0;
     default: return 0;
     }
 }

@@ -1,4 +1,5 @@
-// Charts over ticks (uPlot): banked, fuel per tick with the cap, unit counts.
+// Charts over ticks (uPlot): banked, unit counts, fuel per tick with its cap, and
+// each side's memory with its cap (format version 3 records it).
 // A marker follows the viewer's tick; the chart's cursor moves the viewer.
 
 import uPlot from "./vendor/uplot/uPlot.esm.js";
@@ -16,13 +17,22 @@ function compact(v) {
   return String(v);
 }
 
+/** 1048576 -> "1 MiB", 65536 -> "64 KiB": memory as wasm counts it, in pages of 64 KiB. */
+function bytes(v) {
+  if (v === null || v === undefined) return "";
+  if (Math.abs(v) >= 2 ** 20) return `${+(v / 2 ** 20).toPrecision(3)} MiB`;
+  if (Math.abs(v) >= 2 ** 10) return `${+(v / 2 ** 10).toPrecision(3)} KiB`;
+  return `${v} B`;
+}
+
 function line(label, color, extra = {}) {
   return { label, stroke: color, width: 1.5, points: { show: false }, ...extra };
 }
 
 /**
- * The three charts of `replay` in `container`. `onPick(tick, how)` is called when
- * the user points at a tick: how is "click" (a press) or "hover" (a move).
+ * The charts of `replay` in `container`: banked, units, fuel and, for a replay that
+ * records it, memory beside fuel. `onPick(tick, how)` is called when the user points
+ * at a tick: how is "click" (a press) or "hover" (a move).
  */
 export class Charts {
   constructor(container, replay, onPick) {
@@ -33,11 +43,23 @@ export class Charts {
     const cap = replay.header.limits.fuel_per_tick;
     const [a, b] = replay.header.sides.map((s, i) => `${"AB"[i]} ${s.name}`);
     const sync = `fv-${nextSyncKey++}`;
+    const capLine = (value) => (value === undefined ? [] : [line("cap", "#c0c7d0", { dash: [6, 4], width: 1 })]);
+    const capData = (value, n) => (value === undefined ? [] : [new Array(n).fill(value)]);
     this.specs = [
       {
         title: "Banked",
         series: [line(a, SIDE_COLORS[0]), line(b, SIDE_COLORS[1])],
         data: (s) => [s.banked[0], s.banked[1]],
+      },
+      {
+        title: "Units",
+        series: [
+          line("A workers", SIDE_COLORS[0]),
+          line("A soldiers", SIDE_COLORS[0], { dash: [4, 3] }),
+          line("B workers", SIDE_COLORS[1]),
+          line("B soldiers", SIDE_COLORS[1], { dash: [4, 3] }),
+        ],
+        data: (s) => [s.workers[0], s.soldiers[0], s.workers[1], s.soldiers[1]],
       },
       {
         title: "Fuel per tick",
@@ -52,24 +74,29 @@ export class Charts {
           return out;
         },
         positive: true,
-        series: [
-          line(a, SIDE_COLORS[0]),
-          line(b, SIDE_COLORS[1]),
-          ...(cap === undefined ? [] : [line("cap", "#c0c7d0", { dash: [6, 4], width: 1 })]),
-        ],
-        data: (s, n) => [s.fuel[0], s.fuel[1], ...(cap === undefined ? [] : [new Array(n).fill(cap)])],
-      },
-      {
-        title: "Units",
-        series: [
-          line("A workers", SIDE_COLORS[0]),
-          line("A soldiers", SIDE_COLORS[0], { dash: [4, 3] }),
-          line("B workers", SIDE_COLORS[1]),
-          line("B soldiers", SIDE_COLORS[1], { dash: [4, 3] }),
-        ],
-        data: (s) => [s.workers[0], s.soldiers[0], s.workers[1], s.soldiers[1]],
+        series: [line(a, SIDE_COLORS[0]), line(b, SIDE_COLORS[1]), ...capLine(cap)],
+        data: (s, n) => [s.fuel[0], s.fuel[1], ...capData(cap, n)],
       },
     ];
+    if (replay.recordsMemory) {
+      const memoryCap = replay.header.limits.max_memory_bytes;
+      this.specs.push({
+        title: "Memory",
+        // From 0 to the cap (or past it, for a memory forfeit): how near the cap a side came.
+        scale: { range: (u, min, max) => [0, 1.05 * Math.max(max ?? 0, memoryCap ?? 0, 1)] },
+        values: (u, splits) => splits.map(bytes),
+        // Whole powers of two of bytes, a page (64 KiB) at the least, at most five lines.
+        splits: (u, axis, min, max) => {
+          let step = 2 ** 16;
+          while (max / step > 4) step *= 2;
+          const out = [];
+          for (let v = 0; v <= max; v += step) out.push(v);
+          return out;
+        },
+        series: [line(a, SIDE_COLORS[0]), line(b, SIDE_COLORS[1]), ...capLine(memoryCap)],
+        data: (s, n) => [s.memory[0], s.memory[1], ...capData(memoryCap, n)],
+      });
+    }
     this.plots = this.specs.map((spec) => this._plot(spec, sync));
   }
 
@@ -108,7 +135,8 @@ export class Charts {
 
   _width() {
     const w = this.container.clientWidth || 900;
-    const columns = w >= 900 ? 3 : 1;
+    // Three charts in a row; four in two rows of two, so that fuel and memory sit side by side.
+    const columns = w < 900 ? 1 : this.specs.length === 4 ? 2 : 3;
     return Math.max(240, Math.floor((w - (columns - 1) * 12) / columns));
   }
 

@@ -5,6 +5,8 @@
 // a tick, applying the delta frames after it in order: drop the dead, move the
 // survivors by "m", apply "h", add the spawned, set the ore of "o". A delta that
 // does not fit the state before it is a ReplayError naming the tick, as in Python.
+// Each side's memory (version 3's "l", only where a size changed and at keyframe
+// ticks) is filled in for every frame, as replays.memory_series does.
 //
 // The constants below copy Python's (replays, sim, and the reader's decoder bounds,
 // replays.ReplayLimits.decoder_bounds); tests/test_viewer.py compares every one.
@@ -12,8 +14,13 @@
 import { decodeMultiStream } from "./vendor/msgpack/decodeAsync.mjs";
 
 export const FORMAT = "foray-replay";
-/** Format versions this viewer reads (version 2 differs only in the checksum's value). */
-export const VERSIONS = [1, 2];
+/**
+ * Format versions this viewer reads (version 2 differs only in the checksum's value;
+ * version 3 is version 2 with each side's memory, "l").
+ */
+export const VERSIONS = [1, 2, 3];
+/** The first version whose frames record each side's memory. */
+export const MEMORY_VERSION = 3;
 export const KEYFRAME_INTERVAL = 20;
 export const WORKER = 1;
 export const SOLDIER = 2;
@@ -122,14 +129,19 @@ export class Replay {
     this.forfeitFrame = null;
     this._keyStates = new Map();
     this._hpOf = { [WORKER]: this.config.worker_hp, [SOLDIER]: this.config.soldier_hp };
-    // Per tick, for the charts: banked, fuel, workers and soldiers per side.
+    /** Whether frames record each side's memory size (format version 3). */
+    this.recordsMemory = header.version >= MEMORY_VERSION;
+    // Per tick, for the charts: banked, fuel, memory (bytes, or null before version 3),
+    // workers and soldiers per side.
     this.series = {
       banked: [[], []],
       fuel: [[], []],
+      memory: [[], []],
       workers: [[], []],
       soldiers: [[], []],
     };
     this._live = null; // the state after the last applied frame read
+    this._memory = null; // the sizes the frames so far leave
   }
 
   /** Frames read so far (ticks 0 .. ticks-1, the forfeit frame included). */
@@ -160,10 +172,17 @@ export class Replay {
     } else {
       this._applyDelta(this._live, frame);
     }
+    if (this.recordsMemory) {
+      if (Array.isArray(frame.l) && frame.l.length === 2) this._memory = frame.l;
+      else if ("l" in frame || this._memory === null) {
+        throw misfit(t, "l", "expected both sides' memory sizes (they start at tick 0)");
+      }
+    }
     this.frames.push(frame);
     const live = this._live;
     for (const side of [0, 1]) {
       s.fuel[side].push(frame.f[side]);
+      s.memory[side].push(this._memory === null ? null : this._memory[side]);
       s.banked[side].push(live === null ? 0 : live.banked[side]);
       let workers = 0;
       let soldiers = 0;

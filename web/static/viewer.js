@@ -17,7 +17,18 @@ export const SPEEDS = [1, 2, 4, 8, 16, 32];
 const PLAY = "▶";
 const PAUSE = "❚❚";
 /** The statistics beside the map, per side. */
-const STATS = ["colony hp", "banked", "energy", "workers", "soldiers", "ore carried", "fuel", "of the cap"];
+const STATS = [
+  "colony hp",
+  "banked",
+  "energy",
+  "workers",
+  "soldiers",
+  "ore carried",
+  "fuel",
+  "of the cap",
+  "memory",
+  "of its cap",
+];
 /** Ticks per second at 1x. */
 export const TICKS_PER_SECOND = 10;
 
@@ -467,6 +478,9 @@ export class Viewer {
       const units = state === null ? [] : [...state.units[s].values()];
       const soldiers = units.filter((u) => u.kind === SOLDIER).length;
       const fuel = frame === null ? null : frame.f[s];
+      // Bytes after the side's calls of the tick, and their share of the cap (version 3).
+      const memory = frame === null ? null : r.series.memory[s][frame.t];
+      const memoryCap = r.header.limits.max_memory_bytes;
       const values = {
         "colony hp": `${state === null ? r.config.colony_hp : state.colonyHp[s]} / ${r.config.colony_hp}`,
         banked: state === null ? "0" : num(state.banked[s]),
@@ -476,6 +490,8 @@ export class Viewer {
         "ore carried": state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0)),
         fuel: fuel === null ? "–" : num(fuel),
         "of the cap": fuel === null || !cap ? "–" : percent(fuel / cap),
+        memory: memory === null || memory === undefined ? "–" : num(memory),
+        "of its cap": memory === null || memory === undefined || !memoryCap ? "–" : percent(memory / memoryCap),
       };
       for (const name of STATS) {
         const cell = this._stats[s][name];

@@ -4,8 +4,8 @@
  * (arena/sandbox/_controller.py) for modules without foray_note: set the
  * tick's fuel and epoch deadline, write the OBS message into the guest's
  * buffer, call foray_tick (the GIL released, as ctypes releases it, so the
- * epoch ticker thread runs), check the memory against its cap, copy the
- * records out and read the fuel left. Every step is the same C function the
+ * epoch ticker thread runs), read the memory's size and check it against its
+ * cap, copy the records out and read the fuel left. Every step is the same C function the
  * Python path calls through ctypes, in the same order; this saves ctypes'
  * own cost of each call. Whatever is not the happy path (an error, a trap,
  * memory over its cap) goes back to the Python path, which classifies it.
@@ -51,7 +51,10 @@ typedef struct {
     uint64_t budget, deadline, max_memory;
     /* What the last call that did not succeed left for the Python path. */
     PyObject *error; /* the wasmtime_error_t address, or None */
+    /* The memory's size after the last call that returned, as an int made once per size
+     * (memory changes seldom; a match records it every tick). */
     PyObject *memory_bytes;
+    size_t memory_bytes_of; /* the size memory_bytes holds */
 } tick_call;
 
 static void tick_call_dealloc(tick_call *t) {
@@ -115,8 +118,9 @@ fail:
     return NULL;
 }
 
-/* call(message, max_records) -> (n, raw, fuel used), or FAULT (the call's error address
- * in .error, the trap where the controller keeps it), or MEMORY (the size in .memory). */
+/* call(message, max_records) -> (n, raw, fuel used, memory size), or FAULT (the call's
+ * error address in .error, the trap where the controller keeps it), or MEMORY (the size
+ * in .memory). */
 static PyObject *tick_call_call(tick_call *t, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "call(message, max_records)");
@@ -151,24 +155,26 @@ static PyObject *tick_call_call(tick_call *t, PyObject *const *args, Py_ssize_t 
         return PyLong_FromLong(FAULT);
     }
     size_t memory = t->memory_size(t->ctx, t->memory);
-    if (memory > t->max_memory) {
+    if (memory != t->memory_bytes_of) {
         PyObject *m = PyLong_FromSize_t(memory);
         if (m == NULL) return NULL;
         Py_SETREF(t->memory_bytes, m);
-        return PyLong_FromLong(MEMORY);
+        t->memory_bytes_of = memory;
     }
+    if (memory > t->max_memory) return PyLong_FromLong(MEMORY);
     int32_t n = *t->val;
     Py_ssize_t take = n >= 0 && n <= max_records && n <= t->max_records_in_buffer ? n : 0;
     PyObject *raw = PyBytes_FromStringAndSize((const char *)t->buffer, take * 12);
     if (raw == NULL) return NULL;
     t->get_fuel(t->ctx, t->fuel_left);
     uint64_t used = t->budget - *t->fuel_left;
-    return Py_BuildValue("(iNK)", n, raw, (unsigned long long)used);
+    return Py_BuildValue("(iNKO)", n, raw, (unsigned long long)used, t->memory_bytes);
 }
 
 static PyMethodDef tick_call_methods[] = {
     {"call", (PyCFunction)(void (*)(void))tick_call_call, METH_FASTCALL,
-     "call(message, max_records) -> (n, raw, used) | FAULT | MEMORY: one tick's call."},
+     "call(message, max_records) -> (n, raw, used, memory) | FAULT | MEMORY: one tick's"
+     " call."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -178,7 +184,8 @@ static PyObject *get_memory(tick_call *t, void *unused) { return Py_NewRef(t->me
 
 static PyGetSetDef tick_call_getset[] = {
     {"error", (getter)get_error, NULL, "The last FAULT's error address, or None.", NULL},
-    {"memory", (getter)get_memory, NULL, "The memory size of the last MEMORY.", NULL},
+    {"memory", (getter)get_memory, NULL, "The memory size after the last call that returned.",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
