@@ -32,6 +32,7 @@ from .executors import (
     MatchJob as MatchJob,
     WorkerDied as WorkerDied,
     WorkerPool as WorkerPool,
+    WorkersUnavailableError as WorkersUnavailableError,
     default_jobs as default_jobs,
     open_worker_pool as open_worker_pool,
     play as play,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import signal
+import struct
 import subprocess
 import sys
 import traceback
@@ -25,7 +27,7 @@ from arena.executors import (
     Session,
     play,
 )
-from tests._support import BOTS, Builder, InProcess, kill_workers_while
+from tests._support import BOTS, Builder, InProcess, kill_workers_while, worker_hook
 
 SHORT = sim.Config(max_ticks=20)
 # Long enough that the killer (polling every 10 ms) finds the worker mid-match.
@@ -300,6 +302,76 @@ def test_a_worker_pool_outlives_its_calls_and_reports_workers_that_keep_dying(
     assert len(set(pids)) == 1 and pids[0] != os.getpid()
     assert isinstance(outcome, arena.MatchResult) and outcome.replay == play(job).replay
     assert reason.startswith("the worker died 2 time(s) dying on purpose: ")
+
+
+def _die_mid_send(markers: str, deaths: int, value: int) -> int:
+    """In a worker: while fewer than ``deaths`` markers are in ``markers`` (a directory), make
+    one, write the start of a result's message (its length, a part of its bytes) on the
+    worker's pipe back and kill this worker (SIGKILL); then answer ``value``."""
+    for n in range(deaths):
+        try:
+            os.close(os.open(os.path.join(markers, str(n)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        frame = sys._getframe()
+        while "send_pipe" not in frame.f_locals:  # trio-parallel's worker loop holds the pipe
+            assert frame.f_back is not None
+            frame = frame.f_back
+        pipe = frame.f_locals["send_pipe"]
+        os.write(pipe.fileno(), struct.pack("!i", 1 << 20) + bytes(4096))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return value
+
+
+def _raise_os_error() -> None:
+    raise OSError("got end of file during message")
+
+
+@pytest.mark.processes
+def test_a_worker_killed_while_it_sends_its_result_back_is_a_dead_worker(tmp_path: Path) -> None:
+    """trio-parallel raises ``OSError`` for a message cut off by its worker's death: that is a
+    death like any other (the call made again on a fresh worker, ``WorkerDied`` once it keeps
+    dying), never an error escaping to the caller. An ``OSError`` the work itself raises,
+    even with those words, is the work's and is raised as it was."""
+    once, twice = tmp_path / "once", tmp_path / "twice"
+    once.mkdir()
+    twice.mkdir()
+
+    async def main() -> tuple[int, str]:
+        async with arena.open_worker_pool(retries=1) as pool:
+            value = await pool.call(_die_mid_send, str(once), 1, 7)
+            with pytest.raises(OSError, match="got end of file during message"):
+                await pool.call(_raise_os_error)
+            with pytest.raises(arena.WorkerDied) as died:
+                await pool.call(_die_mid_send, str(twice), 2, 8, doing="sending")
+            return value, died.value.reason
+
+    value, reason = trio.run(main)
+    assert value == 7 and len(list(once.iterdir())) == 1
+    assert reason.startswith("the worker died 2 time(s) sending: the worker process died while")
+    assert "cut off" in reason
+
+
+@pytest.mark.processes
+def test_a_tournament_whose_worker_dies_mid_send_plays_that_match_again(tmp_path: Path) -> None:
+    """``arena tournament`` with a real worker killed half-way through sending a match's result
+    back: the match is played again, the tournament finishes, every match recorded once."""
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "data")}
+    env.update(worker_hook(tmp_path / "hook", "die-mid-send"))
+    args = ["tournament", "--format", "round-robin", "--jobs", "1", "--max-ticks", "60", "--json"]
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", *args, "random", "border-soldier", "greedy-raider"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert (tmp_path / "hook" / "died").exists()  # a worker did die mid-send
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    out = json.loads(run.stdout)
+    assert out["status"] == "finished" and out["matches"] == out["total"] == 6
+    assert all(row["errors"] == 0 for row in out["standings"])
 
 
 def test_a_worker_ends_without_the_last_garbage_collections() -> None:

@@ -46,7 +46,7 @@ import arena
 import web
 from arena.cli import main as arena_main
 from arena.store import STALE_TEMPORARY_SECONDS, STORE_FILE
-from tests._support import SITE_TOKEN, controller, proof_run
+from tests._support import SITE_TOKEN, controller, proof_run, worker_hook
 from web import bench
 
 pytestmark = [pytest.mark.server, pytest.mark.processes]
@@ -475,6 +475,49 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
     ]
     assert [m[0] for m in held.matches] == [*reversed(accepted), match["id"]]
     assert {m[1] for m in held.matches} == {"finished"}
+
+
+# =========================================================================== workers that die
+
+
+def tournament_over(url: str, tournament_id: int) -> dict[str, Any]:
+    """Wait for a tournament to stop running; its JSON."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        tournament: dict[str, Any] = call(f"{url}api/tournaments/{tournament_id}")[1]
+        if tournament["status"] != "running":
+            return tournament
+        assert time.monotonic() < deadline, f"tournament {tournament_id} is still running"
+        time.sleep(0.05)
+
+
+def test_a_worker_killed_mid_send_costs_the_server_only_that_attempt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real worker killed half-way through sending a result back, under a quick match and
+    under a tournament started by the API: each match is played again, the quick match
+    finishes (it does not stay running with its queue slot taken), the tournament too."""
+    hook = tmp_path / "hook"
+    for name, value in worker_hook(hook, "die-mid-send").items():
+        monkeypatch.setenv(name, value)
+    with _server(tmp_path / "data") as server:
+        url = server.serving()
+        status, match = post_json(url + "api/matches", {"a": "random", "b": "greedy-raider"})
+        assert status == 202
+        assert finished(url, match["id"])["status"] == "finished"
+        assert (hook / "died").exists()
+        assert call(url + "api/status")[1]["queue"]["accepted"] == 0
+
+        (hook / "died").unlink()  # the next result sent dies half-way again
+        body = {"format": "round-robin", "field": ["random", "border-soldier"]}
+        status, tournament = post_json(url + "api/tournaments", body)
+        assert status == 202
+        over = tournament_over(url, tournament["id"])
+        assert (hook / "died").exists()
+        assert (over["status"], over["matches"], over["error"]) == ("finished", 2, None)
+        assert all(row["errors"] == 0 for row in over["standings"])
+        assert server.stop() == 0
+    assert "Traceback" not in server.stderr
 
 
 # =========================================================================== leftovers

@@ -16,12 +16,19 @@ from contextlib import AbstractAsyncContextManager
 
 import trio
 
+from arena._errors import ArenaError
 from arena.executors._job import MatchJob, Outcome
 
-__all__ = ["Executor", "OnOutcome", "Session"]
+__all__ = ["Executor", "OnOutcome", "Session", "WorkersUnavailableError"]
 
 OnOutcome = Callable[[int, Outcome], Awaitable[None] | None]
 """Called with a job's index and its outcome as it completes (``Executor.run``)."""
+
+
+class WorkersUnavailableError(ArenaError):
+    """Worker processes cannot start (or cannot answer a call that does nothing): the
+    executor's failure, not the work's. Nothing is recorded for the work in hand; a command
+    exits 2 with the reason (the environment, not a match, needs fixing)."""
 
 
 class Session(ABC):
@@ -40,7 +47,10 @@ class Session(ABC):
 
     @abstractmethod
     async def play(self, job: MatchJob) -> Outcome:
-        """Play ``job``: its result, or ``JobFailed`` if the arena could not play it."""
+        """Play ``job``: its result, or ``JobFailed`` if the arena could not play it.
+
+        ``WorkersUnavailableError`` if the executor cannot start its workers at all
+        (nothing is played, and the job has no outcome)."""
 
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         """Play ``jobs`` in one call, as ``play`` each: their outcomes, in order, with what a
@@ -56,6 +66,8 @@ async def _each(
     for job in jobs:
         try:
             outcomes.append(await play_one(job))
+        except WorkersUnavailableError:
+            raise  # no worker can play any of them: the executor's failure, not this match's
         except Exception as exc:  # a host bug in this match: the others play on
             outcomes.append(exc)
     return outcomes
