@@ -374,6 +374,72 @@ def test_a_tournament_whose_worker_dies_mid_send_plays_that_match_again(tmp_path
     assert all(row["errors"] == 0 for row in out["standings"])
 
 
+@pytest.mark.processes
+def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
+    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every worker process exits as it starts (its interpreter broken by a ``sitecustomize``):
+    no match is failed for it. ``WorkersUnavailableError`` (an operator's error: exit 2),
+    from a pool's call and play and from an executor's session, a batch's too."""
+    for name, value in worker_hook(tmp_path / "hook", "cannot-start").items():
+        monkeypatch.setenv(name, value)
+    jobs = _jobs(idle, busy, 3)
+
+    async def main() -> list[str]:
+        reasons = []
+        async with arena.open_worker_pool(retries=1) as pool:
+            for attempt in (pool.call(_pid), pool.play(jobs[0])):
+                with pytest.raises(arena.WorkersUnavailableError) as raised:
+                    await attempt
+                reasons.append(str(raised.value))
+        async with LocalExecutor(1).open_session() as session:
+            with pytest.raises(arena.WorkersUnavailableError) as raised:
+                await session.play_batch(jobs)
+            reasons.append(str(raised.value))
+        return reasons
+
+    reasons = trio.run(main)
+    assert all(r.startswith("worker processes cannot start: ") for r in reasons), reasons
+    assert issubclass(arena.WorkersUnavailableError, arena.ArenaError)
+
+
+@pytest.mark.processes
+def test_a_tournament_whose_workers_cannot_start_records_nothing_and_exits_2(
+    tmp_path: Path,
+) -> None:
+    """``arena tournament`` when no worker process can start: exit 2 with the reason, no
+    match recorded (none an error that a resume would never play again), the tournament
+    left running; once workers start, ``--resume`` plays it whole."""
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "data")}
+    broken = {**env, **worker_hook(tmp_path / "hook", "cannot-start")}
+    args = ["--format", "round-robin", "--jobs", "2", "--max-ticks", "40", "--json"]
+    field = ["random", "border-soldier", "greedy-raider"]
+
+    def arena_cli(*words: str, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena", *words],
+            capture_output=True,
+            text=True,
+            env=environ,
+            check=False,
+        )
+
+    run = arena_cli("tournament", *args, *field, environ=broken)
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == "" and "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("error: worker processes cannot start: ")
+    assert "tournament 1 stays running" in line and "arena tournament --resume 1" in line
+    stored = json.loads(arena_cli("standings", "1", "--json", environ=env).stdout)
+    assert (stored["status"], stored["matches"]) == ("running", 0)
+
+    resumed = arena_cli("tournament", "--resume", "1", "--json", environ=env)
+    assert resumed.returncode == 0, resumed.stderr
+    out = json.loads(resumed.stdout)
+    assert (out["status"], out["matches"]) == ("finished", 6)
+    assert all(row["errors"] == 0 for row in out["standings"])
+
+
 def test_a_worker_ends_without_the_last_garbage_collections() -> None:
     """``worker_started`` (how each local worker starts) has the worker's exit take its objects
     out of the final collections' reach: seen at the very end of a process that ran it, by an

@@ -520,6 +520,39 @@ def test_a_worker_killed_mid_send_costs_the_server_only_that_attempt(
     assert "Traceback" not in server.stderr
 
 
+def test_a_server_whose_workers_cannot_start_fails_no_match_and_plays_it_once_they_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No worker process can start: a quick match is not failed for it (it stays pending, its
+    queue slot given back), an upload's check answers 503 naming the reason; the server
+    started again where workers start plays the match."""
+    root = tmp_path / "data"
+    with monkeypatch.context() as patch:
+        for name, value in worker_hook(tmp_path / "hook", "cannot-start").items():
+            patch.setenv(name, value)
+        server = _server(root)
+        with server:
+            url = server.serving()
+            status, match = post_json(url + "api/matches", {"a": "random", "b": "greedy-raider"})
+            assert status == 202
+            wait_until("the queue slot given back", lambda: _accepted(url) == 0)
+            assert call(f"{url}api/matches/{match['id']}")[1]["status"] == "pending"
+            status, refused = call(f"{url}api/controllers?name=late", controller(pages=2))
+            assert status == 503 and "worker processes cannot start" in refused["error"]
+            assert server.stop() == 0
+    assert f"match {match['id']}: not played, it stays pending" in server.stderr
+    assert "Traceback" not in server.stderr
+    with _server(root) as server:
+        url = server.serving()
+        assert finished(url, match["id"])["status"] == "finished"
+        assert server.stop() == 0
+
+
+def _accepted(url: str) -> int:
+    accepted: int = call(url + "api/status")[1]["queue"]["accepted"]
+    return accepted
+
+
 # =========================================================================== leftovers
 
 
