@@ -409,7 +409,8 @@ def test_a_tournament_whose_workers_cannot_start_records_nothing_and_exits_2(
 ) -> None:
     """``arena tournament`` when no worker process can start: exit 2 with the reason, no
     match recorded (none an error that a resume would never play again), the tournament
-    left running; once workers start, ``--resume`` plays it whole."""
+    left running; once workers start, ``--resume`` plays it whole. With ``--no-record``,
+    exit 2 as well (not a traceback of the executor's task group)."""
     env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "data")}
     broken = {**env, **worker_hook(tmp_path / "hook", "cannot-start")}
     args = ["--format", "round-robin", "--jobs", "2", "--max-ticks", "40", "--json"]
@@ -430,6 +431,10 @@ def test_a_tournament_whose_workers_cannot_start_records_nothing_and_exits_2(
     (line,) = run.stderr.strip().splitlines()
     assert line.startswith("error: worker processes cannot start: ")
     assert "tournament 1 stays running" in line and "arena tournament --resume 1" in line
+    unrecorded = arena_cli("tournament", *args, "--no-record", *field, environ=broken)
+    assert unrecorded.returncode == 2, unrecorded.stderr
+    (line,) = unrecorded.stderr.strip().splitlines()
+    assert line.startswith("error: worker processes cannot start: ")
     stored = json.loads(arena_cli("standings", "1", "--json", environ=env).stdout)
     assert (stored["status"], stored["matches"]) == ("running", 0)
 

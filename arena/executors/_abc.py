@@ -12,7 +12,7 @@ import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, contextmanager
 
 import trio
 
@@ -73,6 +73,27 @@ async def _each(
     return outcomes
 
 
+@contextmanager
+def _unavailable_as_itself() -> Iterator[None]:
+    """A nursery's group of ``WorkersUnavailableError`` (each call that met it) raised as the
+    first of them, so that callers catch it by type (a command exits 2 on it)."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        if all(isinstance(e, WorkersUnavailableError) for e in leaves):
+            raise leaves[0] from None
+        raise
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
+
+
 class Executor(ABC):
     """Where matches run: ``run`` plays jobs and reports each outcome once, as it completes."""
 
@@ -85,8 +106,20 @@ class Executor(ABC):
 
         Outcomes arrive in completion order, each exactly once, in the calling
         task (so a coordinator may write them to its store without locks).
+        ``WorkersUnavailableError`` (raised as itself, however many calls met it)
+        if the executor's workers cannot start.
         """
         done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
+        with _unavailable_as_itself():
+            await self._run(jobs, on_outcome, done_send, done_recv)
+
+    async def _run(
+        self,
+        jobs: Sequence[MatchJob],
+        on_outcome: OnOutcome,
+        done_send: trio.MemorySendChannel[tuple[int, Outcome]],
+        done_recv: trio.MemoryReceiveChannel[tuple[int, Outcome]],
+    ) -> None:
         async with self.open_session() as session, trio.open_nursery() as nursery:
 
             async def one(index: int, job: MatchJob) -> None:
