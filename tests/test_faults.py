@@ -553,6 +553,50 @@ def _accepted(url: str) -> int:
     return accepted
 
 
+def test_a_restarted_server_plays_on_the_tournaments_it_started(tmp_path: Path) -> None:
+    """``arena serve`` killed (SIGKILL) mid-tournament: started again, it plays on the
+    tournament it started (what was recorded kept, each match once) until it finishes, as
+    it queues its pending quick matches again. A tournament the command line left running
+    is the command line's to resume: the server leaves it alone."""
+    root = tmp_path / "data"
+    body = {"format": "round-robin", "field": ["random", "border-soldier", "greedy-raider"]}
+    with _server(root) as server:
+        url = server.serving()
+        with arena.Store.open(root) as store:  # the command line's, left running
+            field = [arena.Entrant(c.name, c.sha256) for c in store.controllers()[:2]]
+            theirs = arena.create_tournament(store, "round-robin", field).id
+        status, tournament = post_json(url + "api/tournaments", {**body, "seeds": list(range(16))})
+        assert status == 202
+        tid = tournament["id"]
+        wait_until(
+            "a few matches recorded",
+            lambda: call(f"{url}api/tournaments/{tid}")[1]["matches"] >= 3,
+        )
+        server.kill()
+    before = call_store(root, tid)
+    assert str(before.status) == "running"
+    assert 3 <= before.matches < 96
+
+    with _server(root) as server:
+        url = server.serving()
+        over = tournament_over(url, tid)
+        assert (over["status"], over["matches"], over["planned"]) == ("finished", 96, 96)
+        assert all(row["errors"] == 0 for row in over["standings"])
+        assert call(f"{url}api/tournaments/{theirs}")[1]["status"] == "running"
+        assert server.stop() == 0
+    assert f"tournament {tid} was running: playing on" in server.stderr
+    assert "Traceback" not in server.stderr
+    with arena.Store.open(root) as store:
+        keys = [m.pairing_key for m in store.tournament_matches(tid)]
+        assert len(keys) == len(set(keys)) == 96
+        assert store.tournament(theirs).matches == 0
+
+
+def call_store(root: Path, tournament_id: int) -> arena.TournamentRecord:
+    with arena.Store.open(root) as store:
+        return store.tournament(tournament_id)
+
+
 # =========================================================================== leftovers
 
 
