@@ -143,19 +143,20 @@ def audit(root: Path) -> Held:
 
     Every file is the database, or a replay or module named by the sha256 of
     its bytes (nothing half-written under a final name), or a temporary file
-    (``.<name>.<hex>``, listed); every row's file is there and whole; every
+    (``.<name>.<hex>``, in ``.tmp/`` or beside, listed); every row's file is there and whole; every
     run has all its matches, every match finished has its replay.
     """
     temporary = []
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if path.is_dir():
-            assert str(rel) in ("replays", "modules"), rel
+            assert str(rel) in ("replays", "modules", "replays/.tmp", "modules/.tmp"), rel
             continue
         if rel.parent == Path("."):
             assert rel.name in (STORE_FILE, f"{STORE_FILE}-wal", f"{STORE_FILE}-shm"), rel
             continue
-        suffix = {"replays": ".replay", "modules": ".wasm"}[rel.parent.name]
+        kind = rel.parent.parent.name if rel.parent.name == ".tmp" else rel.parent.name
+        suffix = {"replays": ".replay", "modules": ".wasm"}[kind]
         if rel.name.startswith("."):
             assert re.fullmatch(rf"\.[0-9a-f]{{64}}{suffix}\.[0-9a-f]{{12}}", rel.name), rel
             temporary.append(str(rel))
@@ -605,11 +606,12 @@ def test_temporary_files_of_killed_writes_are_swept_when_the_server_starts(
 ) -> None:
     root = tmp_path / "data"
     for kind in ("replays", "modules"):
-        (root / kind).mkdir(parents=True)
+        (root / kind / ".tmp").mkdir(parents=True)
     stale = root / "replays" / f".{'a' * 64}.replay.0123456789ab"
     fresh = root / "modules" / f".{'b' * 64}.wasm.ba9876543210"
     other = root / "replays" / ".something-else"
-    for path in (stale, fresh, other):
+    killed = root / "replays" / ".tmp" / f".{'c' * 64}.replay.0123456789ab"
+    for path in (stale, fresh, other, killed):
         path.write_bytes(b"half a file")
     long_ago = time.time() - 2 * STALE_TEMPORARY_SECONDS
     os.utime(stale, (long_ago, long_ago))
@@ -618,10 +620,13 @@ def test_temporary_files_of_killed_writes_are_swept_when_the_server_starts(
         server.serving()
         assert server.stop() == 0  # at once: Ctrl-C while it starts is a clean stop too
     assert "Traceback" not in server.stderr
-    # The stale one is gone; a young one may be a write in flight elsewhere; others are not ours.
-    assert not stale.exists() and fresh.exists() and other.exists()
+    # In .tmp/, one nobody holds locked is a killed write's, however young. Beside the files
+    # (where earlier writes left them), only age tells: the stale one is gone, a young one
+    # may be a write in flight elsewhere; others are not ours.
+    assert not killed.exists() and not stale.exists() and fresh.exists() and other.exists()
     # ... and the server says so, in its log.
-    assert f"deleted {stale}: a temporary file of a write that never finished" in server.stderr
+    for path in (killed, stale):
+        assert f"deleted {path}: a temporary file of a write that never finished" in server.stderr
 
 
 # =========================================================================== writers at once

@@ -75,7 +75,7 @@ class Site(Matches, Runs, Tournaments):
         case = case or arena.default_case()
         store = arena.Store.open(root)
         try:
-            for path in store.sweep():
+            for path in [*store.swept, *store.sweep()]:
                 _log.info("deleted %s: a temporary file of a write that never finished", path)
             for opponent in case.opponents:
                 store.add_controller(
