@@ -26,7 +26,7 @@ from arena._files import data_dir
 from arena.store._blobs import Blobs, ReplayStream, check_sha256
 from arena.store._db import Database
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
-from arena.store._records import Entrant
+from arena.store._records import Entrant, ReplayStatus
 from arena.store._schema import MIGRATIONS
 from replays import MAX_NAME_CHARS
 
@@ -195,6 +195,17 @@ class Core:
             return self._replays.read(sha256)
         except FileNotFoundError:
             raise self._missing(self._replays, sha256) from None
+
+    def replay_status(self, sha256: str) -> ReplayStatus:
+        """Whether the replay of ``sha256`` is there and whole: its file read and hashed (a
+        chunk at a time) against its name. ``StoreError`` if it cannot be read at all."""
+        try:
+            with self._replays.open(sha256):
+                return ReplayStatus.OK
+        except FileNotFoundError:
+            return ReplayStatus.MISSING
+        except CorruptFileError:
+            return ReplayStatus.DAMAGED
 
     def open_replay(self, sha256: str, *, chunk_size: int = 64 * 1024) -> ReplayStream:
         """A stored replay, verified whole before this returns, to stream in chunks.
