@@ -400,6 +400,8 @@ def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
 
     reasons = trio.run(main)
     assert all(r.startswith("worker processes cannot start: ") for r in reasons), reasons
+    assert all("a fresh worker died before it answered (('Worker died" in r for r in reasons)
+    assert all("exitcode=1" in r for r in reasons)  # it exited by itself: no signal
     assert issubclass(arena.WorkersUnavailableError, arena.ArenaError)
 
 

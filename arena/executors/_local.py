@@ -7,8 +7,9 @@ dies mid-match (killed, out of memory), or while it sends its result back,
 loses nothing: the match is played again on a fresh worker, and if that one
 dies too the match is reported as failed with the reason. No other match is
 affected, and none is reported twice. Workers that cannot start at all are
-no match's death: after a death the pool checks that a fresh worker starts
-and answers, and if none does it raises ``WorkersUnavailableError`` (the
+no match's death: after a worker exits by itself (no signal killed it), the
+pool checks that a fresh worker starts and answers, and if none does (or if
+starting a worker raises) it raises ``WorkersUnavailableError`` (the
 executor's failure: nothing is reported for the match).
 
 A coordinator with many matches to play hands a worker several at once
@@ -23,6 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
 import trio
@@ -92,13 +95,39 @@ def _cut_off(exc: OSError) -> bool:
     )
 
 
-def _death(exc: BaseException) -> str | None:
-    """Why the worker of a call is gone, if ``exc`` says it died; None for anything else."""
+@dataclass(frozen=True, slots=True)
+class _Death:
+    """A call's worker gone: why, and whether that proves nothing about workers starting."""
+
+    reason: str
+    outside: bool
+    """Killed by a signal (SIGKILL, the OOM killer, a crash), or cut off while it sent a
+    result: a worker that did start. One that exited by itself may never have started."""
+
+
+def _death(exc: BaseException) -> _Death | None:
+    """How the worker of a call is gone, if ``exc`` says it died; None for anything else."""
     if isinstance(exc, trio_parallel.BrokenWorkerError):
-        return str(exc) or "the worker process died"
+        codes = [p.exitcode for p in exc.args if isinstance(p, BaseProcess)]
+        signalled = bool(codes) and all(c is not None and c < 0 for c in codes)
+        return _Death(str(exc) or "the worker process died", signalled)
     if isinstance(exc, OSError) and _cut_off(exc):
-        return "the worker process died while it sent its result back (the message was cut off)"
+        why = "the worker process died while it sent its result back (the message was cut off)"
+        return _Death(why, True)
     return None
+
+
+def _start_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised starting a worker process (trio-parallel's ``start``: no
+    process or memory for one), not by the work: the traceback passes there."""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        module = str(tb.tb_frame.f_globals.get("__name__", ""))
+        if module == "trio_parallel._proc" and code.co_name == "start":
+            return True
+        tb = tb.tb_next
+    return False
 
 
 class WorkerPool:
@@ -133,9 +162,12 @@ class WorkerPool:
     ) -> T:
         """``call`` with ``attempts`` tries, after the ``deaths`` seen already.
 
-        After each death, before the work is tried again or given up, a fresh worker
-        must start and answer (``_check_workers_start``): a worker that never started
-        is not the work's death.
+        After a death that does not show the worker had started (it exited by
+        itself: no signal killed it, no result was under way), before the work is
+        tried again or given up, a fresh worker must start and answer
+        (``_check_workers_start``): a worker that never started is not the work's
+        death. One whose start itself fails (trio-parallel's ``start`` raises) is
+        ``WorkersUnavailableError`` at once.
         """
         for _attempt in range(attempts):
             try:
@@ -144,11 +176,16 @@ class WorkerPool:
                 )
                 return result
             except (trio_parallel.BrokenWorkerError, OSError) as exc:
+                if _start_failed(exc):
+                    raise WorkersUnavailableError(
+                        f"worker processes cannot start: {type(exc).__name__}: {exc}"
+                    ) from exc
                 death = _death(exc)
                 if death is None:
                     raise  # an OSError the work raised: the caller's to judge
-                deaths.append(death)
-            await self._check_workers_start(deaths[-1])
+                deaths.append(death.reason)
+            if not death.outside:
+                await self._check_workers_start(death.reason)
         raise WorkerDied(f"the worker died {len(deaths)} time(s) {doing}: {deaths[-1]}")
 
     async def _check_workers_start(self, death: str) -> None:
@@ -164,7 +201,8 @@ class WorkerPool:
             ) as ctx:
                 await ctx.run_sync(worker_ready, kill_on_cancel=True, limiter=self._unbounded)
         except (trio_parallel.BrokenWorkerError, OSError) as exc:
-            why = _death(exc) or f"{type(exc).__name__}: {exc}"
+            gone = _death(exc)
+            why = f"{type(exc).__name__}: {exc}" if gone is None else gone.reason
             raise WorkersUnavailableError(
                 f"worker processes cannot start: a fresh worker died before it answered "
                 f"({why}), after a worker died with: {death}"
