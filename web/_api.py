@@ -410,6 +410,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     arena.StoreBusyError: _mapped(503, {"Retry-After": "5"}),
     arena.StoreError: _mapped(503, {"Retry-After": "30"}),
     arena.WorkerDied: _mapped(503, {"Retry-After": "30"}),
+    arena.WorkersUnavailableError: _mapped(503, {"Retry-After": "30"}),
     LanesClosed: _mapped(503, {"Retry-After": "30"}),
     # Whatever else the arena refuses is the input's fault: a name too long, a bad value.
     arena.ArenaError: _mapped(400),

@@ -141,7 +141,11 @@ class Matches(SiteCore):
     def _record(self, match_id: int, outcome: Any) -> None:
         """Record a quick match's outcome, exactly once (in a thread of the worker lanes)."""
         try:
-            if isinstance(outcome, Exception):
+            if isinstance(outcome, arena.WorkersUnavailableError):
+                # No worker can start: the match is not to blame. It stays pending and
+                # is played when the server starts again (once workers can).
+                _log.error("match %d: not played, it stays pending: %s", match_id, outcome)
+            elif isinstance(outcome, Exception):
                 self.store.fail_match(match_id, f"the arena could not play this match: {outcome}")
             else:
                 self.store.finish_match(match_id, outcome)

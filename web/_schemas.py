@@ -173,7 +173,16 @@ SCHEMAS: Final[dict[str, Any]] = {
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "required": ["id", "opponent", "role", "scored", "side", "outcome", "result"],
+                    "required": [
+                        "id",
+                        "opponent",
+                        "role",
+                        "scored",
+                        "side",
+                        "outcome",
+                        "result",
+                        "replay_status",
+                    ],
                     "properties": {
                         "id": {"type": "integer"},
                         "opponent": {"type": "string"},
@@ -182,6 +191,7 @@ SCHEMAS: Final[dict[str, Any]] = {
                         "side": {"enum": [0, 1]},
                         "outcome": {"enum": ["win", "loss", "draw", None]},
                         "result": ref("Match"),
+                        "replay_status": {"enum": ["ok", "missing", "damaged", None]},
                     },
                 },
             },

@@ -3,7 +3,8 @@
 
 A tournament is recorded (status running) before ``start_tournament`` returns,
 then played in the worker lanes' trio loop by ``arena.run_tournament``, its
-matches taking their turns with quick matches in the match lane.
+matches taking their turns with quick matches in the match lane. A server
+stopped mid-tournament plays it on when it starts again (``_resume_tournaments``).
 """
 
 from __future__ import annotations
@@ -71,13 +72,29 @@ class Tournaments(SiteCore):
                 shuffle=shuffle,
                 case=self.case,
                 config=self.case.rules,
+                server=True,
             )
         except BaseException:
             self._tournaments.give()
             raise
-        future = self.lanes.spawn(self._play_tournament, record.id)
-        future.add_done_callback(partial(self._tournament_over, record.id))
+        self._spawn_tournament(record.id)
         return self.tournament_json(record.id)
+
+    def _spawn_tournament(self, tournament_id: int) -> None:
+        """Play a stored tournament in the worker lanes (its slot is taken already)."""
+        future = self.lanes.spawn(self._play_tournament, tournament_id)
+        future.add_done_callback(partial(self._tournament_over, tournament_id))
+
+    def _resume_tournaments(self) -> None:
+        """Play on the tournaments a previous server started and left running (stopped or
+        killed mid-way): what is missing is played, what was recorded is kept. Those the
+        command line started are its own (``arena tournament --resume``)."""
+        for record in self.store.running_tournaments():
+            if not arena.started_by_server(record):
+                continue
+            self._tournaments.take(retry_after=60, force=True)
+            self._spawn_tournament(record.id)
+            _log.info("tournament %d was running: playing on", record.id)
 
     async def _play_tournament(self, player: Any, tournament_id: int) -> None:
         """In the worker lanes' loop: play the tournament, recording as it goes."""

@@ -100,6 +100,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         run_tournament_sync,
         tournament_losses,
     )
+    from arena.executors import WorkersUnavailableError
     from arena.store import Store
 
     executor = make_executor(args.executor, args.jobs)
@@ -141,6 +142,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         try:
             with progress_bar(console, not args.json and console.is_terminal) as on_progress:
                 run = run_tournament_sync(store, tournament_id, executor, on_progress=on_progress)
+        except WorkersUnavailableError as exc:
+            raise ArenaError(
+                f"{exc}; tournament {tournament_id} stays running in the store "
+                f"({store.root}), nothing recorded for the matches in flight: once workers "
+                f"can start, play what is missing with: arena tournament --resume {tournament_id}"
+            ) from exc
         except KeyboardInterrupt:
             print(
                 f"interrupted: tournament {tournament_id} stays running in the store "

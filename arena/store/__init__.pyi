@@ -21,6 +21,7 @@ from ._records import (
     MatchRecord as MatchRecord,
     MatchStatus as MatchStatus,
     Origin as Origin,
+    ReplayStatus as ReplayStatus,
     ResultRecord as ResultRecord,
     Role as Role,
     RunMatch as RunMatch,

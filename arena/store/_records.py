@@ -29,6 +29,7 @@ __all__ = [
     "MatchRecord",
     "MatchStatus",
     "Origin",
+    "ReplayStatus",
     "ResultRecord",
     "Role",
     "RunMatch",
@@ -62,6 +63,17 @@ class MatchStatus(StrEnum):
     """Played: the result and the replay are stored."""
     ERROR = "error"
     """Could not be played (e.g. its worker died twice): the reason is stored, no replay."""
+
+
+class ReplayStatus(StrEnum):
+    """What a finished match's replay file is on disk now (``Store.replay_status``)."""
+
+    OK = "ok"
+    """There, and its bytes hash to its name: the replay that was recorded."""
+    MISSING = "missing"
+    """Not there (deleted by hand, or lost with the disk)."""
+    DAMAGED = "damaged"
+    """There, but its bytes do not hash to its name (truncated or changed on disk)."""
 
 
 class TournamentStatus(StrEnum):

@@ -19,8 +19,10 @@ from arena.store._match_rows import matches_of
 from arena.store._records import Entrant, MatchRecord, TournamentRecord, TournamentStatus
 from arena.store._store import (
     MAX_NAME_CHARS,
+    MAX_PAGE,
     Core,
     check_entrant,
+    check_limit,
     check_seed,
     cut,
     page_bound,
@@ -146,6 +148,19 @@ class Tournaments(Core):
             return [_record(conn, r) for r in rows]
 
         return self._db.read(tx, "listing tournaments")
+
+    def running_tournaments(self, *, limit: int = MAX_PAGE) -> list[TournamentRecord]:
+        """Tournaments still running (not finished, not failed), oldest first: what a
+        server that stopped (or was killed) mid-tournament finds to play on."""
+        check_limit(limit)
+
+        def tx(conn: sqlite3.Connection) -> list[TournamentRecord]:
+            rows = conn.execute(
+                f"{_TOURNAMENTS} WHERE t.status = 'running' ORDER BY t.id LIMIT ?", (limit,)
+            ).fetchall()
+            return [_record(conn, r) for r in rows]
+
+        return self._db.read(tx, "listing running tournaments")
 
     def tournament_matches(self, tournament_id: int) -> list[MatchRecord]:
         """A tournament's recorded matches, in the order they were recorded."""
