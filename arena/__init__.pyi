@@ -69,6 +69,8 @@ from .store import (
     Store as Store,
     StoreBusyError as StoreBusyError,
     StoreError as StoreError,
+    TokenRecord as TokenRecord,
+    TokenRole as TokenRole,
     TournamentRecord as TournamentRecord,
     name_problem as name_problem,
 )

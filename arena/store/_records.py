@@ -35,6 +35,8 @@ __all__ = [
     "RunOutcome",
     "RunRecord",
     "SideRecord",
+    "TokenRecord",
+    "TokenRole",
     "TournamentRecord",
     "TournamentStatus",
 ]
@@ -51,6 +53,18 @@ class Origin(StrEnum):
     """Uploaded to the server (or pushed with a run)."""
     RUN = "run"
     """Built from source by a proof run."""
+
+
+class TokenRole(StrEnum):
+    """What a token of the site may do (docs/web.md, "Tokens")."""
+
+    CONSOLE = "console"
+    """Everything the console does: every record, uploads, quick matches, tournaments,
+    publishing (and pushing)."""
+    WORKER = "worker"
+    """Register the one worker its name names, and answer for it: nothing else."""
+    PUSH = "push"
+    """Push runs: nothing else."""
 
 
 class MatchStatus(StrEnum):
@@ -242,3 +256,28 @@ class RunMatch:
     opponent: str
     role: Role
     result: MatchResult = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """A token of the site as stored: never the token itself, only its digest."""
+
+    id: int
+    name: str
+    """A label (a worker token's: the worker it answers for), held by one live token."""
+    role: TokenRole
+    digest: str
+    """The sha256 of the token's text, in hex."""
+    created_at: datetime
+    revoked_at: datetime | None
+    """When it was revoked (then it opens nothing), or None."""
+
+    def to_json(self) -> dict[str, Any]:
+        """{"id", "name", "role", "created_at", "revoked_at"}: never the digest."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "role": str(self.role),
+            "created_at": self.created_at.isoformat(),
+            "revoked_at": None if self.revoked_at is None else self.revoked_at.isoformat(),
+        }
