@@ -1176,11 +1176,13 @@ def test_the_demo_ends_by_serving_the_site(tmp_path: Path) -> None:
     )
     try:
         assert proc.stdout is not None
-        lines = [proc.stdout.readline() for _ in range(2)]
+        lines = [proc.stdout.readline() for _ in range(3)]
         assert "the site" in lines[0] and lines[1].startswith(f"serving {tmp_path} at http://")
         url = lines[1].split(" at ")[1].split()[0]
         with urllib.request.urlopen(url, timeout=10) as r:
             assert r.status == 200 and b'<main id="page">' in r.read()
+        # The console's link beside it, its token in the fragment (no server sees it).
+        assert lines[2].rstrip().endswith(f" {url}console#token={SITE_TOKEN}"), lines[2]
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
