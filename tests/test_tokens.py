@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 import arena
 import web
-from tests._support import SITE_TOKEN, cli
+from tests._support import ROOT, SITE_TOKEN, cli
 from web._token import SIDE_ROLES, Keyring, Role, Side, new_token, token_digest
 
 SHA = "0" * 64
@@ -194,3 +194,21 @@ def test_a_revoked_token_is_refused_within_a_second(
     while bare.post("/api/matches", headers=_bearer(fresh), json={}).status_code != 403:
         assert time.monotonic() < deadline, "the new token is not taken"
         time.sleep(0.1)
+
+
+def test_the_route_table_in_the_docs_is_the_apps() -> None:
+    """docs/web.md's "Every route and its side" names every route of the app and its side."""
+    lines = (ROOT / "docs" / "web.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index("### Every route and its side") + 1
+    documented = []
+    for line in lines[start:]:
+        if line.startswith("#"):
+            break
+        row = re.fullmatch(r"\| `(GET|POST) (\S+)` \| (\w+) \|", line)
+        if row:
+            documented.append((row[1], row[2], row[3]))
+    app = [
+        (method, path.replace(":rowid", "").replace(":sha256", ""), str(side))
+        for method, path, side in web.route_sides()
+    ]
+    assert documented == app
