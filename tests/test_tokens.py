@@ -212,3 +212,33 @@ def test_the_route_table_in_the_docs_is_the_apps() -> None:
         for method, path, side in web.route_sides()
     ]
     assert documented == app
+
+
+def test_a_worker_token_answers_for_its_own_worker_alone(
+    store: arena.Store, tokens: dict[arena.TokenRole, str]
+) -> None:
+    """``require_worker``, what a worker's routes check: its token, and its name."""
+    from starlette.requests import Request
+
+    from web._errors import ApiError
+    from web._guard import CALLER
+    from web._http import require_worker
+
+    ring = Keyring(store, SITE_TOKEN)
+
+    def request(token: str | None) -> Request:
+        caller = None if token is None else ring.identify(f"Bearer {token}")
+        return Request({"type": "http", "headers": [], CALLER: caller})
+
+    assert require_worker(request(tokens[Role.WORKER]), f"{Role.WORKER}-t").role is Role.WORKER
+    for token, status, message in (
+        (None, 401, "needs a worker token"),
+        (tokens[Role.WORKER], 403, "answers for the worker 'worker-t', not 'other'"),
+        (tokens[Role.CONSOLE], 403, "a console token cannot do this"),
+        (SITE_TOKEN, 403, "a console token cannot do this"),
+        (tokens[Role.PUSH], 403, "a push token cannot do this"),
+    ):
+        name = "other" if token == tokens[Role.WORKER] else f"{Role.WORKER}-t"
+        with pytest.raises(ApiError) as refused:
+            require_worker(request(token), name)
+        assert refused.value.status == status and message in refused.value.message
