@@ -383,3 +383,44 @@ def test_the_home_page_lists_runs_and_matches_as_text(tab: Tab, served: Served) 
     link = tab.page.locator(f"a[href='/runs/{served.run.id}']").first
     link.click()
     tab.page.wait_for_url(f"**/runs/{served.run.id}*")
+
+
+def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_published(
+    tab: Tab, served: Served
+) -> None:
+    """From the home page, without a token, every link to a run, a match or a tournament,
+    followed page by page as a reader would: each leads to something published."""
+    # Something not published, which a link must not lead to.
+    hidden = served.site.queue_match("random", "border-soldier", 23)["id"]
+    _settled(served.site, hidden)
+    store = served.site.store
+    todo: list[str] = ["/"]
+    seen: set[str] = set()
+    while todo and len(seen) < 40:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        tab.open_site(served.url + path.lstrip("/"))
+        assert tab.page.locator(".site-side").inner_text() == "public", path
+        hrefs: list[str] = tab.js(
+            "() => [...document.querySelectorAll('#page a[href]')]"
+            ".map((a) => a.getAttribute('href'))"
+        )
+        for href in hrefs:
+            record = re.fullmatch(r"/(runs|matches|tournaments)/(\d+)(\?.*)?", href)
+            if href.startswith("?"):
+                continue  # a run page's own opponent links
+            assert record is not None, (path, href)  # never the console's pages
+            kind, ident = record[1], int(record[2])
+            published = (
+                store.run(ident).published
+                if kind == "runs"
+                else store.match(ident).published
+                if kind == "matches"
+                else store.tournament(ident).published
+            )
+            assert published, (path, href)
+            todo.append(f"/{kind}/{ident}")
+    assert f"/matches/{served.quick}" in seen and f"/runs/{served.run.id}" in seen
+    assert f"/matches/{hidden}" not in seen
