@@ -242,3 +242,14 @@ def test_a_worker_token_answers_for_its_own_worker_alone(
         with pytest.raises(ApiError) as refused:
             require_worker(request(token), name)
         assert refused.value.status == status and message in refused.value.message
+
+
+def test_a_store_that_fails_keeps_the_tokens_read_last(store: arena.Store) -> None:
+    """The guard runs before any route's error handling: a store that cannot be read then
+    (closed here; busy or failing in life) keeps the last read, never an exception."""
+    ring = Keyring(store, None, refresh=0.0)
+    push = _make(store, Role.PUSH, "ci")
+    assert ring.identify(f"Bearer {push}") is not None
+    store.close()
+    found = ring.identify(f"Bearer {push}")
+    assert found is not None and found.name == "ci"
