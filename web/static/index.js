@@ -1,4 +1,5 @@
-// The home page: tournaments, proof runs and recent matches, each linked to its page.
+// The home page: the published tournaments, proof runs and matches, each linked to its page
+// (asked without a token: the public side).
 
 import { api, frame, guarded, h, matchLink, num, outcomeText, pageHref, table, when } from "./site.js";
 
@@ -27,7 +28,7 @@ guarded(main, async () => {
           { title: "started", cell: (t) => when(t.created_at) },
         ],
         tournaments,
-        { empty: "No tournament yet: start one from the console." },
+        { empty: "No tournament published yet: start one from the console, then publish it." },
       ),
     ),
     section(
@@ -42,7 +43,7 @@ guarded(main, async () => {
           { title: "when", cell: (r) => when(r.created_at) },
         ],
         runs,
-        { empty: "No proof run yet: arena prove, then arena push." },
+        { empty: "No proof run published yet: arena prove, then arena push." },
       ),
     ),
     section(
@@ -58,7 +59,7 @@ guarded(main, async () => {
           { title: "of", cell: (m) => (m.tournament_id ? h("a", { href: pageHref("tournaments", m.tournament_id) }, `tournament #${m.tournament_id}`) : m.run_id ? h("a", { href: pageHref("runs", m.run_id) }, `run #${m.run_id}`) : "quick match") },
         ],
         matches,
-        { empty: "No match yet." },
+        { empty: "No match published yet." },
       ),
     ),
   );
