@@ -68,9 +68,12 @@ from .store import (
     ReplayStream as ReplayStream,
     RunMatch as RunMatch,
     RunOutcome as RunOutcome,
+    RunRecord as RunRecord,
     Store as Store,
     StoreBusyError as StoreBusyError,
     StoreError as StoreError,
+    TokenRecord as TokenRecord,
+    TokenRole as TokenRole,
     TournamentRecord as TournamentRecord,
     name_problem as name_problem,
 )

@@ -28,6 +28,8 @@ from ._records import (
     RunOutcome as RunOutcome,
     RunRecord as RunRecord,
     SideRecord as SideRecord,
+    TokenRecord as TokenRecord,
+    TokenRole as TokenRole,
     TournamentRecord as TournamentRecord,
     TournamentStatus as TournamentStatus,
 )

@@ -36,6 +36,8 @@ __all__ = [
     "RunOutcome",
     "RunRecord",
     "SideRecord",
+    "TokenRecord",
+    "TokenRole",
     "TournamentRecord",
     "TournamentStatus",
 ]
@@ -52,6 +54,18 @@ class Origin(StrEnum):
     """Uploaded to the server (or pushed with a run)."""
     RUN = "run"
     """Built from source by a proof run."""
+
+
+class TokenRole(StrEnum):
+    """What a token of the site may do (docs/web.md, "Tokens")."""
+
+    CONSOLE = "console"
+    """Everything the console does: every record, uploads, quick matches, tournaments,
+    publishing (and pushing)."""
+    WORKER = "worker"
+    """Register the one worker its name names, and answer for it: nothing else."""
+    PUSH = "push"
+    """Push runs: nothing else."""
 
 
 class MatchStatus(StrEnum):
@@ -174,6 +188,9 @@ class MatchRecord:
     run_id: int | None = None
     opponent: str | None = None
     role: Role | None = None
+    published: bool = False
+    """Whether the public site shows it: a quick match published, or a match of a published
+    run or tournament."""
 
     def to_json(self, replay: str = "") -> dict[str, Any]:
         """The JSON of the match: ``"id"`` and the design's keys of ``arena match --json``.
@@ -226,6 +243,8 @@ class TournamentRecord:
     """How many of its matches are recorded (finished or error)."""
     created_at: datetime
     finished_at: datetime | None
+    published: bool = False
+    """Whether the public site shows it (an operator published it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +264,9 @@ class RunRecord:
     """Why it could not compete (or any other note of the outcome)."""
     matches: int
     created_at: datetime
+    published: bool = False
+    """Whether the public site shows it (pushed to this server, or published by its
+    operator)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,3 +276,28 @@ class RunMatch:
     opponent: str
     role: Role
     result: MatchResult = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """A token of the site as stored: never the token itself, only its digest."""
+
+    id: int
+    name: str
+    """A label (a worker token's: the worker it answers for), held by one live token."""
+    role: TokenRole
+    digest: str
+    """The sha256 of the token's text, in hex."""
+    created_at: datetime
+    revoked_at: datetime | None
+    """When it was revoked (then it opens nothing), or None."""
+
+    def to_json(self) -> dict[str, Any]:
+        """{"id", "name", "role", "created_at", "revoked_at"}: never the digest."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "role": str(self.role),
+            "created_at": self.created_at.isoformat(),
+            "revoked_at": None if self.revoked_at is None else self.revoked_at.isoformat(),
+        }
