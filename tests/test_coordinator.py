@@ -921,6 +921,107 @@ def test_the_cluster_foray_ray_address_names_plays_the_tournament(
     assert json.loads(proc.stdout)["standings"] == local.json()["standings"]
 
 
+def _child_named(pid: int, name: str) -> int | None:
+    """The pid of a child of process ``pid`` whose command is ``name`` (from /proc)."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{child}/comm").read_text().strip() == name:
+                    return int(child)
+    return None
+
+
+def _recorded(data: Path) -> int:
+    """Matches in the store of ``data`` now (read-only: the arena writes it meanwhile)."""
+    import sqlite3
+
+    path = data / "arena.sqlite3"
+    if not path.exists():
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
+    except sqlite3.OperationalError:  # not made yet
+        return 0
+
+
+LOST_ARGS = ("--format", "round-robin", "--seeds", "100", "--max-ticks", "60", *ENTRANTS)
+
+
+@pytest.mark.ray
+@pytest.mark.processes
+@pytest.mark.slow
+@pytest.mark.parametrize("what", ["raylet", "gcs_server"])
+def test_a_lost_ray_node_stops_the_tournament_with_what_was_played_recorded(
+    capsys: Capture, tmp_path: Path, what: str
+) -> None:
+    """The local Ray's raylet (or GCS) killed mid-tournament: the driver notices within
+    seconds (Ray's own would wait a minute for the GCS, then end the process), records
+    every match that came back, marks the tournament failed with the reason and exits 2;
+    ``--resume`` plays the rest, to the standings of a run never stopped."""
+    data = tmp_path / "ray-data"
+    env = {**os.environ, "FORAY_DATA_DIR": str(data)}
+    env.pop("FORAY_RAY_ADDRESS", None)
+    on_ray = ["tournament", "--executor", "ray", "--jobs", "2", *LOST_ARGS, "--json"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *on_ray],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while _recorded(data) < 3 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        victim = _child_named(proc.pid, what)
+        assert victim is not None and proc.poll() is None, f"no {what} to kill"
+        os.kill(victim, signal.SIGKILL)
+        killed = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        noticed = time.monotonic() - killed
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    # (Ray itself prints the raylet's death on stdout; no JSON is printed.)
+    assert proc.returncode == 2 and '"standings"' not in out, err[-3000:]
+    # Well within Ray's own minute (the watch checks every second).
+    assert noticed < 30, noticed
+    (line,) = [x for x in err.splitlines() if x.startswith("error: ")]
+    assert line.startswith("error: tournament 1 stopped: the Ray cluster was lost: the ")
+    assert "gone" in line and "arena tournament --resume 1 plays them" in line
+    with Store.open(data) as store:
+        record = store.tournament(1)
+        recorded = len(store.tournament_matches(1))
+    assert record.status is TournamentStatus.FAILED and record.error is not None
+    assert "RayNodeLostError" not in record.error and "the Ray cluster was lost" in record.error
+    assert f"the {recorded} match(es) played are recorded" in line and 3 <= recorded < 600
+    # The rest, here on local workers (the executor is the run's own, never stored).
+    resumed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "tournament",
+            "--resume",
+            "1",
+            "--executor",
+            "local",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    local = cli(capsys, "tournament", "--executor", "local", "--jobs", "2", *LOST_ARGS, "--json")
+    assert json.loads(resumed.stdout)["standings"] == local.json()["standings"]
+    assert json.loads(resumed.stdout)["matches"] == 600
+
+
 # --------------------------------------------------------------------------- the benchmark
 
 

@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import trio
 
 import sim
+from arena._errors import ArenaError
 from arena.cases import Case
 from arena.coordinator._stored import (
     played_of,
@@ -30,7 +31,7 @@ from arena.coordinator._stored import (
     tournament_plan,
     tournament_rules,
 )
-from arena.executors import Executor, JobFailed, MatchJob, Outcome
+from arena.executors import Executor, ExecutorLostError, JobFailed, MatchJob, Outcome
 from arena.match import Contestant, MatchResult
 from arena.store import Entrant, MatchRecord, Store, TournamentRecord, TournamentStatus
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings
@@ -43,6 +44,7 @@ __all__ = [
     "OnProgress",
     "TournamentProgress",
     "TournamentResult",
+    "TournamentStoppedError",
     "run_tournament",
     "run_tournament_sync",
 ]
@@ -118,6 +120,26 @@ class MatchRaisedError(RuntimeError):
         self.tournament_id = tournament_id
         self.raised = raised
         """Each match that raised, and what it raised."""
+
+
+class TournamentStoppedError(ArenaError):
+    """The executor was lost mid-tournament (``ExecutorLostError``): every match that came
+    back before is recorded, the tournament is marked failed with the reason, and
+    ``arena tournament --resume`` plays the rest."""
+
+    def __init__(self, tournament_id: int, lost: ExecutorLostError, recorded: int, left: int):
+        super().__init__(
+            f"tournament {tournament_id} stopped: {lost.reason}; the {recorded} match(es) "
+            f"played are recorded and {left} are left: once the executor is back, arena "
+            f"tournament --resume {tournament_id} plays them"
+        )
+        self.tournament_id = tournament_id
+        self.reason = lost.reason
+
+
+LOST_GRACE = 5.0
+"""Seconds the coordinator waits, once its executor is lost, for the matches in flight to
+come back (each with its result, or the loss) before it stops without them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +332,8 @@ async def _play(
     exhausted = False
     played = errors = 0
     store_wall = store_cpu = 0.0
+    lost: ExecutorLostError | None = None  # the executor is gone: record what came, then stop
+    lost_deadline = math.inf
     outcomes_send, outcomes_recv = trio.open_memory_channel[tuple[Pairing, Outcome | Exception]](
         math.inf
     )
@@ -351,7 +375,7 @@ async def _play(
                 it): as many as the player's batch while much is left, fewer towards the end
                 (a share of what is left for each call), one at the last."""
                 nonlocal calls, playing
-                if calls >= slots:
+                if calls >= slots or lost is not None:
                     return []
                 left = sched.total - sched.recorded - len(handed)
                 size = max(1, min(batcher.batch, left // (2 * slots)))
@@ -390,7 +414,11 @@ async def _play(
             report()
             while handed:
                 # Everything that has arrived is recorded together (a batch's results).
-                arrived = [await outcomes_recv.receive()]
+                arrived: list[tuple[Pairing, Outcome | Exception]] = []
+                with trio.move_on_at(lost_deadline):
+                    arrived.append(await outcomes_recv.receive())
+                if not arrived:
+                    break  # lost: what is still out will not come back
                 while True:
                     try:
                         arrived.append(outcomes_recv.receive_nowait())
@@ -398,7 +426,11 @@ async def _play(
                         break
                 outcomes: list[tuple[Pairing, Outcome]] = []
                 for pairing, outcome in arrived:
-                    if isinstance(outcome, Exception):
+                    if isinstance(outcome, ExecutorLostError):
+                        handed.discard(pairing)
+                        if lost is None:
+                            lost, lost_deadline = outcome, trio.current_time() + LOST_GRACE
+                    elif isinstance(outcome, Exception):
                         handed.discard(pairing)
                         held.add(pairing)
                         raised.append((pairing, outcome))
@@ -428,6 +460,10 @@ async def _play(
                             pending, exhausted = None, False
                         fill()
                     report(result, match.id)
+            nursery.cancel_scope.cancel()  # what is left in flight (after a loss)
+    if lost is not None:
+        left = sched.total - sched.recorded
+        raise TournamentStoppedError(t.record.id, lost, sched.recorded, left) from lost
     if raised:
         raise MatchRaisedError(t.record.id, raised) from raised[0][1]
     if not sched.finished:

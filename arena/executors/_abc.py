@@ -16,9 +16,24 @@ from contextlib import AbstractAsyncContextManager
 
 import trio
 
+from arena._errors import ArenaError
 from arena.executors._job import MatchJob, Outcome
 
-__all__ = ["Executor", "OnOutcome", "Session"]
+__all__ = ["Executor", "ExecutorLostError", "OnOutcome", "Session"]
+
+
+class ExecutorLostError(ArenaError):
+    """Where the matches run is gone (a Ray cluster's node or GCS lost): no match can be
+    played there any more, whoever's fault that was, the arena's and the controllers' aside.
+
+    A session's ``play`` raises it for every match in flight and every later one; the
+    coordinator records what came back before it and stops (``TournamentStoppedError``).
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
 
 OnOutcome = Callable[[int, Outcome], Awaitable[None] | None]
 """Called with a job's index and its outcome as it completes (``Executor.run``)."""
