@@ -1034,5 +1034,23 @@ def test_the_tournament_bench_runs(capsys: Capture) -> None:
     tournament_figures(1, seeds=(1, 1), ray=False, loop_seconds=0.02, max_ticks=10)
     out = capsys.readouterr().out
     assert "12 matches" in out and "coordinator and store, 1 local worker" in out
-    assert "of the loop's scaling" in out and "time not spent inside matches" in out
+    assert "beside the machine's own" in out and "time not spent inside matches" in out
+    assert "of the loop's scaling" in out or "cannot be judged" in out
+    assert "load average (1, 5, 15 minutes)" in out
     assert "store per match (1 worker)" in out and "Ray" in out and "left out" in out
+
+
+def test_the_speed_up_is_judged_only_where_the_machine_itself_scales() -> None:
+    """The tournament's speed-up is printed beside the machine's own scaling, as a share of
+    it only when the machine's loop reached ``JUDGED_SCALING`` of perfect (1.3x at 2)."""
+    from arena.bench import JUDGED_SCALING, scaling_verdict
+
+    assert JUDGED_SCALING == 0.65
+    busy = scaling_verdict(1.10, 1.06, 1.04, 2)
+    assert busy.startswith("speed-up at 2 workers: 1.10x, beside the machine's own 1.06x")
+    assert "cannot be judged, the machine's own loop scaled under 1.30x" in busy
+    assert "%" not in busy.replace("65%", "")
+    quiet = scaling_verdict(1.85, 1.95, 1.90, 2)
+    assert "95% of the loop's scaling (goal: >= 90%), 97% of the matches' own" in quiet
+    assert "cannot be judged" in scaling_verdict(3.0, 2.5, 2.5, 4)  # under 2.60x at 4
+    assert "cannot be judged" in scaling_verdict(1.9, float("nan"), 1.9, 2)
