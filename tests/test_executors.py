@@ -25,7 +25,7 @@ from arena.executors import (
     Session,
     play,
 )
-from tests._support import BOTS, Builder, InProcess, kill_workers_while
+from tests._support import BOTS, Builder, InProcess, kill_workers_while, worker_pids
 
 SHORT = sim.Config(max_ticks=20)
 # Long enough that the killer (polling every 10 ms) finds the worker mid-match.
@@ -300,6 +300,28 @@ def test_a_worker_pool_outlives_its_calls_and_reports_workers_that_keep_dying(
     assert len(set(pids)) == 1 and pids[0] != os.getpid()
     assert isinstance(outcome, arena.MatchResult) and outcome.replay == play(job).replay
     assert reason.startswith("the worker died 2 time(s) dying on purpose: ")
+
+
+@pytest.mark.processes
+def test_a_local_session_starts_its_workers_as_it_opens(idle: bytes, busy: bytes) -> None:
+    """The workers start while a coordinator reads its plan, not at the first match; the
+    matches then play on those very workers (none of them starts one of its own)."""
+    jobs = _jobs(idle, busy, 4)
+
+    async def main() -> tuple[list[int], list[int], list[Outcome | Exception]]:
+        async with LocalExecutor(2).open_session() as session:
+            with trio.fail_after(60):
+                while len(worker_pids()) < 2:
+                    await trio.sleep(0.01)
+            up = sorted(worker_pids())
+            outcomes = [*await session.play_batch(jobs[:2]), *await session.play_batch(jobs[2:])]
+            return up, sorted(worker_pids()), outcomes
+
+    up, after, outcomes = trio.run(main)
+    assert len(up) == 2 and after == up
+    assert [o.replay for o in outcomes if isinstance(o, arena.MatchResult)] == [
+        play(job).replay for job in jobs
+    ]
 
 
 def test_a_worker_ends_without_the_last_garbage_collections() -> None:

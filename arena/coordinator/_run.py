@@ -11,10 +11,11 @@ matches in flight.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -31,7 +32,7 @@ from arena.coordinator._stored import (
     tournament_plan,
     tournament_rules,
 )
-from arena.executors import Executor, ExecutorLostError, JobFailed, MatchJob, Outcome
+from arena.executors import Executor, ExecutorLostError, JobFailed, MatchJob, Outcome, Session
 from arena.match import Contestant, MatchResult
 from arena.store import Entrant, MatchRecord, Store, TournamentRecord, TournamentStatus
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings
@@ -510,26 +511,40 @@ async def run_tournament(
     """
     if not isinstance(executor, Executor) and (slots is None or slots < 1):
         raise ValueError("a MatchPlayer needs slots: how many matches it plays at once")
-    t = await trio.to_thread.run_sync(_load, store, tournament_id)
     stats = CoordinatorStats(0, 0, 0.0, 0.0, 0.0)
-    if not t.scheduler.finished:
-        try:
-            if isinstance(executor, Executor):
-                async with executor.open_session() as session:
-                    stats = await _play(store, t, session, slots or session.slots, on_progress)
-            else:
+    async with contextlib.AsyncExitStack() as stack:
+        player: Executor | MatchPlayer = executor
+        status = (await trio.to_thread.run_sync(store.tournament, tournament_id)).status
+        if isinstance(player, Executor) and status is not TournamentStatus.FINISHED:
+            # The session opens first: its workers start while the plan is read and built.
+            async with _failing(store, tournament_id):
+                player = await stack.enter_async_context(player.open_session())
+        t = await trio.to_thread.run_sync(_load, store, tournament_id)
+        if not t.scheduler.finished:
+            async with _failing(store, tournament_id):
+                if isinstance(player, Executor):
+                    player = await stack.enter_async_context(player.open_session())
+                if isinstance(player, Session):
+                    slots = slots or player.slots
                 assert slots is not None
-                stats = await _play(store, t, executor, slots, on_progress)
-        except Exception as exc:
-            reason = f"{type(exc).__name__}: {exc}"
-            try:
-                await trio.to_thread.run_sync(store.fail_tournament, tournament_id, reason)
-            except Exception as also:  # the store itself may be what failed
-                exc.add_note(f"marking tournament {tournament_id} failed did not work: {also}")
-            raise
+                stats = await _play(store, t, player, slots, on_progress)
     standings = t.scheduler.standings()
     record = await trio.to_thread.run_sync(_finish, store, t, standings)
     return TournamentResult(record, standings, stats)
+
+
+@contextlib.asynccontextmanager
+async def _failing(store: Store, tournament_id: int) -> AsyncIterator[None]:
+    """Any error but a cancellation marks the tournament failed, with the error, and goes on."""
+    try:
+        yield
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        try:
+            await trio.to_thread.run_sync(store.fail_tournament, tournament_id, reason)
+        except Exception as also:  # the store itself may be what failed
+            exc.add_note(f"marking tournament {tournament_id} failed did not work: {also}")
+        raise
 
 
 def run_tournament_sync(

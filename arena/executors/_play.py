@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from arena.executors._job import MatchJob
 from arena.match import MatchResult, run_match
 
-__all__ = ["play", "play_batch", "play_batch_timed", "worker_started"]
+__all__ = ["play", "play_batch", "play_batch_timed", "ready", "worker_started"]
 
 
 def play(job: MatchJob) -> MatchResult:
@@ -70,6 +70,10 @@ def _portable(exc: Exception) -> Exception:
         exc = RuntimeError(f"{type(exc).__name__}: {exc}")
     exc.add_note(f"raised in the worker:\n{where}")
     return exc
+
+
+def ready() -> None:
+    """Nothing: a call that starts a worker ahead of its first match (``LocalExecutor``)."""
 
 
 def worker_started() -> None:
