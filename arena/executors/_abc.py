@@ -89,6 +89,18 @@ class Executor(ABC):
         Outcomes arrive in completion order, each exactly once, in the calling
         task (so a coordinator may write them to its store without locks).
         """
+        try:
+            await self._run(jobs, on_outcome)
+        except BaseExceptionGroup as group:
+            # A lost executor is one error, whatever number of plays it stopped.
+            lost: BaseException | None = group.subgroup(ExecutorLostError)
+            while isinstance(lost, BaseExceptionGroup):
+                lost = lost.exceptions[0]
+            if lost is not None:
+                raise lost from None
+            raise
+
+    async def _run(self, jobs: Sequence[MatchJob], on_outcome: OnOutcome) -> None:
         done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
         async with self.open_session() as session, trio.open_nursery() as nursery:
 

@@ -141,8 +141,18 @@ class RayExecutor(Executor):
         finds its next task already queued. The cluster is watched while it is open.
         """
         ray = await trio.to_thread.run_sync(self._ray)
-        cpus = await trio.to_thread.run_sync(lambda: ray.cluster_resources().get("CPU", 1))
-        watch = await trio.to_thread.run_sync(_ClusterWatch.of, ray)
+
+        def ask() -> tuple[float, _ClusterWatch]:
+            return ray.cluster_resources().get("CPU", 1), _ClusterWatch.of(ray)
+
+        try:
+            with trio.fail_after(self.check_timeout):
+                # Abandoned on timeout: a GCS that does not answer may hold the thread long.
+                cpus, watch = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+        except trio.TooSlowError:
+            raise RayUnavailableError(
+                f"the cluster's GCS did not answer within {self.check_timeout:g} s"
+            ) from None
         session = _RaySession(ray, self.retries, slots=2 * max(1, int(cpus)), stats=self.stats)
         # A task of its own, not a nursery's: what the session's user raises stays itself.
         scope = trio.CancelScope()
