@@ -188,20 +188,24 @@ class _ClusterWatch:
     node_id: str
     raylet: tuple[str, int] | None
     gcs: tuple[str, int] | None
+    had_cpus: bool
+    """Whether a node with CPUs was alive as the session opened (an autoscaling cluster may
+    have none yet: that is no loss)."""
 
     @classmethod
     def of(cls, ray: Any) -> _ClusterWatch:
         context = ray.get_runtime_context()
         node_id = str(context.get_node_id() or "")
         raylet = gcs = None
-        for node in ray.nodes():
+        nodes = ray.nodes()
+        for node in nodes:
             if node.get("NodeID") == node_id and node.get("NodeManagerPort"):
                 raylet = (str(node["NodeManagerAddress"]), int(node["NodeManagerPort"]))
         address = getattr(context, "gcs_address", None) or ""
         host, _, port = address.rpartition(":")
         if host and port.isdigit():
             gcs = (host, int(port))
-        return cls(node_id, raylet, gcs)
+        return cls(node_id, raylet, gcs, _with_cpus(nodes))
 
     def lost(self, ray: Any) -> str | None:
         """Why the cluster can play no more, or None while it can (blocks: run in a thread)."""
@@ -223,9 +227,14 @@ class _ClusterWatch:
         known = {n.get("NodeID") for n in nodes}
         if self.node_id in known and self.node_id not in {n.get("NodeID") for n in alive}:
             return f"the GCS marked the driver's node {self.node_id[:12]} dead"
-        if not any(n.get("Resources", {}).get("CPU", 0) > 0 for n in alive):
+        if self.had_cpus and not _with_cpus(alive):
             return "no node with CPUs is alive in the cluster"
         return None
+
+
+def _with_cpus(nodes: list[dict[str, Any]]) -> bool:
+    """Whether any of ``nodes`` (``ray.nodes()``) is alive with CPUs."""
+    return any(n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0 for n in nodes)
 
 
 class _RaySession(Session):
