@@ -87,6 +87,7 @@ def worker_started() -> None:
 
 
 def worker_ready() -> int:
-    """A call that does nothing but answer (the worker's pid): how the local pool checks,
-    after a worker died, that a fresh one starts at all."""
+    """A call that does nothing but answer (the worker's pid): how a local session starts
+    its workers ahead of the first match, and how the pool checks, after a worker died,
+    that a fresh one starts at all."""
     return os.getpid()
