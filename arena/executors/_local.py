@@ -63,9 +63,11 @@ class _LocalSession(Session):
     async def start_worker(self) -> None:
         """Start one worker ahead of the first match (it holds a slot until it is up, so no
         match starts a worker of its own meanwhile); one that fails to start is left to the
-        first match's retries."""
+        first match's retries, and workers that cannot start at all to the first match too
+        (it raises ``WorkersUnavailableError`` where the session's user sees it: this task
+        is the system's, where an error would end the run)."""
         async with self._limiter:
-            with contextlib.suppress(WorkerDied):
+            with contextlib.suppress(WorkerDied, WorkersUnavailableError):
                 await self._pool.call(worker_ready, doing="starting")
 
     async def play(self, job: MatchJob) -> Outcome:
