@@ -147,7 +147,7 @@ def test_every_route_has_a_side_and_the_writes_are_not_public() -> None:
 
 
 def _doc(path: str) -> str:
-    return path.replace("{id:rowid}", "{id}").replace("{sha256:sha256}", "{sha256}")
+    return re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
 
 
 def test_each_side_refuses_no_token_401_and_another_role_403(

@@ -87,6 +87,8 @@ class _Connection:
     websocket: WebSocket
     connected_at: datetime = field(default_factory=_now)
     runs: tuple[LocalRun, ...] = ()
+    welcomed: bool = False
+    """Whether its hello was taken (before it, the name is held but nothing is listed)."""
     pending: dict[str, asyncio.Future[bytes]] = field(default_factory=dict)
     sending: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -201,6 +203,8 @@ class Workers:
         rows = [_row(self.own, own=True, runs=len(own), since=None, reason=None)]
         for name in sorted(self._connected):
             c = self._connected[name]
+            if not c.welcomed:
+                continue
             rows.append(_row(name, own=False, runs=len(c.runs), since=c.connected_at, reason=None))
         for gone in reversed(self._gone.values()):
             rows.append(
@@ -217,7 +221,7 @@ class Workers:
             runs = tuple(await asyncio.to_thread(local_runs, self.site.store))
             return _runs(name, True, runs, None)
         connected = self._connected.get(name)
-        if connected is not None:
+        if connected is not None and connected.welcomed:
             return _runs(name, True, connected.runs, None)
         gone = self._gone.get(name)
         if gone is not None:
@@ -238,6 +242,8 @@ class Workers:
         if worker is None or worker == self.own:
             return refs
         connected = self._connected.get(worker)
+        if connected is not None and not connected.welcomed:
+            connected = None
         gone = self._gone.get(worker)
         if connected is None and gone is None:
             raise ApiError(404, f"field 'worker': no worker {worker!r} (GET /api/workers)")
@@ -306,8 +312,9 @@ class Workers:
             if not isinstance(first, Hello):
                 raise ProtocolViolation(CloseCode.MALFORMED, "the first message must be a hello")
             connection.runs = first.runs
-            self._gone.pop(name, None)
             await connection.send(welcome_message(name))
+            connection.welcomed = True
+            self._gone.pop(name, None)
             _log.info("worker %r connected: %d local runs", name, len(first.runs))
             while True:
                 got = await _receive(websocket)
