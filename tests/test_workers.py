@@ -10,6 +10,7 @@ directory and ``arena worker`` over another.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -24,12 +25,13 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
 import arena
 import web
-from tests._support import AUTH, SITE_TOKEN, small_case
+from tests._support import AUTH, SITE_TOKEN, Tab, small_case
 from web._token import Role, new_token, token_digest
 from web._worker import connect_url
 from web._worker_protocol import (
@@ -541,3 +543,79 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
         _out, err = server.communicate(timeout=30)
     assert "Traceback" not in err, err
     assert "worker 'lab' connected: 2 local runs" in err
+
+
+# =========================================================================== the console
+
+
+@pytest.mark.browser
+@pytest.mark.server
+@pytest.mark.processes
+def test_the_consoles_worker_dropdown_lists_its_runs_and_a_gone_ones_unselectable(
+    tab: Tab, tmp_path: Path, idle: bytes
+) -> None:
+    from websockets.sync.client import connect
+
+    from web import bench
+
+    token = new_token()
+    offered = _offer(idle, "idler", 7)
+    with (
+        web.Site.open(tmp_path / "a", limits=web.SiteLimits(workers=1), case=small_case()) as site,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+        contextlib.ExitStack() as stack,
+    ):
+        site.store.add_token("lab", Role.WORKER, token_digest(token))
+        ws = stack.enter_context(
+            connect(
+                server.url.replace("http", "ws") + "api/workers/connect?name=lab",
+                additional_headers=_as(token),
+            )
+        )
+        ws.send(_hello(offered))
+        assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+
+        def answer() -> None:
+            with contextlib.suppress(Exception):
+                while True:
+                    asked = json.loads(ws.recv())
+                    ws.send(module_message(asked["sha256"], idle))
+
+        threading.Thread(target=answer, daemon=True).start()
+        page = tab.page
+        tab.open_site(f"{server.url}console")
+        page.locator(".site-token").fill(SITE_TOKEN)
+        page.get_by_role("button", name="use", exact=True).click()
+        own = page.locator(".site-worker option").first.inner_text()
+        assert own.endswith("(this server)")
+        page.locator(".site-worker").select_option("lab")
+        group = page.locator('.site-pick-a optgroup[label="local runs of lab"]')
+        expect(group).to_have_count(1)
+        assert group.locator("option").all_inner_texts() == ["idler (run 7)"]
+        assert page.locator(".site-field label", has_text="idler (run 7 on lab)").count() == 1
+        page.locator(".site-pick-a").select_option(offered["sha256"])
+        page.locator(".site-pick-b").select_option(label="random")
+        page.get_by_role("button", name="play").click()
+        page.wait_for_function(
+            "() => document.querySelector('.site-match-status')?.dataset.status === 'finished'",
+            timeout=60_000,
+        )
+        tab.viewer_ready()
+        names = tab.js("() => window.forayViewer.replay.header.sides.map((s) => s.name)")
+        assert names == [worker_module_name("idler", "lab", offered["sha256"]), "random"]
+
+        ws.close()
+        _until(lambda: not _listed(site, server.url)["lab"]["connected"], "still connected")
+        page.get_by_role(
+            "button", name="use", exact=True
+        ).click()  # the console reads the workers again
+        expect(page.locator(".site-worker-note")).to_contain_text("gone since")
+        option = page.locator(f'.site-pick-a option[value="{offered["sha256"]}"]')
+        assert option.first.is_disabled()
+        assert "gone since" in (option.first.get_attribute("title") or "")
+        assert page.locator(".site-worker option", has_text="lab (gone)").count() == 1
+
+
+def _listed(site: web.Site, url: str) -> dict[str, dict[str, Any]]:
+    answer = httpx.get(url + "api/workers", headers=AUTH, timeout=10).json()
+    return {w["name"]: w for w in answer}

@@ -5,11 +5,12 @@
 import {
   api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, rankCell, savedToken, saveToken, table,
 } from "./site.js";
+import { workerPicker } from "./workers.js";
 
 const main = frame("console");
+// Local runs come from the worker dropdown (the server's own, by default).
 const GROUPS = [
   ["baseline", "committed opponents"],
-  ["run", "local runs"],
   ["upload", "uploaded and pushed"],
   ["file", "files"],
 ];
@@ -50,6 +51,9 @@ uploadFile.addEventListener("change", () => {
   if (file && !uploadName.value) uploadName.value = file.name.replace(/\.wasm$/, "");
 });
 
+// ---------------------------------------------------------------- worker
+const worker = workerPicker(() => { options(pickA); options(pickB); fieldBoxes(); });
+
 // ---------------------------------------------------------------- quick match
 const pickA = h("select", { class: "site-pick-a", "aria-label": "side A" });
 const pickB = h("select", { class: "site-pick-b", "aria-label": "side B" });
@@ -84,6 +88,7 @@ main.append(
   h("section", { class: "site-section" }, h("h2", {}, "Token"), tokenForm),
   h("section", { class: "site-section" }, h("h2", {}, "Upload a controller"), uploadForm),
   h("section", { class: "site-section" }, h("h2", {}, "Controllers"), list),
+  h("section", { class: "site-section" }, h("h2", {}, "Local runs"), worker.element),
   h("section", { class: "site-section" }, h("h2", {}, "Quick match"), matchForm, matchNote, matchViewer),
   h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field, tournamentNote, tournamentBox),
 );
@@ -95,12 +100,26 @@ function label(c) {
 function options(select) {
   const keep = select.value;
   select.replaceChildren(
-    ...GROUPS.map(([origin, title]) => {
-      const mine = controllers.filter((c) => c.origin === origin);
-      return mine.length ? h("optgroup", { label: title }, mine.map((c) => h("option", { value: c.sha256 }, label(c)))) : null;
-    }).filter(Boolean),
+    ...[
+      worker.optgroup(),
+      ...GROUPS.map(([origin, title]) => {
+        const mine = controllers.filter((c) => c.origin === origin);
+        return mine.length ? h("optgroup", { label: title }, mine.map((c) => h("option", { value: c.sha256 }, label(c)))) : null;
+      }),
+    ].filter(Boolean),
   );
-  if (keep && controllers.some((c) => c.sha256 === keep)) select.value = keep;
+  const choosable = [...select.options].some((o) => o.value === keep && !o.disabled);
+  if (keep && choosable) select.value = keep;
+  else if (select.selectedOptions[0]?.disabled) select.value = [...select.options].find((o) => !o.disabled)?.value ?? "";
+}
+
+function fieldBoxes() {
+  const stored = controllers.filter((c) => c.origin !== "run");
+  field.replaceChildren(
+    h("legend", {}, "field"),
+    ...worker.checkboxes(),
+    ...stored.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`)),
+  );
 }
 
 async function refresh() {
@@ -117,16 +136,11 @@ async function refresh() {
       controllers,
     ),
   );
-  options(pickA);
-  options(pickB);
+  await worker.refresh(); // fills the selects and the field, the chosen worker's runs first
   if (!pickB.value || pickB.value === pickA.value) {
-    const other = controllers.find((c) => c.sha256 !== pickA.value);
-    if (other) pickB.value = other.sha256;
+    const other = [...pickB.options].find((o) => !o.disabled && o.value !== pickA.value);
+    if (other) pickB.value = other.value;
   }
-  field.replaceChildren(
-    h("legend", {}, "field"),
-    ...controllers.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`)),
-  );
 }
 
 async function useToken(token) {
@@ -169,7 +183,7 @@ async function quickMatch() {
   try {
     const match = await api("/api/matches", {
       method: "POST",
-      body: { a: pickA.value, b: pickB.value, seed: Number(seed.value) },
+      body: { a: pickA.value, b: pickB.value, seed: Number(seed.value), ...worker.body() },
       token: savedToken(),
     });
     const show = (m) => {
@@ -193,7 +207,7 @@ async function startTournament() {
   try {
     const t = await api("/api/tournaments", {
       method: "POST",
-      body: { format: format.value, field: chosen, seeds: seedList },
+      body: { format: format.value, field: chosen, seeds: seedList, ...worker.body() },
       token: savedToken(),
     });
     const show = (x) => {
