@@ -66,6 +66,7 @@ from .store import (
     ReplayStream as ReplayStream,
     RunMatch as RunMatch,
     RunOutcome as RunOutcome,
+    RunRecord as RunRecord,
     Store as Store,
     StoreBusyError as StoreBusyError,
     StoreError as StoreError,

@@ -80,6 +80,11 @@ def call(
         return exc.code, json.loads(exc.read())
 
 
+def _with_token(url: str) -> urllib.request.Request:
+    """A GET with the (console) token: a quick match is not published."""
+    return urllib.request.Request(url, headers={"Authorization": f"Bearer {SITE_TOKEN}"})
+
+
 def post_json(url: str, body: dict[str, Any]) -> tuple[int, Any]:
     return call(url, json.dumps(body).encode(), content_type="application/json")
 
@@ -431,7 +436,9 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
         status, match = post_json(url + "api/matches", quick)
         assert status == 202
         played = finished(url, match["id"])
-        with urllib.request.urlopen(url + played["replay"].lstrip("/"), timeout=WAIT) as r:
+        with urllib.request.urlopen(
+            _with_token(url + played["replay"].lstrip("/")), timeout=WAIT
+        ) as r:
             replay = r.read()
         before = audit(root)
         # Two matches accepted, the second waiting behind the first: the disk
@@ -451,7 +458,9 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
         # Reads go on.
         assert call(url + "api/status")[1]["queue"]["accepted"] == 0
         assert call(f"{url}api/matches/{accepted[1]}")[1]["status"] == "pending"
-        with urllib.request.urlopen(url + played["replay"].lstrip("/"), timeout=WAIT) as r:
+        with urllib.request.urlopen(
+            _with_token(url + played["replay"].lstrip("/")), timeout=WAIT
+        ) as r:
             assert r.read() == replay
         full = audit(root)  # nothing half-written
         assert full.controllers == before.controllers and full.runs == before.runs

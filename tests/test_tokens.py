@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 import arena
 import web
-from tests._support import SITE_TOKEN, cli
+from tests._support import ROOT, SITE_TOKEN, cli
 from web._token import SIDE_ROLES, Keyring, Role, Side, new_token, token_digest
 
 SHA = "0" * 64
@@ -194,3 +194,62 @@ def test_a_revoked_token_is_refused_within_a_second(
     while bare.post("/api/matches", headers=_bearer(fresh), json={}).status_code != 403:
         assert time.monotonic() < deadline, "the new token is not taken"
         time.sleep(0.1)
+
+
+def test_the_route_table_in_the_docs_is_the_apps() -> None:
+    """docs/web.md's "Every route and its side" names every route of the app and its side."""
+    lines = (ROOT / "docs" / "web.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index("### Every route and its side") + 1
+    documented = []
+    for line in lines[start:]:
+        if line.startswith("#"):
+            break
+        row = re.fullmatch(r"\| `(GET|POST) (\S+)` \| (\w+) \|", line)
+        if row:
+            documented.append((row[1], row[2], row[3]))
+    app = [
+        (method, path.replace(":rowid", "").replace(":sha256", ""), str(side))
+        for method, path, side in web.route_sides()
+    ]
+    assert documented == app
+
+
+def test_a_worker_token_answers_for_its_own_worker_alone(
+    store: arena.Store, tokens: dict[arena.TokenRole, str]
+) -> None:
+    """``require_worker``, what a worker's routes check: its token, and its name."""
+    from starlette.requests import Request
+
+    from web._errors import ApiError
+    from web._guard import CALLER
+    from web._http import require_worker
+
+    ring = Keyring(store, SITE_TOKEN)
+
+    def request(token: str | None) -> Request:
+        caller = None if token is None else ring.identify(f"Bearer {token}")
+        return Request({"type": "http", "headers": [], CALLER: caller})
+
+    assert require_worker(request(tokens[Role.WORKER]), f"{Role.WORKER}-t").role is Role.WORKER
+    for token, status, message in (
+        (None, 401, "needs a worker token"),
+        (tokens[Role.WORKER], 403, "answers for the worker 'worker-t', not 'other'"),
+        (tokens[Role.CONSOLE], 403, "a console token cannot do this"),
+        (SITE_TOKEN, 403, "a console token cannot do this"),
+        (tokens[Role.PUSH], 403, "a push token cannot do this"),
+    ):
+        name = "other" if token == tokens[Role.WORKER] else f"{Role.WORKER}-t"
+        with pytest.raises(ApiError) as refused:
+            require_worker(request(token), name)
+        assert refused.value.status == status and message in refused.value.message
+
+
+def test_a_store_that_fails_keeps_the_tokens_read_last(store: arena.Store) -> None:
+    """The guard runs before any route's error handling: a store that cannot be read then
+    (closed here; busy or failing in life) keeps the last read, never an exception."""
+    ring = Keyring(store, None, refresh=0.0)
+    push = _make(store, Role.PUSH, "ci")
+    assert ring.identify(f"Bearer {push}") is not None
+    store.close()
+    found = ring.identify(f"Bearer {push}")
+    assert found is not None and found.name == "ci"

@@ -49,6 +49,7 @@ from web._matches import match_key
 from web._openapi import (
     ID,
     JSON,
+    KIND,
     PAGE,
     SHA256,
     binary_answer,
@@ -86,14 +87,20 @@ _log = logging.getLogger("web")
 # ====================================================================== pages
 
 
-def site_page(page: str, title: str) -> Callable[[Request], Response]:
-    """The endpoint of a page; a page of a record that does not exist is a 404 page."""
+def site_page(page: str, title: str, side: Side = Side.PUBLIC) -> Callable[[Request], Response]:
+    """The endpoint of a page. A public page of a record that does not exist, or is not
+    published, is a 404 page; a console page is its shell whatever the id (a browser's
+    navigation carries no token: the page's script asks the API with the console's)."""
 
     def endpoint(request: Request) -> Response:
         ident: int | None = request.path_params.get("id")
-        if ident is not None and not site_of(request).exists(page, ident):
+        if (
+            side is Side.PUBLIC
+            and ident is not None
+            and not site_of(request).exists(page, ident, everything=False)
+        ):
             return missing_page(f"no {page} {ident}")
-        return site_page_html(page, title, ident)
+        return site_page_html(page, title, ident, side=str(side))
 
     return endpoint
 
@@ -103,12 +110,13 @@ def site_page(page: str, title: str) -> Callable[[Request], Response]:
 
 @operation(
     "get",
-    "the stored controllers (the hidden ones only with the token)",
+    "the stored controllers: with a console token all (the hidden ones too); else the open"
+    " committed opponents and the published runs' controllers",
     {"200": listing("Controller", "by name"), **errors("401", "503")},
     side=Side.PUBLIC,
 )
 def list_controllers(request: Request) -> Response:
-    return json_response(site_of(request).controllers(include_hidden=sees_all(request)))
+    return json_response(site_of(request).controllers(everything=sees_all(request)))
 
 
 @operation(
@@ -139,7 +147,8 @@ async def upload_controller(request: Request) -> Response:
 
 @operation(
     "get",
-    "a controller's module (never a hidden one without the token)",
+    "a controller's module: with a console token any; else only an open committed"
+    " opponent's (never a hidden one's, nor any other's)",
     {
         "200": binary_answer("application/wasm", "the module's bytes"),
         **errors("401", "404", "500", "503"),
@@ -149,7 +158,7 @@ async def upload_controller(request: Request) -> Response:
 )
 def controller_module(request: Request) -> Response:
     record, blob = site_of(request).module(
-        request.path_params["sha256"], include_hidden=sees_all(request)
+        request.path_params["sha256"], everything=sees_all(request)
     )
     return Response(
         blob,
@@ -166,14 +175,22 @@ def controller_module(request: Request) -> Response:
 
 @operation(
     "get",
-    "the most recent matches first",
+    "the most recent matches first: with a console token all; else the published ones;"
+    " `kind=quick`: only quick matches",
     {"200": listing("Match", "a page"), **errors("400", "503")},
-    parameters=PAGE,
+    parameters=[*PAGE, KIND],
     side=Side.PUBLIC,
 )
 def list_matches(request: Request) -> Response:
     limit, before = page_args(request)
-    return json_response(site_of(request).matches_json(limit=limit, before=before))
+    kind = request.query_params.get("kind")
+    if kind not in (None, "quick"):
+        raise ApiError(400, "query 'kind': only 'quick' (quick matches) is a kind")
+    return json_response(
+        site_of(request).matches_json(
+            limit=limit, before=before, everything=sees_all(request), quick_only=kind == "quick"
+        )
+    )
 
 
 @operation(
@@ -203,7 +220,23 @@ async def create_match(request: Request) -> Response:
     side=Side.PUBLIC,
 )
 def get_match(request: Request) -> Response:
-    return json_response(site_of(request).match_json(request.path_params["id"]))
+    return json_response(
+        site_of(request).match_json(request.path_params["id"], everything=sees_all(request))
+    )
+
+
+@operation(
+    "post",
+    "publish a finished quick match: the public site shows it from then on (idempotent)",
+    {
+        "200": json_answer(ref("Match"), "published"),
+        **errors("400", "404", "503"),
+    },
+    parameters=[ID],
+    side=Side.CONSOLE,
+)
+def publish_match(request: Request) -> Response:
+    return json_response(site_of(request).publish_match(request.path_params["id"]))
 
 
 @operation(
@@ -217,7 +250,7 @@ def get_match(request: Request) -> Response:
     side=Side.PUBLIC,
 )
 def match_replay(request: Request) -> Response:
-    stream = site_of(request).open_replay(request.path_params["id"])
+    stream = site_of(request).open_replay(request.path_params["id"], everything=sees_all(request))
     return StreamingResponse(
         _checked(stream),
         media_type=replays.MEDIA_TYPE,
@@ -245,6 +278,8 @@ def _checked(stream: arena.ReplayStream) -> Iterator[bytes]:
 async def match_events(request: Request) -> Response:
     site = site_of(request)
     match_id: int = request.path_params["id"]
+    # Before the stream: the public side learns nothing of a match not published (404).
+    await asyncio.to_thread(site.match_json, match_id, everything=sees_all(request))
 
     def state() -> tuple[dict[str, Any], bool]:
         data = site.match_json(match_id)
@@ -265,7 +300,9 @@ async def match_events(request: Request) -> Response:
 )
 def list_runs(request: Request) -> Response:
     limit, before = page_args(request)
-    return json_response(site_of(request).runs_json(limit=limit, before=before))
+    return json_response(
+        site_of(request).runs_json(limit=limit, before=before, everything=sees_all(request))
+    )
 
 
 @operation(
@@ -276,7 +313,9 @@ def list_runs(request: Request) -> Response:
     side=Side.PUBLIC,
 )
 def get_run(request: Request) -> Response:
-    return json_response(site_of(request).run_json(request.path_params["id"]))
+    return json_response(
+        site_of(request).run_json(request.path_params["id"], everything=sees_all(request))
+    )
 
 
 @operation(
@@ -311,7 +350,9 @@ async def push_run(request: Request) -> Response:
 )
 def list_tournaments(request: Request) -> Response:
     limit, before = page_args(request)
-    return json_response(site_of(request).tournaments_json(limit=limit, before=before))
+    return json_response(
+        site_of(request).tournaments_json(limit=limit, before=before, everything=sees_all(request))
+    )
 
 
 @operation(
@@ -365,7 +406,24 @@ async def create_tournament(request: Request) -> Response:
     side=Side.PUBLIC,
 )
 def get_tournament(request: Request) -> Response:
-    return json_response(site_of(request).tournament_json(request.path_params["id"]))
+    return json_response(
+        site_of(request).tournament_json(request.path_params["id"], everything=sees_all(request))
+    )
+
+
+@operation(
+    "post",
+    "publish a tournament: it and its matches (those to come too) are on the public site"
+    " from then on (idempotent)",
+    {
+        "200": json_answer(ref("TournamentDetail"), "published"),
+        **errors("404", "503"),
+    },
+    parameters=[ID],
+    side=Side.CONSOLE,
+)
+def publish_tournament(request: Request) -> Response:
+    return json_response(site_of(request).publish_tournament(request.path_params["id"]))
 
 
 @operation(
@@ -379,6 +437,8 @@ def get_tournament(request: Request) -> Response:
 async def tournament_events(request: Request) -> Response:
     site = site_of(request)
     tournament_id: int = request.path_params["id"]
+    # Before the stream: the public side learns nothing of a tournament not published (404).
+    await asyncio.to_thread(site.tournament_json, tournament_id, everything=sees_all(request))
 
     def state() -> tuple[dict[str, Any], bool]:
         data = site.tournament_json(tournament_id)
@@ -509,19 +569,30 @@ def routes() -> list[BaseRoute]:
         _page("/runs/{id:rowid}", Side.PUBLIC, site_page("run", "run")),
         _page("/matches/{id:rowid}", Side.PUBLIC, site_page("match", "match")),
         _page("/tournaments/{id:rowid}", Side.PUBLIC, site_page("tournament", "tournament")),
-        _page("/console", Side.CONSOLE, site_page("console", "console")),
+        _page("/console", Side.CONSOLE, site_page("console", "console", Side.CONSOLE)),
+        _page("/console/runs/{id:rowid}", Side.CONSOLE, site_page("run", "run", Side.CONSOLE)),
+        _page(
+            "/console/matches/{id:rowid}", Side.CONSOLE, site_page("match", "match", Side.CONSOLE)
+        ),
+        _page(
+            "/console/tournaments/{id:rowid}",
+            Side.CONSOLE,
+            site_page("tournament", "tournament", Side.CONSOLE),
+        ),
         _api("/openapi.json", openapi),
         _api("/api/status", status),
         _read_write("/api/controllers", list_controllers, upload_controller),
         _api("/api/controllers/{sha256:sha256}/module", controller_module),
         _read_write("/api/matches", list_matches, create_match),
         _api("/api/matches/{id:rowid}", get_match),
+        _api("/api/matches/{id:rowid}/publish", publish_match, ["POST"]),
         _api("/api/matches/{id:rowid}/replay", match_replay),
         _api("/api/matches/{id:rowid}/events", match_events),
         _read_write("/api/runs", list_runs, push_run),
         _api("/api/runs/{id:rowid}", get_run),
         _read_write("/api/tournaments", list_tournaments, create_tournament),
         _api("/api/tournaments/{id:rowid}", get_tournament),
+        _api("/api/tournaments/{id:rowid}/publish", publish_tournament, ["POST"]),
         _api("/api/tournaments/{id:rowid}/events", tournament_events),
         _api("/api/workers", list_workers),
         _api("/api/workers/connect", connect_worker),

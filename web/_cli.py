@@ -49,7 +49,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web._serve_site import serve_site
 
     defaults = SiteLimits()
-    limits = SiteLimits(workers=args.jobs or defaults.workers, queue=args.queue or defaults.queue)
+    limits = SiteLimits(
+        workers=args.jobs or defaults.workers,
+        queue=args.queue or defaults.queue,
+        keep_quick=args.keep_quick or defaults.keep_quick,
+    )
     bounds = ConnectionLimits()
     connections = ConnectionLimits(
         max_connections=args.max_connections or bounds.max_connections,
@@ -174,6 +178,13 @@ def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     s.add_argument("--jobs", type=_positive, help="worker processes for matches (default: cores)")
     s.add_argument(
         "--queue", type=_positive, help="quick matches accepted at once, past it 429 (default 32)"
+    )
+    s.add_argument(
+        "--keep-quick",
+        type=_positive,
+        metavar="N",
+        help="quick matches kept for review (default 1000); older ones are deleted with"
+        " their replays (published ones are kept, and not counted)",
     )
     s.add_argument(
         "--allowed-host",

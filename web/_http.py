@@ -34,6 +34,7 @@ __all__ = [
     "read_body",
     "read_json",
     "require_side",
+    "require_worker",
     "sees_all",
     "site_of",
 ]
@@ -111,6 +112,19 @@ def require_side(request: Request, side: Side) -> Caller | None:
         )
     if caller.role not in SIDE_ROLES[side]:
         raise ApiError(403, f"a {caller.role} token cannot do this: it needs a {side} token")
+    return caller
+
+
+def require_worker(request: Request, name: str) -> Caller:
+    """The caller, if it is the worker token of the worker ``name`` (a worker route's check,
+    after its side's): else 401 without a token, 403 with another role's or another
+    worker's."""
+    caller = require_side(request, Side.WORKER)
+    assert caller is not None
+    if caller.name != name:
+        raise ApiError(
+            403, f"this worker token answers for the worker {caller.name!r}, not {name!r}"
+        )
     return caller
 
 

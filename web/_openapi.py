@@ -29,6 +29,7 @@ from web._token import Side
 __all__ = [
     "ID",
     "JSON",
+    "KIND",
     "PAGE",
     "SHA256",
     "TOKEN",
@@ -153,6 +154,13 @@ PAGE: Final = [
         "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     },
 ]
+KIND: Final = {
+    "name": "kind",
+    "in": "query",
+    "required": False,
+    "description": "`quick`: only quick matches (of no tournament and no run)",
+    "schema": {"enum": ["quick"]},
+}
 TOKEN: Final[list[dict[str, list[str]]]] = [{"bearer": []}]
 TOKEN_OPTIONAL: Final[list[dict[str, list[str]]]] = [{}, {"bearer": []}]
 

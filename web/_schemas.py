@@ -120,6 +120,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "finished_at": _NULLABLE_STR,
             "tournament_id": {"type": ["integer", "null"]},
             "run_id": {"type": ["integer", "null"]},
+            "published": {"type": "boolean", "description": "whether the public site shows it"},
         },
     },
     "MatchRequest": {
@@ -144,6 +145,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "reason": _NULLABLE_STR,
             "matches": {"type": "integer"},
             "created_at": {"type": "string"},
+            "published": {"type": "boolean", "description": "whether the public site shows it"},
         },
     },
     "RunDetail": {
@@ -186,6 +188,7 @@ SCHEMAS: Final[dict[str, Any]] = {
                 },
             },
             "build_log": {"type": "string"},
+            "published": {"type": "boolean", "description": "whether the public site shows it"},
         },
     },
     "Tournament": {
@@ -209,6 +212,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "error": _NULLABLE_STR,
             "created_at": {"type": "string"},
             "finished_at": _NULLABLE_STR,
+            "published": {"type": "boolean", "description": "whether the public site shows it"},
         },
     },
     "TournamentDetail": {

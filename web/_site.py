@@ -24,7 +24,7 @@ are coroutines.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,7 @@ class Site(Matches, Runs, Tournaments):
                 {Lane.MATCH: limits.workers, Lane.CHECK: limits.check_workers}
             ) as lanes:
                 site = cls(store, case, limits, lanes)
+                site.drop_old_quick_matches()
                 site._resume()
                 yield site
         finally:
@@ -102,15 +103,18 @@ class Site(Matches, Runs, Tournaments):
             "waiting": waiting,
         }
 
-    def exists(self, kind: str, ident: int) -> bool:
-        """Whether the run, match or tournament ``ident`` is stored."""
-        read = {
+    def exists(self, kind: str, ident: int, *, everything: bool = True) -> bool:
+        """Whether the run, match or tournament ``ident`` is stored (without ``everything``:
+        and published)."""
+        read: dict[
+            str, Callable[[int], arena.RunRecord | arena.MatchRecord | arena.TournamentRecord]
+        ] = {
             "run": self.store.run,
             "match": self.store.match,
             "tournament": self.store.tournament,
         }
         try:
-            read[kind](ident)
+            record = read[kind](ident)
         except arena.NotInStoreError:
             return False
-        return True
+        return everything or record.published

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import secrets
 import stat
@@ -48,6 +49,8 @@ __all__ = [
     "server_token",
     "token_digest",
 ]
+
+_log = logging.getLogger("web")
 
 TOKEN_ENV: Final = "ARENA_TOKEN"
 TOKEN_FILE: Final = "server-token"
@@ -139,7 +142,13 @@ class Keyring:
             return ()
         with self._lock:
             if time.monotonic() - self._read_at >= self._refresh:
-                self._live = tuple(self._store.tokens(include_revoked=False))
+                try:
+                    self._live = tuple(self._store.tokens(include_revoked=False))
+                except arena.StoreError as exc:
+                    # Busy or failing: keep the tokens read last (the guard runs before any
+                    # route's error handling), and read again at the next request.
+                    _log.error("the tokens could not be read again, the last read kept: %s", exc)
+                    return self._live
                 self._read_at = time.monotonic()
             return self._live
 

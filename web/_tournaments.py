@@ -100,14 +100,35 @@ class Tournaments(SiteCore):
             _log.error("tournament %d stopped: %s", tournament_id, future.exception())
         self.changes.bump(tournament_key(tournament_id))
 
-    def tournaments_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
-        """The most recent tournaments, without their standings."""
-        return [_tournament_json(t) for t in self.store.tournaments(limit=limit, before=before)]
+    def tournaments_json(
+        self, *, limit: int, before: int | None, everything: bool
+    ) -> list[dict[str, Any]]:
+        """The most recent tournaments, without their standings: all of them with
+        ``everything`` (the console), else only the published ones."""
+        return [
+            _tournament_json(t)
+            for t in self.store.tournaments(
+                limit=limit, before=before, published_only=not everything
+            )
+        ]
 
-    def tournament_json(self, tournament_id: int) -> dict[str, Any]:
-        """A tournament as ``arena standings --json`` gives it (live while it runs), with its
-        field, its pairings by stage (``stages``) and what is playing now."""
+    def publish_tournament(self, tournament_id: int) -> dict[str, Any]:
+        """Publish a tournament (the console's button, ``arena tournament --publish``): it and
+        its matches, those still to come too, are on the public site. Its JSON."""
         try:
+            self.store.publish_tournament(tournament_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no tournament {tournament_id}") from None
+        self.changes.bump(tournament_key(tournament_id))
+        return self.tournament_json(tournament_id)
+
+    def tournament_json(self, tournament_id: int, *, everything: bool = True) -> dict[str, Any]:
+        """A tournament as ``arena standings --json`` gives it (live while it runs), with its
+        field, its pairings by stage (``stages``) and what is playing now. Without
+        ``everything`` (the public side), 404 unless it is published."""
+        try:
+            if not everything and not self.store.tournament(tournament_id).published:
+                raise ApiError(404, f"no tournament {tournament_id}")  # as if there were none
             matches = self.store.tournament_matches(tournament_id)
             record, standings = arena.tournament_standings(self.store, tournament_id, matches)
         except arena.NotInStoreError:
@@ -137,6 +158,7 @@ def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
         "matches": t.matches,
         "planned": planned,
         "error": t.error,
+        "published": t.published,
         "created_at": when(t.created_at),
         "finished_at": when(t.finished_at),
     }

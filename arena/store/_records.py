@@ -176,6 +176,9 @@ class MatchRecord:
     run_id: int | None = None
     opponent: str | None = None
     role: Role | None = None
+    published: bool = False
+    """Whether the public site shows it: a quick match published, or a match of a published
+    run or tournament."""
 
     def to_json(self, replay: str = "") -> dict[str, Any]:
         """The JSON of the match: ``"id"`` and the design's keys of ``arena match --json``.
@@ -228,6 +231,8 @@ class TournamentRecord:
     """How many of its matches are recorded (finished or error)."""
     created_at: datetime
     finished_at: datetime | None
+    published: bool = False
+    """Whether the public site shows it (an operator published it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +252,9 @@ class RunRecord:
     """Why it could not compete (or any other note of the outcome)."""
     matches: int
     created_at: datetime
+    published: bool = False
+    """Whether the public site shows it (pushed to this server, or published by its
+    operator)."""
 
 
 @dataclass(frozen=True, slots=True)

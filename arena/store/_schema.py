@@ -153,7 +153,32 @@ _V2: Final = (
     "CREATE UNIQUE INDEX tokens_by_name ON tokens (name) WHERE revoked_at IS NULL",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2)
+_V3: Final = (
+    # What is published (issue 25): the public site shows these and nothing else. A
+    # run pushed to a server is published as it is recorded; a tournament or a quick
+    # match when an operator publishes it. A match of a published run or tournament is
+    # published with it. Tables of their own: runs and settled matches are immutable.
+    """
+    CREATE TABLE published_runs (
+        run_id       INTEGER PRIMARY KEY REFERENCES runs (id),
+        published_at TEXT NOT NULL
+    ) STRICT
+    """,
+    """
+    CREATE TABLE published_tournaments (
+        tournament_id INTEGER PRIMARY KEY REFERENCES tournaments (id),
+        published_at  TEXT NOT NULL
+    ) STRICT
+    """,
+    """
+    CREATE TABLE published_matches (
+        match_id     INTEGER PRIMARY KEY REFERENCES matches (id),
+        published_at TEXT NOT NULL
+    ) STRICT
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3)
 """Every step, in order; never edit a published one, append a new one."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)
