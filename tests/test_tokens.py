@@ -208,7 +208,7 @@ def test_the_route_table_in_the_docs_is_the_apps() -> None:
         if row:
             documented.append((row[1], row[2], row[3]))
     app = [
-        (method, path.replace(":rowid", "").replace(":sha256", ""), str(side))
+        (method, _doc(path), str(side))
         for method, path, side in web.route_sides()
     ]
     assert documented == app

@@ -367,10 +367,10 @@ def test_hostile_workers_are_refused_and_the_others_are_not_affected(
             ("lab-3", worker_tokens["lab-3"], 409, "is connected already"),
             ("lab-4", worker_tokens["console"], 403, "a console token cannot do this"),
             ("lab-4", SITE_TOKEN, 403, "a console token cannot do this"),
-            ("lab-4", worker_tokens["lab-1"], 403, "answers for worker 'lab-1' only"),
+            ("lab-4", worker_tokens["lab-1"], 403, "answers for the worker 'lab-1', not 'lab-4'"),
             ("lab-4", "not-a-token", 401, "the token is not the server's"),
             ("lab-4\x1b[2J", worker_tokens["lab-4"], 400, "control character"),
-            (_own(client), worker_tokens["lab-4"], 403, "only"),
+            (_own(client), worker_tokens["lab-4"], 403, "answers for the worker 'lab-4'"),
         ]
         for name, token, status, says in refusals:
             with (

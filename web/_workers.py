@@ -355,7 +355,7 @@ class Workers:
         if problem is not None:
             return 400, f"query 'name': {problem}"
         if name != caller.name:
-            return 403, f"this worker token answers for worker {caller.name!r} only, not {name!r}"
+            return 403, f"this worker token answers for the worker {caller.name!r}, not {name!r}"
         if name == self.own:
             return 409, f"{name!r} is the server's own data directory's name"
         if name in self._connected:
