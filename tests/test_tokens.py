@@ -207,10 +207,7 @@ def test_the_route_table_in_the_docs_is_the_apps() -> None:
         row = re.fullmatch(r"\| `(GET|POST) (\S+)` \| (\w+) \|", line)
         if row:
             documented.append((row[1], row[2], row[3]))
-    app = [
-        (method, _doc(path), str(side))
-        for method, path, side in web.route_sides()
-    ]
+    app = [(method, _doc(path), str(side)) for method, path, side in web.route_sides()]
     assert documented == app
 
 

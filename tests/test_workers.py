@@ -31,7 +31,7 @@ from starlette.websockets import WebSocketDisconnect
 
 import arena
 import web
-from tests._support import AUTH, SITE_TOKEN, Tab, small_case
+from tests._support import AUTH, SITE_TOKEN, Tab, cli, small_case
 from web._token import Role, new_token, token_digest
 from web._worker import connect_url
 from web._worker_protocol import (
@@ -157,6 +157,19 @@ def test_the_connection_address_and_a_worker_module_name() -> None:
     assert name == "bot@lab-1#abababab" and arena.name_problem(name) is None
     long = worker_module_name("b" * 300, "w", SHA)
     assert len(long) <= 256 and long.endswith("@w#abababab")
+
+
+def test_arena_worker_needs_a_token_and_a_name(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    none = cli(capsys, "worker", "--server", "http://127.0.0.1:9", "--name", "lab")
+    assert none.code == 2 and "no token: set $ARENA_TOKEN or give --token-file" in none.err
+    monkeypatch.setenv("ARENA_TOKEN", "t")
+    bad = cli(capsys, "worker", "--server", "http://127.0.0.1:9", "--name", "a\x07b")
+    assert bad.code == 2 and "--name" in bad.err and "control character" in bad.err
+    where = cli(capsys, "worker", "--server", "127.0.0.1:9", "--name", "lab")
+    assert where.code == 2 and "an address like http://host:port" in where.err
 
 
 def test_local_runs_are_the_runs_that_built_a_module_here(tmp_path: Path) -> None:

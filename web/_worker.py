@@ -142,6 +142,8 @@ def _session(url: str, name: str, token: str, store: arena.Store, every: float) 
             print(f"connection closed ({code}): {why}", flush=True)
         except (OSError, TimeoutError, ValueError) as exc:
             print(f"connection lost: {exc}", flush=True)
+        except arena.ArenaError as exc:  # the store busy or damaged: tried again later
+            print(f"cannot read the local runs: {shown(str(exc))}", flush=True)
     return welcomed
 
 
