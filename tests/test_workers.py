@@ -462,8 +462,9 @@ def _until(check: Any, what: str, timeout: float = 30.0) -> Any:
 @pytest.mark.timeout(240)
 def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: bytes) -> None:
     """``arena serve`` over data dir A; ``arena worker`` over data dir B, which holds two
-    local runs: listed, one played in a quick match, the worker killed (its runs
-    unselectable, with why), started again (connected again)."""
+    local runs: listed, one played in a quick match, the worker killed as the match is
+    queued (the match plays on; its runs unselectable, with why), started again (connected
+    again)."""
     a, b = tmp_path / "a", tmp_path / "b"
     made = subprocess.run(
         [sys.executable, "-m", "arena", "token", "create", "--role", "worker", "--name", "lab"],
@@ -502,6 +503,9 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
         queued = http.post("api/matches", json=body)
         assert queued.status_code == 202, queued.text
         match_id = queued.json()["id"]
+        # Killed as soon as the match is queued: the match holds its bytes and plays on.
+        workers[0].send_signal(signal.SIGKILL)
+        workers[0].wait(10)
         match = _until(
             lambda: (m := http.get(f"api/matches/{match_id}").json())["status"] != "pending" and m,
             "the match never finished",
@@ -511,9 +515,7 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
         names = [s["name"] for s in match["sides"]]
         assert names[0].startswith("idler@lab#") and names[1] == "random"
 
-        # Killed: gone at once (the kernel closes its socket), its runs unselectable.
-        workers[0].send_signal(signal.SIGKILL)
-        workers[0].wait(10)
+        # Gone at once (the kernel closes its socket), its runs unselectable.
         gone = _until(
             lambda: (
                 not (w := {x["name"]: x for x in http.get("api/workers").json()}["lab"])[
