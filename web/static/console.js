@@ -27,6 +27,7 @@ const GROUPS = [
 ];
 
 let controllers = [];
+const WORKERS_EVERY_MS = 5000;
 const message = (el, text, ok = true) => {
   el.textContent = text;
   el.classList.toggle("site-ok", ok);
@@ -212,11 +213,13 @@ function options(select) {
 
 function fieldBoxes() {
   const stored = controllers.filter((c) => c.origin !== "run");
+  const checked = new Set([...field.querySelectorAll("input:checked")].map((i) => i.value));
   field.replaceChildren(
     h("legend", {}, "field"),
     ...worker.checkboxes(),
     ...stored.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`)),
   );
+  for (const box of field.querySelectorAll("input")) box.checked = checked.has(box.value) && !box.disabled;
 }
 
 async function refresh() {
@@ -233,7 +236,7 @@ async function refresh() {
       controllers,
     ),
   );
-  await worker.refresh(); // fills the selects and the field, the chosen worker's runs first
+  await worker.refresh(true); // fills the selects and the field, the chosen worker's runs first
   if (!pickB.value || pickB.value === pickA.value) {
     const other = [...pickB.options].find((o) => !o.disabled && o.value !== pickA.value);
     if (other) pickB.value = other.value;
@@ -343,4 +346,6 @@ guarded(main, async () => {
   tokenInput.value = savedToken();
   await useToken(savedToken());
   main.dataset.state = "ready";
+  // Workers come and go: their list is read again, so a gone worker's runs turn unselectable.
+  setInterval(() => { if (savedToken()) worker.refresh().catch(() => {}); }, WORKERS_EVERY_MS);
 });

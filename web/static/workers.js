@@ -11,6 +11,7 @@ export function workerPicker(onChange) {
   const note = h("span", { class: "site-note site-worker-note", role: "status" });
   const state = { name: "", own: true, runs: [], reason: null };
   let workers = [];
+  let shown = null; // what the selects show now: they are drawn again only when it changes
 
   async function loadRuns() {
     const name = select.value;
@@ -24,23 +25,31 @@ export function workerPicker(onChange) {
     note.textContent = state.reason ? state.reason : `${state.runs.length} local run${state.runs.length === 1 ? "" : "s"}`;
     note.classList.toggle("site-error", !!state.reason);
     select.dataset.state = state.reason ? "gone" : "connected";
-    onChange();
+    const now = JSON.stringify(state);
+    if (now !== shown) {
+      shown = now;
+      onChange();
+    }
   }
 
-  async function refresh() {
+  // `redraw`: the controllers changed, so the selects are drawn again whatever the worker.
+  async function refresh(redraw = false) {
+    if (redraw) shown = null;
     const keep = select.value;
     try {
       workers = savedToken() ? await api("/api/workers", { token: savedToken() }) : [];
     } catch {
       workers = [];
     }
-    select.replaceChildren(
+    const listed = JSON.stringify(workers.map((w) => [w.name, w.own, w.connected, w.reason]));
+    if (listed !== select.dataset.listed) select.replaceChildren(
       ...workers.map((w) => h(
         "option",
         { value: w.name, title: w.reason || "" },
         w.own ? `${w.name} (this server)` : w.connected ? w.name : `${w.name} (gone)`,
       )),
     );
+    select.dataset.listed = listed;
     if (keep && workers.some((w) => w.name === keep)) select.value = keep;
     await loadRuns();
   }
