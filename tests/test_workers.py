@@ -534,13 +534,16 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
         assert refused.status_code == 409 and "gone since" in refused.json()["error"]
 
         # Started again: connected again, its runs selectable.
-        workers.append(
-            _arena("worker", "--server", url, "--name", "lab", data=b, token=worker_token)
-        )
+        again = ("worker", "--server", url, "--name", "lab", "--every", "0.5")
+        workers.append(_arena(*again, data=b, token=worker_token))
         _until(connected, "the worker never connected again")
         assert all(r["selectable"] for r in http.get("api/workers/lab/runs").json()["runs"])
+        # A run proved meanwhile on the worker's machine is offered within --every.
+        with arena.Store.open(b) as store:
+            _local_run(store, "fresh", EMPTY_MODULE + b"fresh")
+        _until(lambda: (w := connected()) and w["runs"] == 3, "the new run was never offered")
 
-        # A worker token of another name, and a console token, are refused for good (exit 2).
+        # A worker token of another name is refused for good (exit 2).
         wrong = _arena("worker", "--server", url, "--name", "other", data=b, token=worker_token)
         out, _err = wrong.communicate(timeout=60)
         assert wrong.returncode == 2 and "refused: 403" in out, out
