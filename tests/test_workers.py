@@ -206,6 +206,29 @@ def _local_run(
 # =========================================================================== the site's end
 
 
+def test_the_handshake_is_guarded_as_every_request(tmp_path: Path) -> None:
+    """The Host and the token are checked before the connection opens (no worker started:
+    the site's rooms are never opened), each refusal an HTTP answer."""
+    with arena.Store.open(tmp_path / "a") as store:
+        bare = web.Site.__new__(web.Site)
+        bare.store = store
+        token = new_token()
+        store.add_token("lab", Role.WORKER, token_digest(token))
+        url = "/api/workers/connect?name=lab"
+        elsewhere = web.site_app(bare, SITE_TOKEN, allowed_hosts=["localhost"])
+        with TestClient(elsewhere) as other:  # its WebSockets' Host is "testserver"
+            with pytest.raises(WebSocketDenialResponse) as denied:
+                other.websocket_connect(url, headers=_as(token)).__enter__()
+            assert denied.value.status_code == 400 and "not a name this server" in denied.value.text
+            assert denied.value.headers["x-content-type-options"] == "nosniff"
+        with TestClient(web.site_app(bare, SITE_TOKEN, allowed_hosts=["testserver"])) as client:
+            for headers, status in (({}, 401), (_as("wrong"), 401), (AUTH, 403)):
+                with pytest.raises(WebSocketDenialResponse) as denied:
+                    client.websocket_connect(url, headers=headers).__enter__()
+                assert denied.value.status_code == status, denied.value.text
+            assert store.controllers(include_hidden=True) == []
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[web.Site]:
     limits = web.SiteLimits(workers=1, queue=8, body_timeout=5.0)
