@@ -31,7 +31,7 @@ from starlette.websockets import WebSocketDisconnect
 
 import arena
 import web
-from tests._support import AUTH, SITE_TOKEN, Tab, cli, small_case
+from tests._support import AUTH, SITE_TOKEN, Builder, Tab, cli, small_case
 from web._token import Role, new_token, token_digest
 from web._worker import connect_url
 from web._worker_protocol import (
@@ -287,7 +287,12 @@ def _stored(site: web.Site) -> set[str]:
 
 @pytest.mark.processes
 def test_a_worker_offers_its_runs_and_a_quick_match_fetches_one(
-    client: TestClient, site: web.Site, worker_tokens: dict[str, str], idle: bytes, busy: bytes
+    client: TestClient,
+    site: web.Site,
+    worker_tokens: dict[str, str],
+    idle: bytes,
+    busy: bytes,
+    build_c: Builder,
 ) -> None:
     url = "/api/workers/connect?name=lab-1"
     with client.websocket_connect(url, headers=_as(worker_tokens["lab-1"])) as ws:
@@ -320,6 +325,24 @@ def test_a_worker_offers_its_runs_and_a_quick_match_fetches_one(
         # Once admitted it is stored: the same run again needs no fetch.
         again = client.post("/api/matches", json=body, headers=AUTH)
         assert again.status_code == 202, again.text
+
+        # A tournament over a run the worker offers since, named by its controller.
+        template = build_c(Path("baselines") / "template.c")
+        offered = [_offer(busy, "busy", 2), _offer(template, "tmpl", 3)]
+        ws.send_text(json.dumps({"type": "runs", "runs": offered}))
+        _until(lambda: _workers(client)["lab-1"]["runs"] == 2, "the runs were not taken")
+        start = {"format": "round-robin", "field": ["tmpl", "random"], "worker": "lab-1"}
+        thread, answer = _in_thread(
+            lambda: client.post("/api/tournaments", json=start, headers=AUTH)
+        )
+        assert ws.receive_json() == {"type": "fetch", "sha256": digest_of(template)}
+        ws.send_bytes(module_message(digest_of(template), template))
+        thread.join(60)
+        assert answer[0].status_code == 202, answer[0].text
+        assert [e["sha256"] for e in answer[0].json()["field"]] == [
+            digest_of(template),
+            site.store.controller("random").sha256,
+        ]
 
         # The worker updates its runs; a bad message closes its connection, with why.
         ws.send_text(json.dumps({"type": "runs", "runs": [_offer(busy, "busy", 2)]}))
