@@ -301,7 +301,10 @@ def test_arena_finds_the_commands_of_web_without_importing_it() -> None:
 
     for group, targets in (
         ("foray_arena.commands", ["web:register_commands"]),
-        ("foray_arena.bench", ["web.bench:bench_figures", "web.bench:hostile_figures"]),
+        (
+            "foray_arena.bench",
+            ["web.bench:bench_figures", "web.bench:hostile_figures", "web.bench:viewer_figures"],
+        ),
         ("foray_arena.summary", ["web.bench:summary_figures"]),
         ("foray_arena.site", ["web:serve_site"]),
     ):

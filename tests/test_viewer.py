@@ -490,3 +490,16 @@ def test_a_bad_replay_file_shows_the_servers_message(tab: Tab, tmp_path: Path) -
         status = tab.page.locator(".fv-status").inner_text()
         assert status.startswith("the server stopped the replay: cut.replay: truncated: ")
         assert tab.tick == 0 and canvas_colours(tab)["a"] > 100  # what came is drawn
+
+
+def test_the_viewer_benchmark_measures_the_viewer_and_its_floor(
+    replay_files: dict[str, Path],
+) -> None:
+    """A smoke test of ``arena bench viewer`` on a short replay: figures, never asserted."""
+    path = replay_files["baselines"]
+    data = path.read_bytes()
+    run = bench.measure_viewer(1, replay=(data, len(python_states(path))))
+    assert len(run.viewer) == len(run.floor) == 1
+    assert run.viewer[0] > 0 and run.floor[0] > 0
+    assert run.scripts[0] >= 1 and run.replay_start[0] > 0
+    assert len(run.jumps) == 400 and run.before_keyframes
