@@ -67,6 +67,7 @@ ALSO_PLAYING = {
         "recheck_match plays a pushed run's match again (in the site's worker processes)"
     ),
     ("web.bench._figures", "play"): "the viewer benchmark needs one replay to load",
+    ("web.bench._viewer", "play"): "the viewer's cold-load benchmark plays its 2,000-tick replay",
     ("web.bench._load", "play"): "the load driver seeds its store with one match",
 }
 # The only modules that may import ctypes, and why.
