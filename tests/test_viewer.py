@@ -21,7 +21,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -493,12 +493,13 @@ def test_a_bad_replay_file_shows_the_servers_message(tab: Tab, tmp_path: Path) -
 
 
 def test_the_viewer_benchmark_measures_the_viewer_and_its_floor(
-    replay_files: dict[str, Path],
+    browser: Browser, replay_files: dict[str, Path]
 ) -> None:
     """A smoke test of ``arena bench viewer`` on a short replay: figures, never asserted."""
     path = replay_files["baselines"]
     data = path.read_bytes()
-    run = bench.measure_viewer(1, replay=(data, len(python_states(path))))
+    replay = (data, len(python_states(path)))
+    run = bench.measure_viewer(1, replay=replay, chromium=browser.browser_type)
     assert len(run.viewer) == len(run.floor) == 1
     assert run.viewer[0] > 0 and run.floor[0] > 0
     assert run.scripts[0] >= 1 and run.replay_start[0] > 0

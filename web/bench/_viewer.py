@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page, Playwright
+    from playwright.sync_api import Browser, BrowserType, Page
 
 __all__ = ["ViewerRun", "bench_replay", "measure_viewer", "viewer_figures"]
 
@@ -209,12 +209,17 @@ _SETTLED: Final = """() => window.forayViewer.charts !== null && performance
 
 
 def _cold_load(
-    p: Playwright, url: str, mark: str, then: Callable[[Browser, Page, float], None] | None = None
+    chromium: BrowserType,
+    url: str,
+    mark: str,
+    then: Callable[[Browser, Page, float], None] | None = None,
 ) -> float:
     """A fresh browser's first load of ``url``: its mark ``mark``; then ``then`` on the page."""
-    from web.bench._browser import launch_chromium
+    from web.bench._browser import CHROMIUM_ARGS, chromium_path
 
-    browser = launch_chromium(p)
+    browser = chromium.launch(
+        executable_path=chromium_path(), args=list(CHROMIUM_ARGS), headless=True
+    )
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url, wait_until="commit")
@@ -227,11 +232,24 @@ def _cold_load(
         browser.close()
 
 
-def measure_viewer(runs: int, *, replay: tuple[bytes, int] | None = None) -> ViewerRun:
-    """``runs`` cold loads of the viewer and of the floor, in turns, then the jumps."""
+def measure_viewer(
+    runs: int,
+    *,
+    replay: tuple[bytes, int] | None = None,
+    chromium: BrowserType | None = None,
+) -> ViewerRun:
+    """``runs`` cold loads of the viewer and of the floor, in turns, then the jumps.
+
+    ``replay`` is the replay's bytes and ticks (default: ``bench_replay()``);
+    ``chromium`` the browser type of a running Playwright (default: one started here).
+    """
     from playwright.sync_api import sync_playwright
 
     import replays
+
+    if chromium is None:
+        with sync_playwright() as p:
+            return measure_viewer(runs, replay=replay, chromium=p.chromium)
 
     data, ticks = replay if replay is not None else bench_replay()
     viewer: list[float] = []
@@ -253,13 +271,14 @@ def measure_viewer(runs: int, *, replay: tuple[bytes, int] | None = None) -> Vie
     with tempfile.TemporaryDirectory(prefix="arena-bench-viewer-") as tmp:
         path = Path(tmp) / "bench.replay"
         path.write_bytes(data)
-        with _served(path, _first_frame_end(data)) as url, sync_playwright() as p:
+        with _served(path, _first_frame_end(data)) as url:
             # The server's first requests (imports, its first reads) are no browser's.
-            _cold_load(p, url, _VIEWER_MARK)
-            _cold_load(p, url + "floor", _FLOOR_MARK)
+            _cold_load(chromium, url, _VIEWER_MARK)
+            _cold_load(chromium, url + "floor", _FLOOR_MARK)
             for n in range(runs):
-                viewer.append(_cold_load(p, url, _VIEWER_MARK, jump if n == runs - 1 else settled))
-                floor.append(_cold_load(p, url + "floor", _FLOOR_MARK))
+                last = n == runs - 1
+                viewer.append(_cold_load(chromium, url, _VIEWER_MARK, jump if last else settled))
+                floor.append(_cold_load(chromium, url + "floor", _FLOOR_MARK))
     return ViewerRun(
         ticks=ticks,
         replay_bytes=len(data),
