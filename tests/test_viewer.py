@@ -165,6 +165,26 @@ def test_the_page_draws_the_map(tab: Tab, viewers: dict[str, str]) -> None:
     assert canvas_colours(tab)["dark"] > pixels["dark"] + 1000
 
 
+def test_the_page_loads_its_bundle_and_chunks_all_preloaded(
+    tab: Tab, viewers: dict[str, str]
+) -> None:
+    """Every script the page loads before the charts is one it preloads (none found a level
+    of imports later), and all are the bundle's (web/build.sh), none a source module."""
+    tab.open(viewers["baselines"])
+    preloaded, loaded = tab.scripts()
+    assert loaded == preloaded
+    assert "/static/dist/view.js" in loaded
+    assert all(p.startswith("/static/dist/") for p in loaded), loaded
+    # The charts come after the first frame, from a chunk of their own (uPlot inside it).
+    tab.page.wait_for_function("() => window.forayViewer.charts !== null")
+    charts = tab.js(
+        """() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)
+            .filter((p) => p.endsWith(".js") && !p.startsWith("/static/dist/chunk-")
+                && p !== "/static/dist/view.js")"""
+    )
+    assert len(charts) == 1 and re.fullmatch(r"/static/dist/charts-[0-9A-Z]+\.js", charts[0])
+
+
 def test_the_scrubber_and_the_keyboard_move_the_tick(tab: Tab, viewers: dict[str, str]) -> None:
     page = tab.page
     tab.open(viewers["baselines"])

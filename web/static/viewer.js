@@ -48,11 +48,15 @@ const percent = (share) => {
   return `${pct >= 0.1 || pct === 0 ? pct.toFixed(1) : pct.toPrecision(2)}%`;
 };
 
+// The viewer's stylesheets, unless the page links them already. Known by file name: a
+// page's bundle runs from static/dist/, so its own address does not say where they are.
 function ensureStyles() {
+  const links = document.querySelectorAll('link[rel="stylesheet"]');
+  const linked = [...links].map((link) => new URL(link.href).pathname);
   for (const href of ["./vendor/uplot/uPlot.min.css", "./viewer.css"]) {
-    const url = new URL(href, import.meta.url).href;
-    if (![...document.querySelectorAll('link[rel="stylesheet"]')].some((link) => link.href === url)) {
-      document.head.append(h("link", { rel: "stylesheet", href: url }));
+    const name = href.slice(href.lastIndexOf("/"));
+    if (!linked.some((path) => path.endsWith(name))) {
+      document.head.append(h("link", { rel: "stylesheet", href: new URL(href, import.meta.url).href }));
     }
   }
 }
