@@ -130,6 +130,23 @@ def test_the_viewer_copies_the_python_constants_and_the_readers_bounds(
     }
 
 
+def test_numbers_are_grouped_as_intl_groups_them(tab: Tab, viewers: dict[str, str]) -> None:
+    """format.js groups integers itself (a cold page's first Intl formatter is slow to make),
+    and writes every value as ``Intl.NumberFormat("en-US")`` does."""
+    tab.open(viewers["golden"])
+    values = [0, -0.0, 7, -7, 999, 1000, -1000, 12345, 999999, 1000000, -1234567, 2**53 - 1]
+    values += [-(2**53) + 1, 2**53, 1.5, -0.25, 1234.5678, 1e21]
+    ours, intl = tab.js(
+        """async (values) => {
+            const { num } = await import("/static/format.js");
+            const f = new Intl.NumberFormat("en-US");
+            return [values.map(num), values.map((v) => f.format(v))];
+        }""",
+        values,
+    )
+    assert ours == intl
+
+
 # --------------------------------------------------------------------------- the page
 
 

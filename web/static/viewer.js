@@ -9,6 +9,7 @@
 
 import { h } from "./dom.js";
 import { MapRenderer, SIDE_COLORS } from "./draw.js";
+import { num } from "./format.js";
 import { describeOutcome, forfeitText, sideLabel } from "./outcome.js";
 import { SOLDIER, streamReplay } from "./replay.js";
 
@@ -41,7 +42,6 @@ export function mountViewer(element, options) {
   return new Viewer(element, options);
 }
 
-const num = new Intl.NumberFormat("en-US").format;
 /** 0.0123 -> "1.2%", 0.00016 -> "0.016%". */
 const percent = (share) => {
   const pct = 100 * share;

@@ -4,16 +4,16 @@ import {
   frame,
   guarded,
   mountMatchViewer,
-  num,
   outcomeText,
   rankCell,
   saveToken,
   savedToken,
   table
-} from "./chunk-P4PSLPGV.js";
+} from "./chunk-OKKJODUN.js";
 import {
-  h
-} from "./chunk-FRUK2XPN.js";
+  h,
+  num
+} from "./chunk-I4HVAJCE.js";
 import "./chunk-MX6QT25E.js";
 
 // static/console.js

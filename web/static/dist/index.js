@@ -3,14 +3,14 @@ import {
   frame,
   guarded,
   matchLink,
-  num,
   outcomeText,
   table,
   when
-} from "./chunk-P4PSLPGV.js";
+} from "./chunk-OKKJODUN.js";
 import {
-  h
-} from "./chunk-FRUK2XPN.js";
+  h,
+  num
+} from "./chunk-I4HVAJCE.js";
 import "./chunk-MX6QT25E.js";
 
 // static/index.js

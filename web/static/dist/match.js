@@ -6,10 +6,10 @@ import {
   guarded,
   mountMatchViewer,
   outcomeText
-} from "./chunk-P4PSLPGV.js";
+} from "./chunk-OKKJODUN.js";
 import {
   h
-} from "./chunk-FRUK2XPN.js";
+} from "./chunk-I4HVAJCE.js";
 import "./chunk-MX6QT25E.js";
 
 // static/match.js

@@ -5,13 +5,13 @@ import {
   guarded,
   matchLink,
   mountMatchViewer,
-  num,
   setAddress,
   table
-} from "./chunk-P4PSLPGV.js";
+} from "./chunk-OKKJODUN.js";
 import {
-  h
-} from "./chunk-FRUK2XPN.js";
+  h,
+  num
+} from "./chunk-I4HVAJCE.js";
 import "./chunk-MX6QT25E.js";
 
 // static/run.js

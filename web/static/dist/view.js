@@ -1,6 +1,6 @@
 import {
   mountViewer
-} from "./chunk-FRUK2XPN.js";
+} from "./chunk-I4HVAJCE.js";
 import "./chunk-MX6QT25E.js";
 
 // static/view.js

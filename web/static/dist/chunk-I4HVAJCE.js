@@ -19,8 +19,18 @@ function h(tag, props = {}, ...children) {
   return el;
 }
 
+// static/format.js
+var intl = null;
+function num(value) {
+  if (Number.isSafeInteger(value)) {
+    const digits = String(Math.abs(value)).replace(/\B(?=(\d{3})+$)/g, ",");
+    return value < 0 || Object.is(value, -0) ? `-${digits}` : digits;
+  }
+  intl ??= new Intl.NumberFormat("en-US");
+  return intl.format(value);
+}
+
 // static/outcome.js
-var num = new Intl.NumberFormat("en-US").format;
 function sideLabel(replay, side) {
   return `${"AB"[side]} (${replay.header.sides[side].name})`;
 }
@@ -101,7 +111,6 @@ var TICKS_PER_SECOND = 10;
 function mountViewer(element, options) {
   return new Viewer(element, options);
 }
-var num2 = new Intl.NumberFormat("en-US").format;
 var percent = (share) => {
   const pct = 100 * share;
   return `${pct >= 0.1 || pct === 0 ? pct.toFixed(1) : pct.toPrecision(2)}%`;
@@ -498,14 +507,14 @@ var Viewer = class {
       const memoryCap = r.header.limits.max_memory_bytes;
       const values = {
         "colony hp": `${state === null ? r.config.colony_hp : state.colonyHp[s]} / ${r.config.colony_hp}`,
-        banked: state === null ? "0" : num2(state.banked[s]),
-        energy: state === null ? "–" : num2(state.energy[s]),
+        banked: state === null ? "0" : num(state.banked[s]),
+        energy: state === null ? "–" : num(state.energy[s]),
         workers: state === null ? "–" : String(units.length - soldiers),
         soldiers: state === null ? "–" : String(soldiers),
-        "ore carried": state === null ? "–" : num2(units.reduce((n, u) => n + u.carry, 0)),
-        fuel: fuel === null ? "–" : num2(fuel),
+        "ore carried": state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0)),
+        fuel: fuel === null ? "–" : num(fuel),
         "of the cap": fuel === null || !cap ? "–" : percent(fuel / cap),
-        memory: memory === null || memory === void 0 ? "–" : num2(memory),
+        memory: memory === null || memory === void 0 ? "–" : num(memory),
         "of its cap": memory === null || memory === void 0 || !memoryCap ? "–" : percent(memory / memoryCap)
       };
       for (const name of STATS) {
@@ -544,5 +553,6 @@ var Viewer = class {
 
 export {
   h,
+  num,
   mountViewer
 };

@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-FRUK2XPN.js";
+} from "./chunk-I4HVAJCE.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";
@@ -85,7 +85,6 @@ function table(columns, rows, { empty = "none yet", rowClass = null } = {}) {
     )
   );
 }
-var num = new Intl.NumberFormat("en-US").format;
 function rankCell(row) {
   return row.rank === null ? h("span", { title: "a gauntlet ranks only its entrant" }, "–") : String(row.rank);
 }
@@ -151,7 +150,6 @@ export {
   follow,
   frame,
   table,
-  num,
   rankCell,
   when,
   outcomeText,
