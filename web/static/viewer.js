@@ -212,11 +212,15 @@ export class Viewer {
 
   _resize() {
     if (this.renderer === null) return;
+    if (this._fit()) this._render();
+    if (this.charts !== null) this.charts.resize();
+  }
+
+  /** Size the canvas to the page; whether its size changed (it is then blank). */
+  _fit() {
     const room = this.ui.board.clientWidth || 640;
     const tall = Math.max(240, window.innerHeight - 220);
-    const fit = Math.min(room, (tall * this.replay.width) / this.replay.height);
-    if (this.renderer.resize(fit)) this._render();
-    if (this.charts !== null) this.charts.resize();
+    return this.renderer.resize(Math.min(room, (tall * this.replay.width) / this.replay.height));
   }
 
   // ------------------------------------------------------------------ the stream
@@ -238,7 +242,12 @@ export class Viewer {
     });
     this.ui.outcome.textContent = "";
     this.renderer = new MapRenderer(this.ui.canvas, replay);
-    this._resize(); // sizes the canvas and draws the map, before any frame
+    this._fit();
+    // The bare map on the next animation frame, unless a frame is drawn first: the
+    // first frame often comes in the header's own network chunk.
+    requestAnimationFrame(() => {
+      if (this.tick < 0 && !this._destroyed) this._render();
+    });
     this._setState("streaming");
   }
 

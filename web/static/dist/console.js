@@ -9,12 +9,12 @@ import {
   saveToken,
   savedToken,
   table
-} from "./chunk-OKKJODUN.js";
+} from "./chunk-654L7TU6.js";
 import {
   h,
   num
-} from "./chunk-I4HVAJCE.js";
-import "./chunk-MX6QT25E.js";
+} from "./chunk-T47UFQDU.js";
+import "./chunk-54NFNXKR.js";
 
 // static/console.js
 var main = frame("console");

@@ -6,11 +6,11 @@ import {
   guarded,
   mountMatchViewer,
   outcomeText
-} from "./chunk-OKKJODUN.js";
+} from "./chunk-654L7TU6.js";
 import {
   h
-} from "./chunk-I4HVAJCE.js";
-import "./chunk-MX6QT25E.js";
+} from "./chunk-T47UFQDU.js";
+import "./chunk-54NFNXKR.js";
 
 // static/match.js
 var main = frame("match");

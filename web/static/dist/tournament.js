@@ -7,12 +7,12 @@ import {
   rankCell,
   table,
   when
-} from "./chunk-OKKJODUN.js";
+} from "./chunk-654L7TU6.js";
 import {
   h,
   num
-} from "./chunk-I4HVAJCE.js";
-import "./chunk-MX6QT25E.js";
+} from "./chunk-T47UFQDU.js";
+import "./chunk-54NFNXKR.js";
 
 // static/tournament.js
 var main = frame("tournament");

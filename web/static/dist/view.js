@@ -1,7 +1,7 @@
 import {
   mountViewer
-} from "./chunk-I4HVAJCE.js";
-import "./chunk-MX6QT25E.js";
+} from "./chunk-T47UFQDU.js";
+import "./chunk-54NFNXKR.js";
 
 // static/view.js
 var element = document.getElementById("viewer");

@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-I4HVAJCE.js";
+} from "./chunk-T47UFQDU.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";

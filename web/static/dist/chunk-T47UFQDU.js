@@ -3,7 +3,7 @@ import {
   SIDE_COLORS,
   SOLDIER,
   streamReplay
-} from "./chunk-MX6QT25E.js";
+} from "./chunk-54NFNXKR.js";
 
 // static/dom.js
 function h(tag, props = {}, ...children) {
@@ -266,11 +266,14 @@ var Viewer = class {
   }
   _resize() {
     if (this.renderer === null) return;
+    if (this._fit()) this._render();
+    if (this.charts !== null) this.charts.resize();
+  }
+  /** Size the canvas to the page; whether its size changed (it is then blank). */
+  _fit() {
     const room = this.ui.board.clientWidth || 640;
     const tall = Math.max(240, window.innerHeight - 220);
-    const fit = Math.min(room, tall * this.replay.width / this.replay.height);
-    if (this.renderer.resize(fit)) this._render();
-    if (this.charts !== null) this.charts.resize();
+    return this.renderer.resize(Math.min(room, tall * this.replay.width / this.replay.height));
   }
   // ------------------------------------------------------------------ the stream
   /** The header has been read. */
@@ -290,7 +293,10 @@ var Viewer = class {
     });
     this.ui.outcome.textContent = "";
     this.renderer = new MapRenderer(this.ui.canvas, replay);
-    this._resize();
+    this._fit();
+    requestAnimationFrame(() => {
+      if (this.tick < 0 && !this._destroyed) this._render();
+    });
     this._setState("streaming");
   }
   /** More frames have been read. */
@@ -299,7 +305,7 @@ var Viewer = class {
       this._show(Math.min(this._wanted, replay.ticks - 1));
       this.metrics.firstFrame = performance.now();
       this.ui.scrubber.disabled = false;
-      import("./charts-FODDD7BD.js").then(({ Charts }) => {
+      import("./charts-HO7VXW6R.js").then(({ Charts }) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));

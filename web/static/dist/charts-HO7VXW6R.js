@@ -1,6 +1,6 @@
 import {
   SIDE_COLORS
-} from "./chunk-MX6QT25E.js";
+} from "./chunk-54NFNXKR.js";
 
 // static/vendor/uplot/uPlot.esm.js
 var FEAT_TIME = true;

@@ -1381,17 +1381,22 @@ var MapRenderer = class {
     ctx.fillRect(0, 0, width * c, height * c);
     const rock = this.replay.header.map.rock;
     const gap = c >= 10 ? 1 : 0;
+    const open = new Path2D();
+    const rocks = new Path2D();
+    const edges = new Path2D();
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
         const isRock = rock[y * width + x] === 1;
-        ctx.fillStyle = isRock ? ROCK : OPEN;
-        ctx.fillRect(x * c, y * c, c - gap, c - gap);
-        if (isRock && c >= 10) {
-          ctx.fillStyle = ROCK_EDGE;
-          ctx.fillRect(x * c, y * c, c - gap, 2);
-        }
+        (isRock ? rocks : open).rect(x * c, y * c, c - gap, c - gap);
+        if (isRock && c >= 10) edges.rect(x * c, y * c, c - gap, 2);
       }
     }
+    ctx.fillStyle = OPEN;
+    ctx.fill(open);
+    ctx.fillStyle = ROCK;
+    ctx.fill(rocks);
+    ctx.fillStyle = ROCK_EDGE;
+    ctx.fill(edges);
     return layer;
   }
   /**
