@@ -1,8 +1,8 @@
 """``arena bench viewer`` (printed, never asserted): the cold first frame against its floor.
 
-A 64x64 replay of 2,000 ticks (border-soldier against itself, seed 1, about
-600 KB), served by ``arena view``'s app under uvicorn on 127.0.0.1 and opened
-in headless Chromium (Debian's) driven by Playwright. Each load is a fresh
+A 64x64 replay of 2,000 ticks (border-soldier against itself, seed 1),
+served by ``arena view``'s app under uvicorn on 127.0.0.1 and opened in
+headless Chromium (Debian's) driven by Playwright. Each load is a fresh
 browser's first (an empty cache, no compiled code, new connections): the time
 from navigation to the first frame drawn (the viewer's own mark,
 ``metrics.firstFrame``). Beside it, in turns with it, the **floor**: a
@@ -14,8 +14,8 @@ adds over the floor is its own: its scripts, decoding, the state, the drawing.
 Then, in the last browser, jumps: a seek to each of 400 ticks of a fixed
 pseudo-random walk over the whole replay, timed with the work of the frame
 that shows it (the map, panels and labels drawn, and the charts' markers
-moved), against one animation frame (16.7 ms at 60 Hz); and the worst place
-to land, the tick before each keyframe (the most deltas to apply).
+moved), against one animation frame at 60 Hz; and the worst place to land,
+the tick before each keyframe (the most deltas to apply).
 """
 
 from __future__ import annotations
