@@ -9,12 +9,12 @@ import {
   saveToken,
   savedToken,
   table
-} from "./chunk-654L7TU6.js";
+} from "./chunk-WBJLWMKC.js";
 import {
   h,
   num
-} from "./chunk-T47UFQDU.js";
-import "./chunk-54NFNXKR.js";
+} from "./chunk-MLHWLNJD.js";
+import "./chunk-LJO33DYB.js";
 
 // static/console.js
 var main = frame("console");

@@ -6,12 +6,12 @@ import {
   outcomeText,
   table,
   when
-} from "./chunk-654L7TU6.js";
+} from "./chunk-WBJLWMKC.js";
 import {
   h,
   num
-} from "./chunk-T47UFQDU.js";
-import "./chunk-54NFNXKR.js";
+} from "./chunk-MLHWLNJD.js";
+import "./chunk-LJO33DYB.js";
 
 // static/index.js
 var main = frame("index");

@@ -6,11 +6,11 @@ import {
   guarded,
   mountMatchViewer,
   outcomeText
-} from "./chunk-654L7TU6.js";
+} from "./chunk-WBJLWMKC.js";
 import {
   h
-} from "./chunk-T47UFQDU.js";
-import "./chunk-54NFNXKR.js";
+} from "./chunk-MLHWLNJD.js";
+import "./chunk-LJO33DYB.js";
 
 // static/match.js
 var main = frame("match");

@@ -1,7 +1,7 @@
 import {
   mountViewer
-} from "./chunk-T47UFQDU.js";
-import "./chunk-54NFNXKR.js";
+} from "./chunk-MLHWLNJD.js";
+import "./chunk-LJO33DYB.js";
 
 // static/view.js
 var element = document.getElementById("viewer");

@@ -3,7 +3,7 @@ import {
   SIDE_COLORS,
   SOLDIER,
   streamReplay
-} from "./chunk-54NFNXKR.js";
+} from "./chunk-LJO33DYB.js";
 
 // static/dom.js
 function h(tag, props = {}, ...children) {
@@ -305,7 +305,7 @@ var Viewer = class {
       this._show(Math.min(this._wanted, replay.ticks - 1));
       this.metrics.firstFrame = performance.now();
       this.ui.scrubber.disabled = false;
-      import("./charts-HO7VXW6R.js").then(({ Charts }) => {
+      import("./charts-QOOHWUKN.js").then(({ Charts }) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));

@@ -1381,22 +1381,19 @@ var MapRenderer = class {
     ctx.fillRect(0, 0, width * c, height * c);
     const rock = this.replay.header.map.rock;
     const gap = c >= 10 ? 1 : 0;
-    const open = new Path2D();
-    const rocks = new Path2D();
-    const edges = new Path2D();
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const isRock = rock[y * width + x] === 1;
-        (isRock ? rocks : open).rect(x * c, y * c, c - gap, c - gap);
-        if (isRock && c >= 10) edges.rect(x * c, y * c, c - gap, 2);
+    const cells = (isRock, draw) => {
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) if (rock[y * width + x] === 1 === isRock) draw(x * c, y * c);
       }
-    }
+    };
     ctx.fillStyle = OPEN;
-    ctx.fill(open);
+    cells(false, (x, y) => ctx.fillRect(x, y, c - gap, c - gap));
     ctx.fillStyle = ROCK;
-    ctx.fill(rocks);
-    ctx.fillStyle = ROCK_EDGE;
-    ctx.fill(edges);
+    cells(true, (x, y) => ctx.fillRect(x, y, c - gap, c - gap));
+    if (c >= 10) {
+      ctx.fillStyle = ROCK_EDGE;
+      cells(true, (x, y) => ctx.fillRect(x, y, c - gap, 2));
+    }
     return layer;
   }
   /**
@@ -1428,12 +1425,10 @@ var MapRenderer = class {
     shades.forEach((cells, shade) => {
       if (cells.length === 0) return;
       ctx.fillStyle = ORE_STYLES[shade];
-      ctx.beginPath();
       for (const i of cells) {
         const x = i % replay.width;
-        ctx.rect(x * c + inset, (i - x) / replay.width * c + inset, side, side);
+        ctx.fillRect(x * c + inset, (i - x) / replay.width * c + inset, side, side);
       }
-      ctx.fill();
     });
   }
   _drawColonies(state) {

@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-T47UFQDU.js";
+} from "./chunk-MLHWLNJD.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";

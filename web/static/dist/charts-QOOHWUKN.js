@@ -1,6 +1,6 @@
 import {
   SIDE_COLORS
-} from "./chunk-54NFNXKR.js";
+} from "./chunk-LJO33DYB.js";
 
 // static/vendor/uplot/uPlot.esm.js
 var FEAT_TIME = true;
