@@ -67,6 +67,7 @@ ALSO_PLAYING = {
         "recheck_match plays a pushed run's match again (in the site's worker processes)"
     ),
     ("web.bench._figures", "play"): "the viewer benchmark needs one replay to load",
+    ("web.bench._viewer", "play"): "the viewer's cold-load benchmark plays its 2,000-tick replay",
     ("web.bench._load", "play"): "the load driver seeds its store with one match",
 }
 # The only modules that may import ctypes, and why.
@@ -304,7 +305,10 @@ def test_arena_finds_the_commands_of_web_without_importing_it() -> None:
 
     for group, targets in (
         ("foray_arena.commands", ["web:register_commands"]),
-        ("foray_arena.bench", ["web.bench:bench_figures", "web.bench:hostile_figures"]),
+        (
+            "foray_arena.bench",
+            ["web.bench:bench_figures", "web.bench:hostile_figures", "web.bench:viewer_figures"],
+        ),
         ("foray_arena.summary", ["web.bench:summary_figures"]),
         ("foray_arena.site", ["web:serve_site"]),
     ):

@@ -1,0 +1,246 @@
+import {
+  api,
+  follow,
+  frame,
+  guarded,
+  mountMatchViewer,
+  outcomeText,
+  rankCell,
+  saveToken,
+  savedToken,
+  table
+} from "./chunk-WBJLWMKC.js";
+import {
+  h,
+  num
+} from "./chunk-MLHWLNJD.js";
+import "./chunk-LJO33DYB.js";
+
+// static/console.js
+var main = frame("console");
+var GROUPS = [
+  ["baseline", "committed opponents"],
+  ["run", "local runs"],
+  ["upload", "uploaded and pushed"],
+  ["file", "files"]
+];
+var controllers = [];
+var message = (el, text, ok = true) => {
+  el.textContent = text;
+  el.classList.toggle("site-ok", ok);
+  el.classList.toggle("site-error", !ok);
+};
+var tokenInput = h("input", { type: "password", class: "site-token", autocomplete: "off", placeholder: "the server's token", "aria-label": "token" });
+var tokenNote = h("span", { class: "site-note", role: "status" });
+var tokenForm = h(
+  "form",
+  { class: "site-form", onsubmit: (e) => {
+    e.preventDefault();
+    useToken(tokenInput.value.trim());
+  } },
+  h("label", {}, "token ", tokenInput),
+  h("button", { type: "submit" }, "use"),
+  h("button", { type: "button", onclick: () => {
+    tokenInput.value = "";
+    useToken("");
+  } }, "forget"),
+  tokenNote
+);
+var list = h("div", { class: "site-controllers" });
+var uploadName = h("input", { type: "text", maxlength: "256", placeholder: "name", "aria-label": "name", required: true });
+var uploadFile = h("input", { type: "file", accept: ".wasm,application/wasm", "aria-label": "module", required: true });
+var uploadNote = h("span", { class: "site-note", role: "status" });
+var uploadForm = h(
+  "form",
+  { class: "site-form site-upload", onsubmit: (e) => {
+    e.preventDefault();
+    upload();
+  } },
+  uploadName,
+  uploadFile,
+  h("button", { type: "submit" }, "upload"),
+  uploadNote
+);
+uploadFile.addEventListener("change", () => {
+  const file = uploadFile.files[0];
+  if (file && !uploadName.value) uploadName.value = file.name.replace(/\.wasm$/, "");
+});
+var pickA = h("select", { class: "site-pick-a", "aria-label": "side A" });
+var pickB = h("select", { class: "site-pick-b", "aria-label": "side B" });
+var seed = h("input", { type: "number", min: "0", max: "4294967295", value: "0", class: "site-seed", "aria-label": "seed" });
+var matchNote = h("p", { class: "site-note site-match-status", role: "status" });
+var matchViewer = h("div", { class: "site-viewer" });
+var matchForm = h(
+  "form",
+  { class: "site-form", onsubmit: (e) => {
+    e.preventDefault();
+    quickMatch();
+  } },
+  h("label", {}, "A ", pickA),
+  h("label", {}, "B ", pickB),
+  h("label", {}, "seed ", seed),
+  h("button", { type: "submit" }, "play")
+);
+var format = h(
+  "select",
+  { "aria-label": "format" },
+  ["round-robin", "bracket", "swiss", "gauntlet"].map((f) => h("option", { value: f }, f))
+);
+var seeds = h("input", { type: "text", value: "0", class: "site-seeds", "aria-label": "seeds", title: "seeds, separated by commas" });
+var field = h("fieldset", { class: "site-field" }, h("legend", {}, "field"));
+var tournamentNote = h("p", { class: "site-note", role: "status" });
+var tournamentBox = h("div", { class: "site-live-standings" });
+var tournamentForm = h(
+  "form",
+  { class: "site-form site-tournament", onsubmit: (e) => {
+    e.preventDefault();
+    startTournament();
+  } },
+  h("label", {}, "format ", format),
+  h("label", {}, "seeds ", seeds),
+  h("button", { type: "submit" }, "start")
+);
+main.append(
+  h("h1", {}, "Console"),
+  h("section", { class: "site-section" }, h("h2", {}, "Token"), tokenForm),
+  h("section", { class: "site-section" }, h("h2", {}, "Upload a controller"), uploadForm),
+  h("section", { class: "site-section" }, h("h2", {}, "Controllers"), list),
+  h("section", { class: "site-section" }, h("h2", {}, "Quick match"), matchForm, matchNote, matchViewer),
+  h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field, tournamentNote, tournamentBox)
+);
+function label(c) {
+  return c.hidden ? `${c.name} (hidden)` : c.name;
+}
+function options(select) {
+  const keep = select.value;
+  select.replaceChildren(
+    ...GROUPS.map(([origin, title]) => {
+      const mine = controllers.filter((c) => c.origin === origin);
+      return mine.length ? h("optgroup", { label: title }, mine.map((c) => h("option", { value: c.sha256 }, label(c)))) : null;
+    }).filter(Boolean)
+  );
+  if (keep && controllers.some((c) => c.sha256 === keep)) select.value = keep;
+}
+async function refresh() {
+  controllers = await api("/api/controllers", { token: savedToken() });
+  list.replaceChildren(
+    table(
+      [
+        { title: "name", cell: (c) => h("span", { class: "site-name" }, c.name), class: "site-wide" },
+        { title: "origin", cell: (c) => c.origin },
+        { title: "", cell: (c) => c.hidden ? h("span", { class: "site-badge" }, "hidden") : "" },
+        { title: "sha256", cell: (c) => h("span", { class: "site-sha", title: c.sha256 }, `${c.sha256.slice(0, 12)}…`) },
+        { title: "bytes", cell: (c) => num(c.size), class: "site-num" }
+      ],
+      controllers
+    )
+  );
+  options(pickA);
+  options(pickB);
+  if (!pickB.value || pickB.value === pickA.value) {
+    const other = controllers.find((c) => c.sha256 !== pickA.value);
+    if (other) pickB.value = other.sha256;
+  }
+  field.replaceChildren(
+    h("legend", {}, "field"),
+    ...controllers.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`))
+  );
+}
+async function useToken(token) {
+  saveToken(token);
+  tokenInput.value = token;
+  try {
+    await refresh();
+    message(tokenNote, token ? "token accepted" : "no token: the hidden opponent is not listed, and nothing can be written", !!token);
+  } catch (err) {
+    saveToken("");
+    message(tokenNote, err.message, false);
+    await refresh();
+  }
+}
+async function upload() {
+  const file = uploadFile.files[0];
+  if (!file) return;
+  message(uploadNote, "checking…");
+  try {
+    const record = await api(`/api/controllers?name=${encodeURIComponent(uploadName.value)}`, {
+      method: "POST",
+      body: file,
+      token: savedToken()
+    });
+    await refresh();
+    pickA.value = record.sha256;
+    message(uploadNote, `stored ${record.name} (sha256 ${record.sha256.slice(0, 12)}…)`);
+  } catch (err) {
+    message(uploadNote, err.message, false);
+  }
+}
+var viewer = null;
+async function quickMatch() {
+  if (viewer !== null) viewer.destroy();
+  viewer = null;
+  matchViewer.replaceChildren();
+  message(matchNote, "sending…");
+  try {
+    const match = await api("/api/matches", {
+      method: "POST",
+      body: { a: pickA.value, b: pickB.value, seed: Number(seed.value) },
+      token: savedToken()
+    });
+    const show = (m) => {
+      matchNote.replaceChildren(h("a", { href: `/matches/${m.id}` }, `match #${m.id}`), `: ${m.status === "error" ? `not played: ${m.error}` : outcomeText(m)}`);
+      matchNote.classList.toggle("site-error", m.status === "error");
+      matchNote.classList.toggle("site-ok", m.status !== "error");
+      matchNote.dataset.status = m.status;
+      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false });
+    };
+    show(match);
+    follow(`/api/matches/${match.id}/events`, "match", show, (m) => m.status !== "pending");
+  } catch (err) {
+    message(matchNote, err.message, false);
+  }
+}
+async function startTournament() {
+  const chosen = [...field.querySelectorAll("input:checked")].map((i) => i.value);
+  const seedList = seeds.value.split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
+  message(tournamentNote, "starting…");
+  try {
+    const t = await api("/api/tournaments", {
+      method: "POST",
+      body: { format: format.value, field: chosen, seeds: seedList },
+      token: savedToken()
+    });
+    const show = (x) => {
+      tournamentNote.replaceChildren(
+        h("a", { href: `/tournaments/${x.id}` }, `tournament #${x.id}`),
+        `: ${x.status}, ${x.planned ? `${x.matches} of ${x.planned}` : x.matches} matches`
+      );
+      tournamentNote.classList.toggle("site-error", x.status === "failed");
+      tournamentNote.classList.toggle("site-ok", x.status !== "failed");
+      tournamentNote.dataset.status = x.status;
+      tournamentBox.replaceChildren(
+        table(
+          [
+            { title: "rank", cell: rankCell, class: "site-num" },
+            { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+            { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
+            { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
+            { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
+            { title: "rating", cell: (r) => r.rating ? r.rating.ordinal.toFixed(2) : "–", class: "site-num" }
+          ],
+          x.standings || [],
+          { empty: "waiting for the first result…" }
+        )
+      );
+    };
+    show(t);
+    follow(`/api/tournaments/${t.id}/events`, "tournament", show, (x) => x.status !== "running");
+  } catch (err) {
+    message(tournamentNote, err.message, false);
+  }
+}
+guarded(main, async () => {
+  tokenInput.value = savedToken();
+  await useToken(savedToken());
+  main.dataset.state = "ready";
+});

@@ -1,0 +1,53 @@
+import {
+  addressNumber,
+  api,
+  follow,
+  frame,
+  guarded,
+  mountMatchViewer,
+  outcomeText
+} from "./chunk-WBJLWMKC.js";
+import {
+  h
+} from "./chunk-MLHWLNJD.js";
+import "./chunk-LJO33DYB.js";
+
+// static/match.js
+var main = frame("match");
+var matchId = Number(document.body.dataset.id);
+guarded(main, async () => {
+  const match = await api(`/api/matches/${matchId}`);
+  const status = h("p", { class: "site-status", role: "status" });
+  const context = match.tournament_id ? h("a", { href: `/tournaments/${match.tournament_id}` }, `tournament #${match.tournament_id}`) : match.run_id ? h("a", { href: `/runs/${match.run_id}` }, `run #${match.run_id}`) : "quick match";
+  main.append(
+    h(
+      "header",
+      { class: "site-head" },
+      h(
+        "h1",
+        {},
+        `Match #${match.id}: `,
+        h("span", { class: "fv-side-0" }, match.sides[0].name),
+        " vs ",
+        h("span", { class: "fv-side-1" }, match.sides[1].name)
+      ),
+      h("p", { class: "site-meta" }, context, ` · seed ${match.seed}`)
+    ),
+    status
+  );
+  const box = h("div", { class: "site-viewer" });
+  main.append(box);
+  const show = (m) => {
+    status.textContent = m.status === "error" ? `not played: ${m.error}` : outcomeText(m);
+    status.dataset.status = m.status;
+    if (m.status === "finished" && box.childElementCount === 0) {
+      status.hidden = true;
+      mountMatchViewer(box, matchId, { tick: addressNumber("tick") });
+      main.dataset.state = "ready";
+    }
+  };
+  show(match);
+  if (match.status === "pending") {
+    follow(`/api/matches/${matchId}/events`, "match", show, (m) => m.status !== "pending");
+  }
+});
