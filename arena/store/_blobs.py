@@ -1,7 +1,9 @@
 """Content-addressed files: ``<dir>/<sha256><suffix>``, written atomically, checked on every read.
 
-A file's name is the sha256 of its bytes, so a reader can always tell a good
-file from a damaged one: every read hashes what it read and refuses a file
+A file is written in the directory's ``.tmp/`` and renamed into place
+(``atomic_write_all``); a killed write leaves its temporary file there, which
+``sweep`` deletes. A file's name is the sha256 of its bytes, so a reader can
+always tell a good file from a damaged one: every read hashes what it read and refuses a file
 whose hash is not its name (``CorruptFileError``), whatever the cause (a
 truncation, a bit flip, an edit). Files are only ever replaced by identical
 bytes, which is also how a damaged file is repaired: storing the same content
@@ -18,12 +20,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from arena._files import atomic_write_all
+from arena._files import atomic_write_all, sweep_temporary
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 
-__all__ = ["CHUNK_BYTES", "Blobs", "ReplayStream", "check_sha256"]
+__all__ = ["CHUNK_BYTES", "STAGING", "Blobs", "ReplayStream", "check_sha256"]
 
 CHUNK_BYTES = 64 * 1024
+STAGING = ".tmp"
+"""The sub-directory of a kind's directory where its files are written before their rename."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -42,6 +46,9 @@ class Blobs:
         self.suffix = suffix
         self.what = what
         self.max_bytes = max_bytes
+        self.staging = directory / STAGING
+        """Where files are written before they are renamed into place (``sweep``)."""
+        self._temporary = re.compile(rf"\.[0-9a-f]{{64}}{re.escape(suffix)}\.[0-9a-f]{{12}}")
 
     def path(self, sha256: str) -> Path:
         """Where the file of ``sha256`` is (or would be); the sha256 is checked first."""
@@ -67,7 +74,7 @@ class Blobs:
                 ) from exc
         if new:
             try:
-                atomic_write_all(list(new.items()))
+                atomic_write_all(list(new.items()), staging=self.staging)
             except OSError as exc:
                 files = (
                     f"the {self.what} file {next(iter(new))}"
@@ -77,16 +84,34 @@ class Blobs:
                 raise StoreError(f"cannot write {files}: {_reason(exc)}") from exc
         return shas
 
-    def sweep(self, older_than: float) -> list[Path]:
-        """Delete the temporary files of writes that never finished, if older than ``older_than`` s.
+    def sweep(self, older_than: float | None = None) -> list[Path]:
+        """Delete the temporary files of writes that never finished; the files deleted.
 
-        ``atomic_write`` writes ``.<sha256><suffix>.<12 hex>`` beside the file
-        and renames it into place; a process killed in between leaves it
-        behind. Readers never see one (files are found by name, never by
-        listing), so they are only wasted room. A younger one may be another
-        process's write in flight: it is left alone. Returns the files deleted.
+        A write makes ``.tmp/.<sha256><suffix>.<12 hex>`` and renames it into
+        place; a process killed in between leaves it behind. Readers never see
+        one (files are found by name, never by listing), so they are only wasted
+        room. One that no process holds locked is such a leftover, whatever its
+        age: a write in flight holds its file locked until it is renamed
+        (``atomic_write_all``), so it is never deleted. This reads ``.tmp/``
+        alone, so it is cheap however many files are stored.
+
+        ``older_than`` (seconds) also sweeps the directory itself of the
+        temporary files older than that, which writes made beside their files
+        before ``.tmp/`` (unlocked, so only their age tells a leftover).
         """
-        pattern = re.compile(rf"\.[0-9a-f]{{64}}{re.escape(self.suffix)}\.[0-9a-f]{{12}}")
+        try:
+            swept = sweep_temporary(self.staging, self._is_temporary)
+        except OSError as exc:
+            raise StoreError(f"cannot sweep {self.staging}: {_reason(exc)}") from exc
+        if older_than is not None:
+            swept += self._sweep_beside(older_than)
+        return swept
+
+    def _is_temporary(self, name: str) -> bool:
+        return self._temporary.fullmatch(name) is not None
+
+    def _sweep_beside(self, older_than: float) -> list[Path]:
+        """The temporary files older than ``older_than`` s beside the files, deleted."""
         limit = time.time() - older_than
         swept = []
         try:
@@ -98,7 +123,7 @@ class Blobs:
         for entry in entries:
             try:
                 if (
-                    pattern.fullmatch(entry.name)
+                    self._temporary.fullmatch(entry.name)
                     and entry.is_file(follow_symlinks=False)
                     and entry.stat(follow_symlinks=False).st_mtime < limit
                 ):
