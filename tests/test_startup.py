@@ -100,10 +100,12 @@ MATCH_PATH = {
     "arena.store._matches",
     "arena.store._names",
     "arena.store._prune",
+    "arena.store._published",
     "arena.store._records",
     "arena.store._runs",
     "arena.store._schema",
     "arena.store._store",
+    "arena.store._tokens",
     "arena.store._tournaments",
 }
 """Every module of the project that a recorded one-off match loads."""
