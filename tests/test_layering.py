@@ -78,6 +78,10 @@ CTYPES_USERS = {
 # The only modules that import by name (importlib.import_module, __import__), and why.
 DYNAMIC_IMPORTERS = {
     "arena.sandbox._engine": "wasmtime's installed version (wasmtime is the sandbox's anyway)",
+    "arena.cli._main": (
+        "the named command's group, a module of arena.cli itself (the top layer), so a command"
+        " loads only its own group (tests/test_startup.py checks the list of groups)"
+    ),
 }
 
 
