@@ -5,12 +5,13 @@ import {
   frame,
   guarded,
   mountMatchViewer,
-  outcomeText
-} from "./chunk-WBJLWMKC.js";
+  outcomeText,
+  pageHref
+} from "./chunk-FV7PAGYW.js";
 import {
   h
-} from "./chunk-MLHWLNJD.js";
-import "./chunk-LJO33DYB.js";
+} from "./chunk-TRQEZHYF.js";
+import "./chunk-CAKUANQQ.js";
 
 // static/match.js
 var main = frame("match");
@@ -18,7 +19,7 @@ var matchId = Number(document.body.dataset.id);
 guarded(main, async () => {
   const match = await api(`/api/matches/${matchId}`);
   const status = h("p", { class: "site-status", role: "status" });
-  const context = match.tournament_id ? h("a", { href: `/tournaments/${match.tournament_id}` }, `tournament #${match.tournament_id}`) : match.run_id ? h("a", { href: `/runs/${match.run_id}` }, `run #${match.run_id}`) : "quick match";
+  const context = match.tournament_id ? h("a", { href: pageHref("tournaments", match.tournament_id) }, `tournament #${match.tournament_id}`) : match.run_id ? h("a", { href: pageHref("runs", match.run_id) }, `run #${match.run_id}`) : "quick match";
   main.append(
     h(
       "header",

@@ -7,12 +7,12 @@ import {
   mountMatchViewer,
   setAddress,
   table
-} from "./chunk-WBJLWMKC.js";
+} from "./chunk-FV7PAGYW.js";
 import {
   h,
   num
-} from "./chunk-MLHWLNJD.js";
-import "./chunk-LJO33DYB.js";
+} from "./chunk-TRQEZHYF.js";
+import "./chunk-CAKUANQQ.js";
 
 // static/run.js
 var main = frame("run");

@@ -7,12 +7,12 @@ import {
   rankCell,
   table,
   when
-} from "./chunk-WBJLWMKC.js";
+} from "./chunk-FV7PAGYW.js";
 import {
   h,
   num
-} from "./chunk-MLHWLNJD.js";
-import "./chunk-LJO33DYB.js";
+} from "./chunk-TRQEZHYF.js";
+import "./chunk-CAKUANQQ.js";
 
 // static/tournament.js
 var main = frame("tournament");

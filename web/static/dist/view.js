@@ -1,7 +1,7 @@
 import {
   mountViewer
-} from "./chunk-MLHWLNJD.js";
-import "./chunk-LJO33DYB.js";
+} from "./chunk-TRQEZHYF.js";
+import "./chunk-CAKUANQQ.js";
 
 // static/view.js
 var element = document.getElementById("viewer");

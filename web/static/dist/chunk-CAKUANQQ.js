@@ -1271,8 +1271,8 @@ function visionMask(replay, state, side) {
   square(cx, cy, config.colony_vision);
   return seen;
 }
-async function streamReplay(url, sink, { signal } = {}) {
-  const response = await fetch(url, { signal });
+async function streamReplay(url, sink, { signal, headers = null } = {}) {
+  const response = await fetch(url, headers ? { signal, headers } : { signal });
   if (!response.ok) {
     const text = (await response.text()).trim();
     throw new ReplayError(`cannot load the replay (HTTP ${response.status}): ${text || response.statusText}`);

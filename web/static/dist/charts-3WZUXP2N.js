@@ -1,6 +1,6 @@
 import {
   SIDE_COLORS
-} from "./chunk-LJO33DYB.js";
+} from "./chunk-CAKUANQQ.js";
 
 // static/vendor/uplot/uPlot.esm.js
 var FEAT_TIME = true;

@@ -1,10 +1,17 @@
 import {
   h,
   mountViewer
-} from "./chunk-MLHWLNJD.js";
+} from "./chunk-TRQEZHYF.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";
+var onConsole = document.body.dataset.side === "console";
+function pageHref(kind, id, query = "") {
+  return `${onConsole ? "/console" : ""}/${kind}/${id}${query}`;
+}
+function sideToken() {
+  return onConsole ? savedToken() : "";
+}
 function savedToken() {
   return sessionStorage.getItem(TOKEN_KEY) || "";
 }
@@ -18,7 +25,7 @@ var ApiError = class extends Error {
     this.status = status;
   }
 };
-async function api(path, { method = "GET", body, token } = {}) {
+async function api(path, { method = "GET", body, token = sideToken() } = {}) {
   const headers = {};
   if (token) headers.Authorization = `Bearer ${token}`;
   let payload = body;
@@ -40,6 +47,8 @@ async function api(path, { method = "GET", body, token } = {}) {
   return data;
 }
 function follow(url, event, onData, isFinal) {
+  const token = sideToken();
+  if (token) return followWithToken(url, event, onData, isFinal, token);
   const source = new EventSource(url);
   source.addEventListener(event, (e) => {
     const data = JSON.parse(e.data);
@@ -51,6 +60,37 @@ function follow(url, event, onData, isFinal) {
   };
   return () => source.close();
 }
+function followWithToken(url, event, onData, isFinal, token) {
+  const abort = new AbortController();
+  (async () => {
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` }, signal: abort.signal });
+    if (!response.ok || !response.body) return;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (; ; ) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const lines = block.split("\n");
+        const name = lines.find((l) => l.startsWith("event: "));
+        const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+        if (!name || name.slice(7) !== event || !data) continue;
+        const record = JSON.parse(data);
+        onData(record);
+        if (isFinal(record)) {
+          abort.abort();
+          return;
+        }
+      }
+    }
+  })().catch(() => {
+  });
+  return () => abort.abort();
+}
 function frame(active) {
   const link = (href, text, name) => h("a", { href, class: name === active ? "site-active" : null }, text);
   const nav = h(
@@ -59,7 +99,12 @@ function frame(active) {
     h("a", { href: "/", class: "site-brand" }, "Foray Arena"),
     link("/", "home", "index"),
     link("/console", "console", "console"),
-    h("a", { href: "/openapi.json" }, "API")
+    h("a", { href: "/openapi.json" }, "API"),
+    h(
+      "span",
+      { class: `site-side site-side-${onConsole ? "console" : "public"}`, title: onConsole ? "the console: everything, published or not (with the token)" : "the public site: only what is published" },
+      onConsole ? "console" : "public"
+    )
   );
   const main = document.getElementById("page");
   document.body.prepend(nav);
@@ -107,7 +152,7 @@ function outcomeText(match) {
   return `${sideName(match, match.winner)} wins ${how || match.reason}`;
 }
 function matchLink(id, text = `#${id}`, tick = null) {
-  return h("a", { href: tick === null ? `/matches/${id}` : `/matches/${id}?tick=${tick}` }, text);
+  return h("a", { href: pageHref("matches", id, tick === null ? "" : `?tick=${tick}`) }, text);
 }
 function setAddress(params) {
   const url = new URL(window.location.href);
@@ -123,8 +168,10 @@ function addressNumber(name) {
 }
 function mountMatchViewer(element, id, { tick = null, keepAddress = true } = {}) {
   let pending = null;
+  const token = sideToken();
   const viewer = mountViewer(element, {
     replayUrl: `/api/matches/${id}/replay`,
+    headers: token ? { Authorization: `Bearer ${token}` } : null,
     tick,
     onTick: (t, playing) => {
       if (!keepAddress || playing || t < 0) return;
@@ -144,6 +191,7 @@ async function guarded(element, load) {
 }
 
 export {
+  pageHref,
   savedToken,
   saveToken,
   api,

@@ -3,7 +3,7 @@ import {
   SIDE_COLORS,
   SOLDIER,
   streamReplay
-} from "./chunk-LJO33DYB.js";
+} from "./chunk-CAKUANQQ.js";
 
 // static/dom.js
 function h(tag, props = {}, ...children) {
@@ -126,7 +126,7 @@ function ensureStyles() {
   }
 }
 var Viewer = class {
-  constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null } = {}) {
+  constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null, headers = null } = {}) {
     if (!replayUrl) throw new TypeError("mountViewer: replayUrl is required");
     ensureStyles();
     this.element = element;
@@ -158,7 +158,7 @@ var Viewer = class {
       frames: (replay) => this._onFrames(replay),
       done: (replay) => this._onDone(replay)
     };
-    this.loaded = streamReplay(this.replayUrl, sink, { signal: this._abort.signal }).catch((err) => {
+    this.loaded = streamReplay(this.replayUrl, sink, { signal: this._abort.signal, headers }).catch((err) => {
       if (err.name !== "AbortError") this._fail(err);
       throw err;
     });
@@ -305,7 +305,7 @@ var Viewer = class {
       this._show(Math.min(this._wanted, replay.ticks - 1));
       this.metrics.firstFrame = performance.now();
       this.ui.scrubber.disabled = false;
-      import("./charts-QOOHWUKN.js").then(({ Charts }) => {
+      import("./charts-3WZUXP2N.js").then(({ Charts }) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));
