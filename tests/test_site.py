@@ -1105,7 +1105,7 @@ def test_record_pages_exist_only_for_published_records(client: TestClient) -> No
     r = client.get(f"/matches/{published}?tick=5")
     assert r.status_code == 200 and f'data-id="{published}"' in r.text
     assert 'data-side="public"' in r.text
-    assert '<script type="module" src="/static/match.js">' in r.text
+    assert '<script type="module" src="/static/dist/match.js">' in r.text
     for page in ("runs", "matches", "tournaments"):
         missing = client.get(f"/{page}/999999")
         assert missing.status_code == 404 and "no " in missing.text
