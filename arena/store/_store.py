@@ -22,7 +22,7 @@ from typing import Final, Self, TypeVar
 import replays
 from arena._errors import ArenaError
 from arena._files import data_dir
-from arena.store._blobs import Blobs, ReplayStream, check_sha256
+from arena.store._blobs import Blobs, StoredReplay, check_sha256
 from arena.store._db import Database
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 from arena.store._records import Entrant
@@ -98,7 +98,11 @@ class Core:
         """The data directory."""
         self._db = db
         self._replays = Blobs(
-            root / "replays", ".replay", "replay", replays.DEFAULT_LIMITS.max_bytes
+            root / "replays",
+            ".replay",
+            "replay",
+            replays.DEFAULT_LIMITS.max_bytes,
+            compressed=True,
         )
         self._modules = Blobs(root / "modules", ".wasm", "module", MAX_MODULE_FILE_BYTES)
 
@@ -176,27 +180,28 @@ class Core:
             raise self._missing(self._modules, sha256) from None
 
     def replay_path(self, sha256: str) -> Path:
-        """Where the replay of ``sha256`` is stored (it is not read or checked)."""
+        """Where the replay of ``sha256`` is stored (it is not read or checked). The file holds
+        the replay zstd-compressed, or raw if it was stored before replays were compressed:
+        ``arena replay`` reads either."""
         return self._replays.path(sha256)
 
     def read_replay_bytes(self, sha256: str) -> bytes:
-        """A stored replay's bytes, checked against its sha256 (``CorruptFileError`` if not)."""
+        """A stored replay's own bytes (decompressed), checked against its sha256
+        (``CorruptFileError`` if not)."""
         try:
             return self._replays.read(sha256)
         except FileNotFoundError:
             raise self._missing(self._replays, sha256) from None
 
-    def open_replay(self, sha256: str, *, chunk_size: int = 64 * 1024) -> ReplayStream:
-        """A stored replay, verified whole before this returns, to stream in chunks.
+    def stored_replay(self, sha256: str) -> StoredReplay:
+        """A stored replay's file as it is kept (compressed, or raw if older), to send.
 
-        Raises ``CorruptFileError`` now for a damaged file (before any byte is
-        handed out); the stream checks the bytes again as they go and raises
-        ``CorruptFileError`` at its end if the file changed meanwhile.
+        Its digest is checked the first time this process hands it out and
+        then only when the file changes (``Blobs.stored_replay``): a damaged
+        file raises ``CorruptFileError`` before a byte is handed out.
         """
-        if chunk_size < 1:
-            raise ValueError(f"chunk_size must be positive, got {chunk_size}")
         try:
-            return self._replays.open(sha256, chunk_size)
+            return self._replays.stored_replay(sha256)
         except FileNotFoundError:
             raise self._missing(self._replays, sha256) from None
 
