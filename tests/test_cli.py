@@ -6,6 +6,7 @@ smoke tests at the end start ``python -m arena`` as its own process.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -13,7 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import zstandard
 
+import replays
 from tests._support import EXTRA, Builder, cli, cli_process, require_native
 
 Capture = pytest.CaptureFixture[str]
@@ -477,6 +480,37 @@ def test_verify_with_modules(capsys: Capture, tmp_path: Path, idle: bytes) -> No
     assert cli(capsys, *as_json).json() == {"ok": True, "ticks": 20, "mismatch_tick": None}
     swapped = cli(capsys, "replay", "verify", str(replay), "--modules", "greedy-raider", "random")
     assert swapped.code == 1 and "side A: the module given has sha256" in swapped.err
+
+
+def test_a_stored_replay_is_compressed_and_every_replay_command_reads_it(
+    capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data directory keeps replays zstd-compressed under the sha256 of the replay's own
+    bytes; the path a match prints is one the replay commands take, as is a file a user
+    compressed with zstd, and a damaged compressed file is a clear error."""
+    monkeypatch.setenv("FORAY_DATA_DIR", str(tmp_path / "data"))
+    out = cli(capsys, "match", "random", "greedy-raider", "--max-ticks", "20", "--json")
+    assert out.code == 0, out.err
+    stored = Path(out.json()["replay"])
+    packed = stored.read_bytes()
+    assert packed.startswith(replays.ZSTD_MAGIC)
+    raw = replays.decompress_replay(packed)
+    assert stored.name == f"{hashlib.sha256(raw).hexdigest()}.replay"
+    by_hand = tmp_path / "m.replay.zst"
+    by_hand.write_bytes(zstandard.ZstdCompressor(level=19).compress(raw))
+    for path in (stored, by_hand):
+        ok = cli(capsys, "replay", "verify", str(path), "--json")
+        assert ok.json() == {"ok": True, "ticks": 20, "mismatch_tick": None}
+        again = ("replay", "verify", str(path), "--modules", "random", "greedy-raider")
+        assert cli(capsys, *again).code == 0
+        shown = cli(capsys, "replay", "show", str(path), "--tick", "3", "--json")
+        assert shown.code == 0, shown.err
+    cut = tmp_path / "cut.replay"
+    cut.write_bytes(packed[:-7])
+    bad = cli(capsys, "replay", "verify", str(cut))
+    assert bad.code == 1 and "the zstd frame is truncated" in bad.err
+    shown = cli(capsys, "replay", "show", str(cut))
+    assert shown.code != 0 and "the zstd frame is truncated" in shown.err
 
 
 def test_every_command_parses_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:
