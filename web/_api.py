@@ -15,18 +15,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Collection, Iterator
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 import arena
-import replays
 from web._bundle import MAX_BUNDLE_BYTES
 from web._controllers import check_name
 from web._errors import ApiError
@@ -63,9 +62,9 @@ from web._openapi import (
     operation,
 )
 from web._pages import missing_page, site_page_html
+from web._replay_answer import stored_replay_response
 from web._schemas import NAME, ref
 from web._site import Site
-from web._stream import HEADERS
 from web._tournaments import tournament_key
 from web._view import static_files
 
@@ -194,29 +193,18 @@ def get_match(request: Request) -> Response:
 
 @operation(
     "get",
-    "a finished match's replay, streamed as it is read (checked by its sha256)",
+    "a finished match's replay (checked by its sha256): zstd-coded (Content-Encoding: zstd)"
+    " to a client whose Accept-Encoding takes zstd, else the msgpack bytes themselves",
     {
         "200": binary_answer("application/x-msgpack", "the msgpack replay"),
+        "304": {"description": "not modified: If-None-Match holds the ETag that would be sent"},
         **errors("404", "500", "503"),
     },
     parameters=[ID],
 )
 def match_replay(request: Request) -> Response:
-    stream = site_of(request).open_replay(request.path_params["id"])
-    return StreamingResponse(
-        _checked(stream),
-        media_type=replays.MEDIA_TYPE,
-        headers={**HEADERS, "Content-Length": str(stream.size)},
-    )
-
-
-def _checked(stream: arena.ReplayStream) -> Iterator[bytes]:
-    """The file's chunks; if it changed on disk meanwhile, the transfer is broken off."""
-    try:
-        yield from stream
-    except arena.CorruptFileError:
-        _log.error("replay stream broken off: %s changed while it was sent", stream.path)
-        raise
+    stored = site_of(request).stored_replay(request.path_params["id"])
+    return stored_replay_response(request, stored)
 
 
 @operation(

@@ -16,7 +16,7 @@ import threading
 import time
 from collections import OrderedDict
 from functools import partial
-from typing import Any, Final
+from typing import Any
 
 import arena
 from web._controllers import named_controller
@@ -25,13 +25,9 @@ from web._errors import ApiError
 from web._lanes import Lane, WorkerLanes
 from web._limits import SiteLimits, Slots
 
-__all__ = ["REPLAY_CHUNK", "Matches", "match_key", "match_record_json", "replay_url"]
+__all__ = ["Matches", "match_key", "match_record_json", "replay_url"]
 
 _log = logging.getLogger("web")
-
-REPLAY_CHUNK: Final = 256 * 1024
-"""Bytes of a replay read and sent at a time: a typical replay goes out in one
-(replay sizes: docs/benchmarks.md)."""
 
 
 def match_key(match_id: int) -> tuple[str, int]:
@@ -191,9 +187,9 @@ class Matches(SiteCore):
         """The most recent matches first (a page), as ``match_json`` gives each."""
         return [self._match_json(m) for m in self.store.matches(limit=limit, before=before)]
 
-    def open_replay(self, match_id: int) -> arena.ReplayStream:
-        """A finished match's replay, verified by sha256 before a byte is sent."""
+    def stored_replay(self, match_id: int) -> arena.StoredReplay:
+        """A finished match's replay file, its digest checked before a byte is sent."""
         record = self._match(match_id)
         if record.result is None:
             raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
-        return self.store.open_replay(record.result.replay_sha256, chunk_size=REPLAY_CHUNK)
+        return self.store.stored_replay(record.result.replay_sha256)
