@@ -62,7 +62,7 @@ from web._openapi import (
     operation,
 )
 from web._pages import missing_page, site_page_html
-from web._replay_answer import stored_replay_response
+from web._replay_answer import needs_decoding, stored_replay_response
 from web._schemas import NAME, ref
 from web._site import Site
 from web._tournaments import tournament_key
@@ -187,8 +187,16 @@ async def create_match(request: Request) -> Response:
     {"200": json_answer(ref("Match"), "the match"), **errors("404", "503")},
     parameters=[ID],
 )
-def get_match(request: Request) -> Response:
-    return json_response(site_of(request).match_json(request.path_params["id"]))
+async def get_match(request: Request) -> Response:
+    # Read in the event loop: one row by id, and a read never waits in WAL mode
+    # but for a rare lock, when it is read again in a thread, which may wait.
+    # A thread for every request cost more than the read (docs/benchmarks.md).
+    site, match_id = site_of(request), request.path_params["id"]
+    try:
+        data = site.match_json(match_id, wait=False)
+    except arena.StoreBusyError:
+        data = await run_in_threadpool(site.match_json, match_id)
+    return json_response(data)
 
 
 @operation(
@@ -202,9 +210,17 @@ def get_match(request: Request) -> Response:
     },
     parameters=[ID],
 )
-def match_replay(request: Request) -> Response:
-    stored = site_of(request).stored_replay(request.path_params["id"])
-    return stored_replay_response(request, stored)
+async def match_replay(request: Request) -> Response:
+    # A file verified before and of a typical size is read here, in the event
+    # loop (a thread for every request cost more than the read); anything that
+    # may take longer (hashing, a large file, decompressing) runs in a thread.
+    site, match_id = site_of(request), request.path_params["id"]
+    stored = site.verified_replay(match_id)
+    if stored is None:
+        stored = await run_in_threadpool(site.stored_replay, match_id)
+    if stored.body is not None and not needs_decoding(request, stored):
+        return stored_replay_response(request, stored)
+    return await run_in_threadpool(stored_replay_response, request, stored)
 
 
 @operation(

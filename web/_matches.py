@@ -16,7 +16,7 @@ import threading
 import time
 from collections import OrderedDict
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 import arena
 from web._controllers import named_controller
@@ -25,9 +25,13 @@ from web._errors import ApiError
 from web._lanes import Lane, WorkerLanes
 from web._limits import SiteLimits, Slots
 
-__all__ = ["Matches", "match_key", "match_record_json", "replay_url"]
+__all__ = ["INLINE_REPLAY_BYTES", "Matches", "match_key", "match_record_json", "replay_url"]
 
 _log = logging.getLogger("web")
+
+
+INLINE_REPLAY_BYTES: Final = 1024 * 1024
+"""A replay file up to this size, once verified, is read in the event loop (no thread)."""
 
 
 def match_key(match_id: int) -> tuple[str, int]:
@@ -158,13 +162,14 @@ class Matches(SiteCore):
             self._accepted.give()
             self.changes.bump(match_key(match_id))
 
-    def match_json(self, match_id: int) -> dict[str, Any]:
-        """A match: ``status``, then, once finished, the result with the design's keys."""
-        return self._match_json(self._match(match_id))
+    def match_json(self, match_id: int, *, wait: bool = True) -> dict[str, Any]:
+        """A match: ``status``, then, once finished, the result with the design's keys.
+        ``wait=False``: ``arena.StoreBusyError`` rather than wait on the store's lock."""
+        return self._match_json(self._match(match_id, wait=wait))
 
-    def _match(self, match_id: int) -> arena.MatchRecord:
+    def _match(self, match_id: int, *, wait: bool = True) -> arena.MatchRecord:
         try:
-            return self.store.match(match_id)
+            return self.store.match(match_id, wait=wait)
         except arena.NotInStoreError:
             raise ApiError(404, f"no match {match_id}") from None
 
@@ -186,6 +191,17 @@ class Matches(SiteCore):
     def matches_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
         """The most recent matches first (a page), as ``match_json`` gives each."""
         return [self._match_json(m) for m in self.store.matches(limit=limit, before=before)]
+
+    def verified_replay(self, match_id: int) -> arena.StoredReplay | None:
+        """``stored_replay`` without waiting: None if the store is locked, the file not yet
+        verified as it is now, or over ``INLINE_REPLAY_BYTES`` (ask ``stored_replay``)."""
+        try:
+            record = self._match(match_id, wait=False)
+        except arena.StoreBusyError:
+            return None
+        if record.result is None:
+            raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
+        return self.store.verified_replay(record.result.replay_sha256, INLINE_REPLAY_BYTES)
 
     def stored_replay(self, match_id: int) -> arena.StoredReplay:
         """A finished match's replay file, its digest checked before a byte is sent."""

@@ -25,7 +25,7 @@ import arena
 import replays
 from web._stream import HEADERS
 
-__all__ = ["accepts_coding", "stored_replay_response"]
+__all__ = ["accepts_coding", "needs_decoding", "stored_replay_response"]
 
 _log = logging.getLogger("web")
 
@@ -62,10 +62,17 @@ def _matches(header: str | None, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
+def needs_decoding(request: Request, stored: arena.StoredReplay) -> bool:
+    """Whether ``stored`` is compressed and the client does not take zstd."""
+    return stored.coding is arena.FileCoding.ZSTD and not accepts_coding(
+        request.headers.get("accept-encoding"), ZSTD
+    )
+
+
 def stored_replay_response(request: Request, stored: arena.StoredReplay) -> Response:
     """The answer carrying ``stored``: its file's bytes, coded as the client accepts."""
     zstd_file = stored.coding is arena.FileCoding.ZSTD
-    as_stored = not zstd_file or accepts_coding(request.headers.get("accept-encoding"), ZSTD)
+    as_stored = not needs_decoding(request, stored)
     etag = f'"{stored.sha256}-zstd"' if zstd_file and as_stored else f'"{stored.sha256}"'
     headers = {**HEADERS, "ETag": etag, "Vary": "Accept-Encoding"}
     if _matches(request.headers.get("if-none-match"), etag):

@@ -24,7 +24,7 @@ are coroutines.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -104,7 +104,7 @@ class Site(Matches, Runs, Tournaments):
 
     def exists(self, kind: str, ident: int) -> bool:
         """Whether the run, match or tournament ``ident`` is stored."""
-        read = {
+        read: dict[str, Callable[[int], object]] = {
             "run": self.store.run,
             "match": self.store.match,
             "tournament": self.store.tournament,

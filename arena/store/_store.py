@@ -157,11 +157,16 @@ class Core:
         return self._replays.sweep(older_than) + self._modules.sweep(older_than)
 
     def _by_id(
-        self, what: str, record_id: int, read: Callable[[sqlite3.Connection, int], T | None]
+        self,
+        what: str,
+        record_id: int,
+        read: Callable[[sqlite3.Connection, int], T | None],
+        *,
+        wait: bool = True,
     ) -> T:
         """The ``what`` (a match, a tournament, a run) that ``read`` finds by id, or
-        ``NotInStoreError``."""
-        record = self._db.read(lambda c: read(c, record_id), f"reading a {what}")
+        ``NotInStoreError``; ``wait`` as ``Database.read`` takes it."""
+        record = self._db.read(lambda c: read(c, record_id), f"reading a {what}", wait=wait)
         if record is None:
             raise NotInStoreError(f"no {what} {record_id} in the store {self.path}")
         return record
@@ -204,6 +209,11 @@ class Core:
             return self._replays.stored_replay(sha256)
         except FileNotFoundError:
             raise self._missing(self._replays, sha256) from None
+
+    def verified_replay(self, sha256: str, most: int) -> StoredReplay | None:
+        """``stored_replay``, only if that needs no hashing (the file was verified as it is
+        now) and the file is at most ``most`` bytes; else None."""
+        return self._replays.verified_replay(sha256, most)
 
     def _missing(self, blobs: Blobs, sha256: str) -> ArenaError:
         """A file that is not there: lost, if a row points at it; else never stored."""
