@@ -175,6 +175,18 @@ def test_host_overhead_bench_runs(idle: bytes) -> None:
     assert us > 0 and size > 64 and records == 0
 
 
+@pytest.mark.slow
+def test_the_replay_size_bench_prints_the_stored_size_beside_zstd_19(capsys: Capture) -> None:
+    from arena.bench._match import replay_size_figures
+
+    figures = replay_size_figures(1, ticks=40)
+    out = capsys.readouterr().out
+    assert "stored (zstd level 3)" in out and "floor: zstd -19 of the raw file" in out
+    assert 0 < figures["zstd19_bytes_per_tick"] <= figures["stored_bytes_per_tick"]
+    assert figures["stored_bytes_per_tick"] < figures["raw_bytes_per_tick"]
+    assert figures["verify_stored_ticks_per_s"] > 0
+
+
 def test_store_bench_runs(capsys: Capture, idle: bytes) -> None:
     from arena.bench import store_figures
 
