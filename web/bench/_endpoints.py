@@ -132,8 +132,14 @@ class _Client:
         self._conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
     def get(self, path: str, headers: dict[str, str]) -> bytes:
-        self._conn.request("GET", path, headers=headers)
-        response = self._conn.getresponse()
+        try:
+            self._conn.request("GET", path, headers=headers)
+            response = self._conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError):
+            # The server let an idle kept-alive connection go: once more, on a new one.
+            self._conn.close()
+            self._conn.request("GET", path, headers=headers)
+            response = self._conn.getresponse()
         body = response.read()
         if response.status != 200:
             raise RuntimeError(f"GET {path}: {response.status} {body[:200]!r}")
