@@ -141,8 +141,8 @@ def replay_size_figures(repeat: int, ticks: int = 2000) -> dict[str, float]:
     beside its raw size and zstd -19 of it, what compressing costs, and the check's speed on
     the stored bytes; return the figures by name.
 
-    The case: border-soldier against itself, 64x64, ``ticks`` ticks, seed 1 (about 612 KB
-    raw at 2,000 ticks).
+    The case: border-soldier against itself, 64x64, ``ticks`` ticks, seed 1 (its sizes:
+    docs/benchmarks.md).
     """
     import zstandard
 

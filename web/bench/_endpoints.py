@@ -1,8 +1,8 @@
 """``arena bench web-endpoints``: the server's CPU per request of two routes, beside their floors.
 
 The site serves a store holding one match: border-soldier against itself on a
-64x64 map for 2,000 ticks (seed 1; its replay is about 612 KB, about 170 KB
-stored). The server runs in a process of its own (``python -m
+64x64 map for 2,000 ticks (seed 1; its sizes are printed, and in
+docs/benchmarks.md). The server runs in a process of its own (``python -m
 web.bench._endpoints ROOT``): the site's app, the same uvicorn configuration
 as the tests' servers (warnings only), and three extra routes that give the
 floors:
