@@ -192,7 +192,8 @@ class Blobs:
                     content = None
                 return StoredReplay(sha256, path, _coding(data), len(data), data, content)
             if not self._known(sha256, before):
-                content = self._checked(path, sha256, f.read(self.max_bytes + 1))
+                # Checked whole now; the stream is checked against ``before`` at its end.
+                self._checked(path, sha256, f.read(self.max_bytes + 1))
                 f.seek(0)
                 self._remember(sha256, before)
             head = f.read(4)
