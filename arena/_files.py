@@ -10,9 +10,10 @@ fill it, and no ``OSError`` escapes as a traceback.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -26,6 +27,7 @@ __all__ = [
     "data_dir",
     "open_regular",
     "read_regular",
+    "sweep_temporary",
     "write_output",
 ]
 
@@ -143,37 +145,95 @@ def atomic_write(path: Path, data: bytes) -> None:
     atomic_write_all([(path, data)])
 
 
-def atomic_write_all(files: Sequence[tuple[Path, bytes]]) -> None:
+def atomic_write_all(files: Sequence[tuple[Path, bytes]], *, staging: Path | None = None) -> None:
     """``atomic_write`` for several files: every one written, then every one fsynced, then
     each renamed into place, so that one journal commit covers them all on most file systems
     (a batch of replays costs one commit, not one each). A failure leaves no temporary file
-    and renames nothing after it; the files renamed before it stay, each whole."""
+    and renames nothing after it; the files renamed before it stay, each whole.
+
+    Each temporary file is ``.<name>.<12 hex>`` in ``staging`` (a directory on the same
+    file system; default: beside its file), locked (``flock``) from its creation until it
+    is renamed into place: ``sweep_temporary`` deletes only one that nobody holds, the
+    temporary file of a write whose process is gone.
+    """
     tmps: list[Path] = []
-    fds: list[int] = []  # the temporary files still open
+    fds: list[int] = []  # the temporary files still open, each locked
     renamed = 0
     try:
         for path, data in files:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # A fresh name beside the target, created exclusively (tempfile's mkstemp,
-            # without importing tempfile: a one-off match should not pay for it).
-            tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}"
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-            fds.append(os.open(tmp, flags, 0o644))
+            directory = path.parent if staging is None else staging
+            directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = _locked_temporary(directory / f".{path.name}")
+            fds.append(fd)
             tmps.append(tmp)
-            os.fchmod(fds[-1], 0o644)  # whatever the umask: these files are meant to be shared
+            os.fchmod(fd, 0o644)  # whatever the umask: these files are meant to be shared
             view = memoryview(data)
             while view:
-                view = view[os.write(fds[-1], view) :]
+                view = view[os.write(fd, view) :]
         for fd in fds:
             os.fsync(fd)
-        while fds:
-            os.close(fds.pop())
         for tmp, (path, _) in zip(tmps, files, strict=True):
             os.replace(tmp, path)
             renamed += 1
     except BaseException:
-        for fd in fds:
-            os.close(fd)
         for tmp in tmps[renamed:]:
             tmp.unlink(missing_ok=True)
         raise
+    finally:
+        # Closed only now: the lock says "being written" until every file is in place.
+        for fd in fds:
+            os.close(fd)
+
+
+def _locked_temporary(prefix: Path) -> tuple[int, Path]:
+    """A new file ``<prefix>.<12 hex>``, open for writing and locked: its fd and path.
+
+    A fresh name, created exclusively (tempfile's mkstemp, without importing
+    tempfile: a one-off match should not pay for it). A sweep may find it between
+    its creation and its lock and delete it (nobody held it yet): the lock taken,
+    a file no longer linked is given up for another name.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = prefix.with_name(f"{prefix.name}.{os.urandom(6).hex()}")
+        fd = os.open(tmp, flags, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # a sweep holds it only to delete it
+        except OSError:
+            return fd, tmp  # no locks here (some network file systems): no sweep deletes it
+        if os.fstat(fd).st_nlink > 0:
+            return fd, tmp
+        os.close(fd)
+
+
+def sweep_temporary(directory: Path, is_temporary: Callable[[str], bool]) -> list[Path]:
+    """Delete the files of ``directory`` whose names ``is_temporary`` accepts and that no
+    process holds locked: temporary files of ``atomic_write_all`` whose writer was killed
+    (the kernel drops a dead process's locks). Whatever their age: one being written is
+    locked, and left alone. Returns the files deleted; ``OSError`` if one cannot be.
+    """
+    swept: list[Path] = []
+    try:
+        entries = [e for e in os.scandir(directory) if is_temporary(e.name)]
+    except FileNotFoundError:
+        return []
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    for entry in entries:
+        try:
+            fd = os.open(entry.path, flags)
+        except FileNotFoundError:
+            continue  # renamed into place, or swept by another process
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a live writer holds it (or this file system has no locks)
+            # Still the file that was locked (its name was not taken by another since)?
+            if os.stat(entry.path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:
+                os.unlink(entry.path)
+                swept.append(Path(entry.path))
+        except FileNotFoundError:
+            continue
+        finally:
+            os.close(fd)
+    return swept

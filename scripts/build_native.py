@@ -67,7 +67,8 @@ def _build(name: str, directory: Path, sources: tuple[str, ...], layout: str) ->
     """Compile one extension unless its build is up to date; return what was done."""
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     target = directory / f"{name}{suffix}"
-    main = directory / f"{name}.c"
+    # Every C file among the sources, compiled and linked into the one extension.
+    c_files = [str(directory / source) for source in sources if source.endswith(".c")]
     digest = source_hash([directory / source for source in sources])
     if _built_from(target) == f"{digest}:{layout}" and "--force" not in sys.argv[1:]:
         return f"{target.relative_to(ROOT)} is up to date"
@@ -86,7 +87,7 @@ def _build(name: str, directory: Path, sources: tuple[str, ...], layout: str) ->
             f"-I{CORE_DIR}",
             f'-DFC_SOURCE_HASH="{digest}"',
             f'-DFC_LAYOUT="{layout}"',
-            str(main),
+            *c_files,
             "-o",
             str(out),
         ]
@@ -94,7 +95,7 @@ def _build(name: str, directory: Path, sources: tuple[str, ...], layout: str) ->
         if proc.returncode != 0:
             errors = [line for line in proc.stderr.splitlines() if "error" in line]
             first = errors[0] if errors else f"{compiler} exited with {proc.returncode}"
-            raise RuntimeError(f"{main.name}: {first}\n{' '.join(cmd)}\n{proc.stderr}")
+            raise RuntimeError(f"{name}: {first}\n{' '.join(cmd)}\n{proc.stderr}")
         if proc.stderr.strip() and "-v" in sys.argv[1:]:
             print(proc.stderr, file=sys.stderr)
         # Renamed into place whole: a process loading it meanwhile sees the old or the new.

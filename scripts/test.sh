@@ -9,12 +9,16 @@ cd "$(dirname "$0")/.."
 args=()
 for a in "$@"; do
     if [ "$a" = "--fast" ]; then
-        args+=(-m "not (browser or server or ray or processes or slow)")
+        # on every core (pytest-xdist): what is left is many short tests
+        args+=(-m "not (browser or server or ray or processes or slow)" -n auto)
         export FORAY_FAST_TESTS=1
     else
         args+=("$a")
     fi
 done
+# pytest caches the test modules it rewrites (assertions) as bytecode: where the
+# machine forbids writing bytecode, every run would rewrite them all again.
+unset PYTHONDONTWRITEBYTECODE
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy

@@ -170,6 +170,49 @@ def kill_workers_while(running: trio.Event, kills: list[int], limit: int) -> Non
         time.sleep(0.005)
 
 
+WORKER_HOOKS = {
+    "die-mid-send": """
+import os, signal, struct, sys
+from multiprocessing import connection
+_send = connection.Connection._send_bytes
+def _send_bytes(self, buf):
+    # Once (a marker file made exclusively): half of a result's message, then SIGKILL.
+    if len(buf) > 4096:
+        try:
+            os.close(os.open(os.path.join(DIRECTORY, "died"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            pass
+        else:
+            self._send(struct.pack("!i", len(buf)) + bytes(buf[: len(buf) // 2]))
+            os.kill(os.getpid(), signal.SIGKILL)
+    return _send(self, buf)
+connection.Connection._send_bytes = _send_bytes
+""",
+    "cannot-start": """
+import os
+os._exit(1)
+""",
+}
+"""What ``worker_hook`` can make every worker process do (a ``sitecustomize``)."""
+
+
+def worker_hook(directory: Path, hook: str) -> dict[str, str]:
+    """The environment under which the worker processes of a command (never the command itself)
+    run ``WORKER_HOOKS[hook]`` as they start: a ``sitecustomize`` in ``directory``, on the
+    ``PYTHONPATH``, that acts only in a process multiprocessing spawned. ``die-mid-send``:
+    the first worker to send back a result bigger than a call's answer (a match's) sends
+    half of it and is killed (SIGKILL); ``cannot-start``: every worker exits at once."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "sitecustomize.py").write_text(
+        "import sys\n"
+        f"DIRECTORY = {str(directory)!r}\n"
+        'if "--multiprocessing-fork" in sys.argv:\n'
+        + "".join(f"    {line}\n" for line in WORKER_HOOKS[hook].strip().splitlines())
+    )
+    path = os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
+    return {"PYTHONPATH": path}
+
+
 # --------------------------------------------------------------------------- policies
 
 

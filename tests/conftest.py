@@ -39,6 +39,12 @@ ZOO_C_MODULES = ("good", "spin", "divzero", "grow")
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# pytest-xdist's workers (the fast loop runs on every core) start with COLUMNS=80
+# and LINES=24 set: a CLI test must see the environment a user's pipe sees.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+
 # The markers that allow a test to start worker processes (pyproject.toml).
 STARTS_PROCESSES = ("processes", "ray", "server", "browser")
 

@@ -234,6 +234,9 @@ def test_demo_stores_a_round_robin_and_verifies_each_replay(
     with Store.open(data_dir) as store:
         (run,) = store.runs()
         assert (run.controller, run.matches) == ("template", 4)
+        # Published, both, with every match: the site shows them to a newcomer.
+        assert run.published and store.tournaments()[0].published
+        assert len(store.matches(published_only=True, limit=500)) == 12 + 4
         (tournament,) = store.tournaments()
         assert (tournament.format, str(tournament.status), tournament.matches) == (
             "round-robin",

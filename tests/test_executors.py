@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import signal
+import struct
 import subprocess
 import sys
 import traceback
@@ -25,7 +27,7 @@ from arena.executors import (
     Session,
     play,
 )
-from tests._support import BOTS, Builder, InProcess, kill_workers_while
+from tests._support import BOTS, Builder, InProcess, kill_workers_while, worker_hook
 
 SHORT = sim.Config(max_ticks=20)
 # Long enough that the killer (polling every 10 ms) finds the worker mid-match.
@@ -300,6 +302,149 @@ def test_a_worker_pool_outlives_its_calls_and_reports_workers_that_keep_dying(
     assert len(set(pids)) == 1 and pids[0] != os.getpid()
     assert isinstance(outcome, arena.MatchResult) and outcome.replay == play(job).replay
     assert reason.startswith("the worker died 2 time(s) dying on purpose: ")
+
+
+def _die_mid_send(markers: str, deaths: int, value: int) -> int:
+    """In a worker: while fewer than ``deaths`` markers are in ``markers`` (a directory), make
+    one, write the start of a result's message (its length, a part of its bytes) on the
+    worker's pipe back and kill this worker (SIGKILL); then answer ``value``."""
+    for n in range(deaths):
+        try:
+            os.close(os.open(os.path.join(markers, str(n)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        frame = sys._getframe()
+        while "send_pipe" not in frame.f_locals:  # trio-parallel's worker loop holds the pipe
+            assert frame.f_back is not None
+            frame = frame.f_back
+        pipe = frame.f_locals["send_pipe"]
+        os.write(pipe.fileno(), struct.pack("!i", 1 << 20) + bytes(4096))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return value
+
+
+def _raise_os_error() -> None:
+    raise OSError("got end of file during message")
+
+
+@pytest.mark.processes
+def test_a_worker_killed_while_it_sends_its_result_back_is_a_dead_worker(tmp_path: Path) -> None:
+    """trio-parallel raises ``OSError`` for a message cut off by its worker's death: that is a
+    death like any other (the call made again on a fresh worker, ``WorkerDied`` once it keeps
+    dying), never an error escaping to the caller. An ``OSError`` the work itself raises,
+    even with those words, is the work's and is raised as it was."""
+    once, twice = tmp_path / "once", tmp_path / "twice"
+    once.mkdir()
+    twice.mkdir()
+
+    async def main() -> tuple[int, str]:
+        async with arena.open_worker_pool(retries=1) as pool:
+            value = await pool.call(_die_mid_send, str(once), 1, 7)
+            with pytest.raises(OSError, match="got end of file during message"):
+                await pool.call(_raise_os_error)
+            with pytest.raises(arena.WorkerDied) as died:
+                await pool.call(_die_mid_send, str(twice), 2, 8, doing="sending")
+            return value, died.value.reason
+
+    value, reason = trio.run(main)
+    assert value == 7 and len(list(once.iterdir())) == 1
+    assert reason.startswith("the worker died 2 time(s) sending: the worker process died while")
+    assert "cut off" in reason
+
+
+@pytest.mark.processes
+def test_a_tournament_whose_worker_dies_mid_send_plays_that_match_again(tmp_path: Path) -> None:
+    """``arena tournament`` with a real worker killed half-way through sending a match's result
+    back: the match is played again, the tournament finishes, every match recorded once."""
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "data")}
+    env.update(worker_hook(tmp_path / "hook", "die-mid-send"))
+    args = ["tournament", "--format", "round-robin", "--jobs", "1", "--max-ticks", "60", "--json"]
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", *args, "random", "border-soldier", "greedy-raider"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert (tmp_path / "hook" / "died").exists()  # a worker did die mid-send
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    out = json.loads(run.stdout)
+    assert out["status"] == "finished" and out["matches"] == out["total"] == 6
+    assert all(row["errors"] == 0 for row in out["standings"])
+
+
+@pytest.mark.processes
+def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
+    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every worker process exits as it starts (its interpreter broken by a ``sitecustomize``):
+    no match is failed for it. ``WorkersUnavailableError`` (an operator's error: exit 2),
+    from a pool's call and play and from an executor's session, a batch's too."""
+    for name, value in worker_hook(tmp_path / "hook", "cannot-start").items():
+        monkeypatch.setenv(name, value)
+    jobs = _jobs(idle, busy, 3)
+
+    async def main() -> list[str]:
+        reasons = []
+        async with arena.open_worker_pool(retries=1) as pool:
+            for attempt in (pool.call(_pid), pool.play(jobs[0])):
+                with pytest.raises(arena.WorkersUnavailableError) as raised:
+                    await attempt
+                reasons.append(str(raised.value))
+        async with LocalExecutor(1).open_session() as session:
+            with pytest.raises(arena.WorkersUnavailableError) as raised:
+                await session.play_batch(jobs)
+            reasons.append(str(raised.value))
+        return reasons
+
+    reasons = trio.run(main)
+    assert all(r.startswith("worker processes cannot start: ") for r in reasons), reasons
+    assert all("a fresh worker died before it answered (('Worker died" in r for r in reasons)
+    assert all("exitcode=1" in r for r in reasons)  # it exited by itself: no signal
+    assert issubclass(arena.WorkersUnavailableError, arena.ArenaError)
+
+
+@pytest.mark.processes
+def test_a_tournament_whose_workers_cannot_start_records_nothing_and_exits_2(
+    tmp_path: Path,
+) -> None:
+    """``arena tournament`` when no worker process can start: exit 2 with the reason, no
+    match recorded (none an error that a resume would never play again), the tournament
+    left running; once workers start, ``--resume`` plays it whole. With ``--no-record``,
+    exit 2 as well (not a traceback of the executor's task group)."""
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "data")}
+    broken = {**env, **worker_hook(tmp_path / "hook", "cannot-start")}
+    args = ["--format", "round-robin", "--jobs", "2", "--max-ticks", "40", "--json"]
+    field = ["random", "border-soldier", "greedy-raider"]
+
+    def arena_cli(*words: str, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena", *words],
+            capture_output=True,
+            text=True,
+            env=environ,
+            check=False,
+        )
+
+    run = arena_cli("tournament", *args, *field, environ=broken)
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == "" and "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("error: worker processes cannot start: ")
+    assert "tournament 1 stays running" in line and "arena tournament --resume 1" in line
+    unrecorded = arena_cli("tournament", *args, "--no-record", *field, environ=broken)
+    assert unrecorded.returncode == 2, unrecorded.stderr
+    (line,) = unrecorded.stderr.strip().splitlines()
+    assert line.startswith("error: worker processes cannot start: ")
+    stored = json.loads(arena_cli("standings", "1", "--json", environ=env).stdout)
+    assert (stored["status"], stored["matches"]) == ("running", 0)
+
+    resumed = arena_cli("tournament", "--resume", "1", "--json", environ=env)
+    assert resumed.returncode == 0, resumed.stderr
+    out = json.loads(resumed.stdout)
+    assert (out["status"], out["matches"]) == ("finished", 6)
+    assert all(row["errors"] == 0 for row in out["standings"])
 
 
 def test_a_worker_ends_without_the_last_garbage_collections() -> None:

@@ -47,7 +47,7 @@ import replays
 import web
 from arena.cli import main as arena_main
 from arena.store import STALE_TEMPORARY_SECONDS, STORE_FILE
-from tests._support import SITE_TOKEN, controller, proof_run
+from tests._support import SITE_TOKEN, controller, proof_run, worker_hook
 from web import bench
 
 pytestmark = [pytest.mark.server, pytest.mark.processes]
@@ -79,6 +79,11 @@ def call(
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
+
+
+def _with_token(url: str) -> urllib.request.Request:
+    """A GET with the (console) token: a quick match is not published."""
+    return urllib.request.Request(url, headers={"Authorization": f"Bearer {SITE_TOKEN}"})
 
 
 def post_json(url: str, body: dict[str, Any]) -> tuple[int, Any]:
@@ -144,19 +149,20 @@ def audit(root: Path) -> Held:
 
     Every file is the database, or a replay or module named by the sha256 of
     its bytes (nothing half-written under a final name), or a temporary file
-    (``.<name>.<hex>``, listed); every row's file is there and whole; every
+    (``.<name>.<hex>``, in ``.tmp/`` or beside, listed); every row's file is there and whole; every
     run has all its matches, every match finished has its replay.
     """
     temporary = []
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if path.is_dir():
-            assert str(rel) in ("replays", "modules"), rel
+            assert str(rel) in ("replays", "modules", "replays/.tmp", "modules/.tmp"), rel
             continue
         if rel.parent == Path("."):
             assert rel.name in (STORE_FILE, f"{STORE_FILE}-wal", f"{STORE_FILE}-shm"), rel
             continue
-        suffix = {"replays": ".replay", "modules": ".wasm"}[rel.parent.name]
+        kind = rel.parent.parent.name if rel.parent.name == ".tmp" else rel.parent.name
+        suffix = {"replays": ".replay", "modules": ".wasm"}[kind]
         if rel.name.startswith("."):
             assert re.fullmatch(rf"\.[0-9a-f]{{64}}{suffix}\.[0-9a-f]{{12}}", rel.name), rel
             temporary.append(str(rel))
@@ -436,7 +442,9 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
         status, match = post_json(url + "api/matches", quick)
         assert status == 202
         played = finished(url, match["id"])
-        with urllib.request.urlopen(url + played["replay"].lstrip("/"), timeout=WAIT) as r:
+        with urllib.request.urlopen(
+            _with_token(url + played["replay"].lstrip("/")), timeout=WAIT
+        ) as r:
             replay = r.read()
         before = audit(root)
         # Two matches accepted, the second waiting behind the first: the disk
@@ -456,7 +464,9 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
         # Reads go on.
         assert call(url + "api/status")[1]["queue"]["accepted"] == 0
         assert call(f"{url}api/matches/{accepted[1]}")[1]["status"] == "pending"
-        with urllib.request.urlopen(url + played["replay"].lstrip("/"), timeout=WAIT) as r:
+        with urllib.request.urlopen(
+            _with_token(url + played["replay"].lstrip("/")), timeout=WAIT
+        ) as r:
             assert r.read() == replay
         full = audit(root)  # nothing half-written
         assert full.controllers == before.controllers and full.runs == before.runs
@@ -482,6 +492,126 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
     assert {m[1] for m in held.matches} == {"finished"}
 
 
+# =========================================================================== workers that die
+
+
+def tournament_over(url: str, tournament_id: int) -> dict[str, Any]:
+    """Wait for a tournament to stop running; its JSON."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        tournament: dict[str, Any] = call(f"{url}api/tournaments/{tournament_id}")[1]
+        if tournament["status"] != "running":
+            return tournament
+        assert time.monotonic() < deadline, f"tournament {tournament_id} is still running"
+        time.sleep(0.05)
+
+
+def test_a_worker_killed_mid_send_costs_the_server_only_that_attempt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real worker killed half-way through sending a result back, under a quick match and
+    under a tournament started by the API: each match is played again, the quick match
+    finishes (it does not stay running with its queue slot taken), the tournament too."""
+    hook = tmp_path / "hook"
+    for name, value in worker_hook(hook, "die-mid-send").items():
+        monkeypatch.setenv(name, value)
+    with _server(tmp_path / "data") as server:
+        url = server.serving()
+        status, match = post_json(url + "api/matches", {"a": "random", "b": "greedy-raider"})
+        assert status == 202
+        assert finished(url, match["id"])["status"] == "finished"
+        assert (hook / "died").exists()
+        assert call(url + "api/status")[1]["queue"]["accepted"] == 0
+
+        (hook / "died").unlink()  # the next result sent dies half-way again
+        body = {"format": "round-robin", "field": ["random", "border-soldier"]}
+        status, tournament = post_json(url + "api/tournaments", body)
+        assert status == 202
+        over = tournament_over(url, tournament["id"])
+        assert (hook / "died").exists()
+        assert (over["status"], over["matches"], over["error"]) == ("finished", 2, None)
+        assert all(row["errors"] == 0 for row in over["standings"])
+        assert server.stop() == 0
+    assert "Traceback" not in server.stderr
+
+
+def test_a_server_whose_workers_cannot_start_fails_no_match_and_plays_it_once_they_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No worker process can start: a quick match is not failed for it (it stays pending, its
+    queue slot given back), an upload's check answers 503 naming the reason; the server
+    started again where workers start plays the match."""
+    root = tmp_path / "data"
+    with monkeypatch.context() as patch:
+        for name, value in worker_hook(tmp_path / "hook", "cannot-start").items():
+            patch.setenv(name, value)
+        server = _server(root)
+        with server:
+            url = server.serving()
+            status, match = post_json(url + "api/matches", {"a": "random", "b": "greedy-raider"})
+            assert status == 202
+            wait_until("the queue slot given back", lambda: _accepted(url) == 0)
+            assert call(f"{url}api/matches/{match['id']}")[1]["status"] == "pending"
+            status, refused = call(f"{url}api/controllers?name=late", controller(pages=2))
+            assert status == 503 and "worker processes cannot start" in refused["error"]
+            assert server.stop() == 0
+    assert f"match {match['id']}: not played, it stays pending" in server.stderr
+    assert "Traceback" not in server.stderr
+    with _server(root) as server:
+        url = server.serving()
+        assert finished(url, match["id"])["status"] == "finished"
+        assert server.stop() == 0
+
+
+def _accepted(url: str) -> int:
+    accepted: int = call(url + "api/status")[1]["queue"]["accepted"]
+    return accepted
+
+
+def test_a_restarted_server_plays_on_the_tournaments_it_started(tmp_path: Path) -> None:
+    """``arena serve`` killed (SIGKILL) mid-tournament: started again, it plays on the
+    tournament it started (what was recorded kept, each match once) until it finishes, as
+    it queues its pending quick matches again. A tournament the command line left running
+    is the command line's to resume: the server leaves it alone."""
+    root = tmp_path / "data"
+    body = {"format": "round-robin", "field": ["random", "border-soldier", "greedy-raider"]}
+    with _server(root) as server:
+        url = server.serving()
+        with arena.Store.open(root) as store:  # the command line's, left running
+            field = [arena.Entrant(c.name, c.sha256) for c in store.controllers()[:2]]
+            theirs = arena.create_tournament(store, "round-robin", field).id
+        status, tournament = post_json(url + "api/tournaments", {**body, "seeds": list(range(16))})
+        assert status == 202
+        tid = tournament["id"]
+        wait_until(
+            "a few matches recorded",
+            lambda: call(f"{url}api/tournaments/{tid}")[1]["matches"] >= 3,
+        )
+        server.kill()
+    before = call_store(root, tid)
+    assert str(before.status) == "running"
+    assert 3 <= before.matches < 96
+
+    with _server(root) as server:
+        url = server.serving()
+        over = tournament_over(url, tid)
+        assert (over["status"], over["matches"], over["planned"]) == ("finished", 96, 96)
+        assert all(row["errors"] == 0 for row in over["standings"])
+        assert call(f"{url}api/tournaments/{theirs}")[1]["status"] == "running"
+        assert server.stop() == 0
+    assert f"tournament {tid} was running: playing on" in server.stderr
+    assert "Traceback" not in server.stderr
+    with arena.Store.open(root) as store:
+        keys = [m.pairing_key for m in store.tournament_matches(tid)]
+        assert len(keys) == len(set(keys)) == 96
+        assert store.tournament(theirs).matches == 0
+
+
+def call_store(root: Path, tournament_id: int) -> arena.TournamentRecord:
+    with arena.Store.open(root) as store:
+        return store.tournament(tournament_id)
+
+
 # =========================================================================== leftovers
 
 
@@ -490,11 +620,12 @@ def test_temporary_files_of_killed_writes_are_swept_when_the_server_starts(
 ) -> None:
     root = tmp_path / "data"
     for kind in ("replays", "modules"):
-        (root / kind).mkdir(parents=True)
+        (root / kind / ".tmp").mkdir(parents=True)
     stale = root / "replays" / f".{'a' * 64}.replay.0123456789ab"
     fresh = root / "modules" / f".{'b' * 64}.wasm.ba9876543210"
     other = root / "replays" / ".something-else"
-    for path in (stale, fresh, other):
+    killed = root / "replays" / ".tmp" / f".{'c' * 64}.replay.0123456789ab"
+    for path in (stale, fresh, other, killed):
         path.write_bytes(b"half a file")
     long_ago = time.time() - 2 * STALE_TEMPORARY_SECONDS
     os.utime(stale, (long_ago, long_ago))
@@ -503,10 +634,13 @@ def test_temporary_files_of_killed_writes_are_swept_when_the_server_starts(
         server.serving()
         assert server.stop() == 0  # at once: Ctrl-C while it starts is a clean stop too
     assert "Traceback" not in server.stderr
-    # The stale one is gone; a young one may be a write in flight elsewhere; others are not ours.
-    assert not stale.exists() and fresh.exists() and other.exists()
+    # In .tmp/, one nobody holds locked is a killed write's, however young. Beside the files
+    # (where earlier writes left them), only age tells: the stale one is gone, a young one
+    # may be a write in flight elsewhere; others are not ours.
+    assert not killed.exists() and not stale.exists() and fresh.exists() and other.exists()
     # ... and the server says so, in its log.
-    assert f"deleted {stale}: a temporary file of a write that never finished" in server.stderr
+    for path in (killed, stale):
+        assert f"deleted {path}: a temporary file of a write that never finished" in server.stderr
 
 
 # =========================================================================== writers at once

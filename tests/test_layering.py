@@ -179,8 +179,11 @@ def _scan(path: Path) -> Iterator[Import]:
     stub = path.suffix == ".pyi"  # a package's one list of names, loaded on first use
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     aliases: dict[str, str] = {}  # a name bound by an import -> the dotted name it stands for
+    attributes: list[ast.Attribute] = []  # read after the walk, once every alias is known
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Attribute):
+            attributes.append(node)
+        elif isinstance(node, ast.Import):
             for a in node.names:
                 yield Import(path, importer, a.name, (), node.lineno, "import")
                 if a.asname:
@@ -194,9 +197,9 @@ def _scan(path: Path) -> Iterator[Import]:
             yield Import(path, importer, module, names, node.lineno, "lazy" if stub else "from")
             for a in node.names:
                 aliases[a.asname or a.name] = f"{module}.{a.name}"
-    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Attribute) or id(node) in inner:
+    inner = {id(n.value) for n in attributes}
+    for node in attributes:
+        if id(node) in inner:
             continue
         chain = _attribute_chain(node)
         if chain is None or chain[0] not in aliases:

@@ -63,7 +63,7 @@ def every_match(url: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     before = ""
     while True:
-        page = bench.get_json(f"{url}api/matches?limit=7{before}")
+        page = bench.get_json(f"{url}api/matches?limit=7{before}", token=bench.LOAD_TOKEN)
         found += page
         if len(page) < 7:
             return found
@@ -91,7 +91,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
     with bench.ServerProcess(tmp_path, jobs=1, queue=QUEUE) as server:
         runs = [bench.drive(server.url, first, clients=8, token=server.token)]
         # The queue drains before the second part, so its matches are accepted.
-        bench.wait_settled(server.url, accepted_ids(runs[0]))
+        bench.wait_settled(server.url, accepted_ids(runs[0]), token=server.token)
         runs.append(bench.drive(server.url, then, clients=8, token=server.token))
         run = bench.LoadRun([a for r in runs for a in r.answers], sum(r.seconds for r in runs))
         assert len(run.answers) == len(first) + len(then)
@@ -110,7 +110,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
 
         accepted = accepted_ids(run)
         assert len(accepted) >= 2 * QUEUE and len(set(accepted)) == len(accepted)
-        settled = bench.wait_settled(server.url, accepted)
+        settled = bench.wait_settled(server.url, accepted, token=server.token)
         assert [m["status"] for m in settled] == ["finished"] * len(accepted)
         # The modules uploaded under load played too.
         assert any([s["name"] for s in m["sides"]] == ["busy", "idle"] for m in settled)
@@ -125,7 +125,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
         # again from the stored modules to the very same bytes.
         modules: dict[str, bytes] = {}
         for match in settled:
-            replay = get(server.url + match["replay"].lstrip("/"))
+            replay = get(server.url + match["replay"].lstrip("/"), server.token)
             assert hashlib.sha256(replay).hexdigest() == match["replay_sha256"]
             assert replays.verify_replay(replay).ok
             blobs = []
@@ -137,7 +137,9 @@ def test_arena_serve_under_mixed_load_loses_nothing(
             assert arena.match.replay_matches(replay, *blobs).ok, match["id"]
 
         # Every upload answered 200/201 is stored, under its sha256.
-        stored = {c["sha256"] for c in bench.get_json(server.url + "api/controllers")}
+        stored = {
+            c["sha256"] for c in bench.get_json(server.url + "api/controllers", token=server.token)
+        }
         for a in run.of(bench.RequestKind.UPLOAD):
             if a.status in (200, 201):
                 assert a.json()["sha256"] in stored

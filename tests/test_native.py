@@ -381,6 +381,22 @@ def test_a_build_the_sources_moved_on_from_is_refused(tmp_path: Path) -> None:
     assert native._try_load() == (native.load(), None)
 
 
+def test_every_c_file_beside_an_extension_is_built_and_hashed() -> None:
+    # The core is split in files of one job each (sim/_native/*.c): each C file or header
+    # beside an extension is one of its SOURCES, so it is compiled into it and a change
+    # to it refuses the stale build.
+    from arena.sandbox import _native as call
+    from replays import _native as frames
+
+    for directory, sources in [
+        (native._HERE, native.SOURCES),
+        (Path(frames.__file__).parent, frames.SOURCES),
+        (Path(call.__file__).parent, call.SOURCES),
+    ]:
+        beside = {path.name for path in directory.iterdir() if path.suffix in (".c", ".h")}
+        assert beside == set(sources), directory.relative_to(ROOT)
+
+
 def test_the_native_core_turns_off_with_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FORAY_NATIVE", "0")
     assert native._try_load() == (None, "turned off (FORAY_NATIVE=0)")

@@ -49,7 +49,7 @@ AS_FILES = (
 RUN_KEYS = {"run", "case", "controller", "outcome", "matches"}
 """The design's keys of ``arena prove --json``; the extras are listed in docs/cases.md."""
 RUN_EXTRAS = {"reason", "build_log", "created_at"}
-MATCH_KEYS = {"opponent", "role", "result", "scored", "outcome"}
+MATCH_KEYS = {"opponent", "role", "result", "scored", "outcome", "replay_status"}
 HANG = """\
 sh -c 'sleep 300 & echo $! > grandchild.pid; wait' &
 echo $$ > leader.pid
@@ -675,6 +675,38 @@ def test_runs_show_labels_both_sides_banked_and_fuel(
         )
         assert re.search(r"\bA\s+\d+\s+(win|loss|draw)\s", row), row
         assert re.search(cells, row), (row, mine, theirs)
+
+
+def test_runs_show_marks_a_replay_that_is_missing_or_damaged(
+    tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
+) -> None:
+    """Each match's ``replay_status``: ``ok`` while its replay file is there and whole,
+    ``missing`` once it is deleted, ``damaged`` once its bytes no longer hash to its name;
+    in the JSON and in the table, and beside the replay's path."""
+    module = tmp_path / "raider.wasm"
+    module.write_bytes(arena.load_baseline("greedy-raider"))
+    with Store.open(data) as store:
+        proof = proving.prove(module, short_case(), store=store, executor=InProcess())
+    shown = cli(capsys, "runs", "show", str(proof.run.id), "--json").json()
+    assert [m["replay_status"] for m in shown["matches"]] == ["ok"] * len(shown["matches"])
+    assert len(shown["matches"]) >= 2
+    missing, damaged = (Path(m["result"]["replay"]) for m in shown["matches"][:2])
+    missing.unlink()
+    damaged.write_bytes(damaged.read_bytes()[:-1])
+    shown = cli(capsys, "runs", "show", str(proof.run.id), "--json").json()
+    statuses = [m["replay_status"] for m in shown["matches"]]
+    assert statuses[:2] == ["missing", "damaged"] and set(statuses[2:]) <= {"ok"}
+    text = cli(capsys, "runs", "show", str(proof.run.id))
+    assert text.code == 0, text.err
+    header = next(line for line in text.out.splitlines() if "opponent " in line)
+    assert header.rstrip().endswith("replay")
+    rows = [
+        line.rstrip()
+        for line in text.out.splitlines()
+        if line.endswith(("ok", "missing", "damaged"))
+    ]
+    assert [row.rsplit(None, 1)[1] for row in rows][:2] == ["missing", "damaged"], text.out
+    assert f"{missing} (missing)" in text.out and f"{damaged} (damaged)" in text.out
 
 
 def test_a_module_that_is_not_there_is_the_operators_error(

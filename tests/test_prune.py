@@ -83,4 +83,4 @@ def test_arena_match_no_record_stores_nothing(
     assert {**recorded, "id": None, "replay": str(replay)} == data
     with Store.open(data_dir) as store:
         assert [m.id for m in store.matches()] == [recorded["id"]]
-    assert len(list((data_dir / "replays").glob("*"))) == 1
+    assert len(list((data_dir / "replays").glob("*.replay"))) == 1

@@ -106,7 +106,7 @@ def known(site: web.Site, idle: bytes) -> dict[tuple[str, str], list[dict[str, A
     a match queued (then 429 once the queue of 4 is full), a tournament started
     (two at most), the records the fixture made.
     """
-    controllers = site.controllers(include_hidden=True)
+    controllers = site.controllers(everything=True)
     names = [c["name"] for c in controllers]
     ids = [{"path_parameters": {"id": i}} for i in (1, 2, 3)]
     return {

@@ -106,6 +106,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         ):
             assert time.monotonic() < deadline, "the first matches did not finish"
             time.sleep(0.05)
+        # Published, so that the public routes the sweeps crawl hold them.
+        site.publish_match(match)
+        site.publish_tournament(tournament)
         yield Served(
             server.url,
             int(server.url.rsplit(":", 1)[1].strip("/")),
@@ -162,7 +165,7 @@ def test_a_write_without_the_token_is_refused_and_changes_nothing(
     status, body = raw(
         served,
         method,
-        f"{path}?name=x&token={SITE_TOKEN}",
+        f"{path.replace('{id}', '1')}?name=x&token={SITE_TOKEN}",
         body=b'{"a": "random", "b": "random"}',
         headers=headers,
     )
@@ -181,6 +184,7 @@ def _every_get(served: Served) -> list[str]:
     app = web.site_app(web.Site.__new__(web.Site), SITE_TOKEN)
     public = next(c for c in httpx.get(served.url + "api/controllers").json())
     targets = []
+    writes_only = 0
     for route in app.routes:
         if isinstance(route, Route) and "GET" in (route.methods or ()):
             targets.append(
@@ -188,7 +192,9 @@ def _every_get(served: Served) -> list[str]:
             )
         elif getattr(route, "path", "") == "/static":
             targets.append("/static/viewer.js")
-    assert len(targets) == len(app.routes)
+        else:
+            writes_only += 1  # a route of writes alone (publish): the write sweeps cover it
+    assert len(targets) + writes_only == len(app.routes) and writes_only <= 2
     return targets
 
 
@@ -547,6 +553,7 @@ def marked(
     module.write_bytes(build_c(Path("baselines") / "template.c"))
     with arena.Store.open(root) as store:
         run = proof_run(store, module, XSS_IMG, case)
+        store.publish_run(run.id)  # the public pages show it
     with (
         web.Site.open(root, limits=web.SiteLimits(workers=1), case=case) as site,
         bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
@@ -564,6 +571,8 @@ def marked(
         ):
             assert time.monotonic() < deadline, "the matches did not finish"
             time.sleep(0.05)
+        site.publish_match(match)
+        site.publish_tournament(tournament)
         yield Marked(server.url, run.id, match, tournament)
 
 

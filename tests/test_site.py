@@ -74,7 +74,7 @@ def client(site: web.Site) -> TestClient:
 def wait_finished(client: TestClient, match_id: int, timeout: float = 60.0) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
-        match: dict[str, Any] = client.get(f"/api/matches/{match_id}").json()
+        match: dict[str, Any] = client.get(f"/api/matches/{match_id}", headers=AUTH).json()
         if match["status"] != "pending":
             return match
         assert time.monotonic() < deadline, f"match {match_id} still pending"
@@ -84,7 +84,7 @@ def wait_finished(client: TestClient, match_id: int, timeout: float = 60.0) -> d
 def events(client: TestClient, url: str) -> list[tuple[str, dict[str, Any]]]:
     """Every event of a stream until the server ends it (the record is final)."""
     out = []
-    with client.stream("GET", url) as r:
+    with client.stream("GET", url, headers=AUTH) as r:
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("text/event-stream")
         event = None
@@ -144,8 +144,11 @@ def test_an_upload_is_admitted_stored_and_deduplicated(client: TestClient, idle:
     assert record == {**record, "name": "<b>idle</b>", "sha256": sha, "origin": "upload"}
     again = client.post("/api/controllers", params={"name": "other"}, content=idle, headers=AUTH)
     assert again.status_code == 201 and again.json() == record  # the first name stays
-    assert sha in {c["sha256"] for c in client.get("/api/controllers").json()}
-    assert client.get(f"/api/controllers/{sha}/module").content == idle
+    assert sha in {c["sha256"] for c in client.get("/api/controllers", headers=AUTH).json()}
+    assert client.get(f"/api/controllers/{sha}/module", headers=AUTH).content == idle
+    # Not published: the public side neither lists nor serves it.
+    assert sha not in {c["sha256"] for c in client.get("/api/controllers").json()}
+    error_of(client.get(f"/api/controllers/{sha}/module"), 404)
 
 
 def test_uploading_the_hidden_modules_bytes_keeps_them_hidden(
@@ -318,7 +321,7 @@ def test_a_quick_match_is_queued_played_and_recorded(
     assert [e for e, _ in stream] == ["match"] * len(stream)
     assert stream[-1][1]["status"] == "finished"
     assert all(data["status"] == "pending" for _, data in stream[:-1])
-    match = client.get(f"/api/matches/{queued['id']}").json()
+    match = client.get(f"/api/matches/{queued['id']}", headers=AUTH).json()
     assert match == stream[-1][1]
     # The result with the design's keys, the replay's URL as "replay".
     expected = arena.play(
@@ -330,12 +333,12 @@ def test_a_quick_match_is_queued_played_and_recorded(
     )
     design = expected.to_json(f"/api/matches/{queued['id']}/replay")
     assert {k: match[k] for k in design} == design
-    replay = client.get(match["replay"], headers={"Accept-Encoding": "identity"})
+    replay = client.get(match["replay"], headers={**AUTH, "Accept-Encoding": "identity"})
     assert replay.status_code == 200
     assert replay.headers["content-type"] == replays.MEDIA_TYPE
     assert replay.headers["content-length"] == str(len(expected.replay))
     assert replay.content == expected.replay
-    assert queued["id"] in [m["id"] for m in client.get("/api/matches").json()]
+    assert queued["id"] in [m["id"] for m in client.get("/api/matches", headers=AUTH).json()]
 
 
 def test_events_of_a_settled_match_end_at_once(client: TestClient) -> None:
@@ -457,8 +460,10 @@ def test_a_server_stopped_with_matches_queued_plays_them_when_it_starts_again(
             for s in range(3)
         ]
         # The last is still waiting behind the first when the server stops.
-        assert client.get(f"/api/matches/{ids[-1]}").json()["stage"] == "queued"
-        assert "pending" in error_of(client.get(f"/api/matches/{ids[-1]}/replay"), 404)
+        assert client.get(f"/api/matches/{ids[-1]}", headers=AUTH).json()["stage"] == "queued"
+        assert "pending" in error_of(
+            client.get(f"/api/matches/{ids[-1]}/replay", headers=AUTH), 404
+        )
     with arena.Store.open(tmp_path) as store:
         assert store.match(ids[-1]).status is arena.MatchStatus.PENDING
     with web.Site.open(tmp_path, limits=limits, case=case) as site:
@@ -479,13 +484,13 @@ def test_a_damaged_replay_is_an_error_never_served_as_good(
     good = path.read_bytes()
     try:
         path.write_bytes(good[:-10])
-        message = error_of(client.get(match["replay"]), 500)
+        message = error_of(client.get(match["replay"], headers=AUTH), 500)
         assert "damaged" in message and match["replay_sha256"] in message
         path.unlink()
-        assert "missing" in error_of(client.get(match["replay"]), 500)
+        assert "missing" in error_of(client.get(match["replay"], headers=AUTH), 500)
     finally:
         path.write_bytes(good)
-    assert client.get(match["replay"]).content == replays.decompress_replay(good)
+    assert client.get(match["replay"], headers=AUTH).content == replays.decompress_replay(good)
 
 
 def finished_match(client: TestClient, seed: int) -> dict[str, Any]:
@@ -496,8 +501,8 @@ def finished_match(client: TestClient, seed: int) -> dict[str, Any]:
 
 
 def raw_get(client: TestClient, url: str, **headers: str) -> tuple[Any, bytes]:
-    """The answer and its body as sent (not decoded)."""
-    with client.stream("GET", url, headers=headers) as r:
+    """The answer and its body as sent (not decoded), asked with the console's token."""
+    with client.stream("GET", url, headers={**AUTH, **headers}) as r:
         return r, b"".join(r.iter_raw())
 
 
@@ -516,7 +521,7 @@ def test_a_replay_is_sent_zstd_coded_to_a_client_that_takes_it_else_decompressed
         assert r.headers["content-encoding"] == "zstd" and r.headers["vary"] == "Accept-Encoding"
         assert r.headers["content-length"] == str(len(stored)) and body == stored
         assert r.headers["etag"] == f'"{sha}-zstd"'
-    assert client.get(url).content == replay  # httpx takes zstd and decodes it
+    assert client.get(url, headers=AUTH).content == replay  # httpx takes zstd, decodes it
     for refused in ("identity", "gzip, deflate", "zstd;q=0", "*, zstd;q=0", ""):
         r, body = raw_get(client, url, **{"Accept-Encoding": refused})
         assert "content-encoding" not in r.headers, refused
@@ -595,11 +600,13 @@ def test_bad_pages_of_listings_are_400(
 
 
 def test_listings_page_by_id(client: TestClient) -> None:
-    every = [m["id"] for m in client.get("/api/matches?limit=500").json()]
+    every = [m["id"] for m in client.get("/api/matches?limit=500", headers=AUTH).json()]
     assert every == sorted(every, reverse=True) and len(every) >= 2
-    first = client.get("/api/matches?limit=1").json()
+    first = client.get("/api/matches?limit=1", headers=AUTH).json()
     assert [m["id"] for m in first] == every[:1]
-    assert [m["id"] for m in client.get(f"/api/matches?before={every[0]}").json()] == every[1:]
+    assert [
+        m["id"] for m in client.get(f"/api/matches?before={every[0]}", headers=AUTH).json()
+    ] == every[1:]
 
 
 @pytest.mark.parametrize(
@@ -968,7 +975,7 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     assert done == sorted(done) and done[-1] == 6
     final = stream[-1][1]
     assert final["status"] == "finished" and final["complete"] is True
-    assert client.get(f"/api/tournaments/{started['id']}").json() == final
+    assert client.get(f"/api/tournaments/{started['id']}", headers=AUTH).json() == final
     rows = final["standings"]
     assert sorted(row["name"] for row in rows) == sorted(field)
     assert [row["rank"] for row in rows] == [1, 2, 3]
@@ -979,10 +986,22 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     ids = [m["id"] for s in final["stages"] for g in s["meetings"] for m in g["matches"]]
     assert len(ids) == 6
     for match_id in ids:
-        assert client.get(f"/api/matches/{match_id}").json()["tournament_id"] == started["id"]
-    listed = client.get("/api/tournaments").json()
+        assert (
+            client.get(f"/api/matches/{match_id}", headers=AUTH).json()["tournament_id"]
+            == started["id"]
+        )
+    listed = client.get("/api/tournaments", headers=AUTH).json()
     assert started["id"] in [t["id"] for t in listed]
+    # Not published yet: no page, no listing, no record without the console token.
+    assert client.get(f"/tournaments/{started['id']}").status_code == 404
+    assert started["id"] not in [t["id"] for t in client.get("/api/tournaments").json()]
+    error_of(client.get(f"/api/tournaments/{started['id']}"), 404)
+    error_of(client.get(f"/api/matches/{ids[0]}/replay"), 404)
+    published = client.post(f"/api/tournaments/{started['id']}/publish", headers=AUTH)
+    assert published.status_code == 200 and published.json()["published"] is True
     assert client.get(f"/tournaments/{started['id']}").status_code == 200
+    assert client.get(f"/api/tournaments/{started['id']}").json()["published"] is True
+    assert client.get(f"/api/matches/{ids[0]}/replay").status_code == 200
 
 
 def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
@@ -1018,9 +1037,9 @@ def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
 def test_bad_tournament_requests_are_refused(
     client: TestClient, body: dict[str, Any], status: int, message: str
 ) -> None:
-    before = client.get("/api/tournaments").json()
+    before = client.get("/api/tournaments", headers=AUTH).json()
     assert message in error_of(client.post("/api/tournaments", json=body, headers=AUTH), status)
-    assert client.get("/api/tournaments").json() == before
+    assert client.get("/api/tournaments", headers=AUTH).json() == before
 
 
 def test_the_server_plays_a_bounded_number_of_tournaments(tmp_path: Path, case: arena.Case) -> None:
@@ -1101,7 +1120,7 @@ def test_json_answers_match_their_schemas(client: TestClient, bundle: web.Bundle
     pending = client.post("/api/matches", json={"a": "random", "b": "random"}, headers=AUTH).json()
     check(pending, "Match")
     check(wait_finished(client, pending["id"]), "Match")
-    for m in client.get("/api/matches?limit=500").json():
+    for m in client.get("/api/matches?limit=500", headers=AUTH).json():
         check(m, "Match")
     assert push(client, bundle.encode()).status_code in (200, 201)
     for r in client.get("/api/runs").json():
@@ -1111,7 +1130,7 @@ def test_json_answers_match_their_schemas(client: TestClient, bundle: web.Bundle
     tid = client.post("/api/tournaments", json=body, headers=AUTH).json()["id"]
     for _, data in events(client, f"/api/tournaments/{tid}/events"):
         check(data, "TournamentDetail")
-    for t in client.get("/api/tournaments").json():
+    for t in client.get("/api/tournaments", headers=AUTH).json():
         check(t, "Tournament")
     check(client.get("/api/status").json(), "Status")
     check(client.get("/api/matches/999999").json(), "Error")
@@ -1128,10 +1147,19 @@ def test_the_pages_are_shells_with_the_sites_policy(client: TestClient, page: st
     assert '<main id="page">' in r.text
 
 
-def test_record_pages_exist_only_for_records(client: TestClient) -> None:
-    match_id = client.get("/api/matches?limit=1").json()[0]["id"]
-    r = client.get(f"/matches/{match_id}?tick=5")
-    assert r.status_code == 200 and f'data-id="{match_id}"' in r.text
+def test_record_pages_exist_only_for_published_records(client: TestClient) -> None:
+    match_id = client.get("/api/matches?limit=1", headers=AUTH).json()[0]["id"]
+    assert client.get(f"/matches/{match_id}").status_code == 404  # a quick match, not published
+    r = client.get(f"/console/matches/{match_id}?tick=5")
+    assert (
+        r.status_code == 200
+        and f'data-id="{match_id}"' in r.text
+        and 'data-side="console"' in r.text
+    )
+    published = client.get("/api/matches?limit=1").json()[0]["id"]
+    r = client.get(f"/matches/{published}?tick=5")
+    assert r.status_code == 200 and f'data-id="{published}"' in r.text
+    assert 'data-side="public"' in r.text
     assert '<script type="module" src="/static/match.js">' in r.text
     for page in ("runs", "matches", "tournaments"):
         missing = client.get(f"/{page}/999999")
@@ -1207,11 +1235,13 @@ def test_the_demo_ends_by_serving_the_site(tmp_path: Path) -> None:
     )
     try:
         assert proc.stdout is not None
-        lines = [proc.stdout.readline() for _ in range(2)]
+        lines = [proc.stdout.readline() for _ in range(3)]
         assert "the site" in lines[0] and lines[1].startswith(f"serving {tmp_path} at http://")
         url = lines[1].split(" at ")[1].split()[0]
         with urllib.request.urlopen(url, timeout=10) as r:
             assert r.status == 200 and b'<main id="page">' in r.read()
+        # The console's link beside it, its token in the fragment (no server sees it).
+        assert lines[2].rstrip().endswith(f" {url}console#token={SITE_TOKEN}"), lines[2]
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
@@ -1283,6 +1313,9 @@ def tournament_served(
         field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
         body = {"format": "round-robin", "field": field, "seeds": list(range(seeds))}
         started = httpx.post(server.url + "api/tournaments", json=body, headers=AUTH).json()
+        # Published, so that its streams are public (read without a token, as a reader's).
+        publish = f"{server.url}api/tournaments/{started['id']}/publish"
+        assert httpx.post(publish, headers=AUTH).status_code == 200
         yield site, f"{server.url}api/tournaments/{started['id']}/events"
 
 

@@ -54,6 +54,7 @@ def served(
     module.write_bytes(build_c(Path("baselines") / "template.c"))
     with arena.Store.open(root) as store:
         run = proof_run(store, module, HOSTILE, case)
+        store.publish_run(run.id)  # the public pages show it (as a push would)
     idle_file = root.parent / "idle.wasm"
     idle_file.write_bytes(idle)
     limits = web.SiteLimits(workers=1, queue=8)
@@ -64,7 +65,18 @@ def served(
         quick = site.queue_match("greedy-raider", "fuel-probe", 3)["id"]
         field = ["random", "greedy-raider", "border-soldier"]
         tournament = site.start_tournament("round-robin", field, seeds=[0])["id"]
+        site.publish_tournament(tournament)
+        _settled(site, quick)
+        site.publish_match(quick)
         yield Served(server.url, site, run, quick, tournament, idle_file)
+
+
+def _settled(site: web.Site, match_id: int) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while (m := site.match_json(match_id))["status"] == "pending":
+        assert time.monotonic() < deadline, f"match {match_id} still pending"
+        time.sleep(0.1)
+    return m
 
 
 def run_rows(served: Served) -> list[dict[str, object]]:
@@ -283,7 +295,8 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     assert rows.count() == 4
     link = page.locator(".site-tournament + .site-field + .site-note a")
     href = link.get_attribute("href")
-    assert href is not None and href.startswith("/tournaments/")
+    # On the console: its pages ask with the token (this tournament is not published).
+    assert href is not None and href.startswith("/console/tournaments/")
     # The tournament's page: the standings, and the bracket drawn by rounds.
     tab.open_site(served.url + href.lstrip("/"))
     assert page.locator(".site-bracket-round h3").all_inner_texts() == ["semi-finals", "final"]
@@ -291,10 +304,39 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     assert page.locator(".site-table tbody tr").count() == 4
     first = page.locator(".site-meeting-matches a").first
     first.click()
-    page.wait_for_url("**/matches/*")
+    page.wait_for_url("**/console/matches/*")
     tab.viewer = ".site-viewer"
     tab.viewer_ready()
     assert canvas_is_drawn(tab)
+    assert page.locator(".site-side").inner_text() == "console"
+
+
+def test_the_consoles_link_carries_its_token_and_a_quick_match_is_published(
+    tab: Tab, served: Served
+) -> None:
+    page = tab.page
+    match_id = served.site.queue_match("border-soldier", "random", 11)["id"]
+    _settled(served.site, match_id)
+    tab.expected_errors.append("404")  # the public page of a match not published yet
+    tab.page.goto(f"{served.url}matches/{match_id}")
+    assert page.locator("h1").inner_text() == f"no match {match_id}"
+    # The link arena demo prints: the token in the fragment, kept, then out of the address.
+    tab.open_site(f"{served.url}console#token={SITE_TOKEN}")
+    assert saved_token(tab) == SITE_TOKEN and "#" not in page.url
+    row = page.locator(f".site-quick-matches tr.site-row-{match_id}")
+    expect(row).to_have_count(1)
+    expect(page.locator(".site-quick-matches tbody tr").first).to_have_class(
+        re.compile(rf"site-row-{match_id}\b")
+    )
+    row.get_by_role("button", name="publish").click()
+    expect(row.locator(".site-published")).to_have_text("published")
+    assert served.site.match_json(match_id)["published"] is True
+    # Now the public page shows it, without a token, and says it is the public side.
+    tab.open_site(f"{served.url}matches/{match_id}")
+    tab.viewer = ".site-viewer"
+    tab.viewer_ready()
+    assert canvas_is_drawn(tab)
+    assert page.locator(".site-side").inner_text() == "public"
 
 
 def _finished(served: Served, tournament_id: int) -> dict[str, Any]:
@@ -338,6 +380,7 @@ def test_a_gauntlets_page_ranks_only_its_entrant(tab: Tab, served: Served) -> No
             assert exc.status == 429 and time.monotonic() < deadline, exc
             time.sleep(0.5)
     t = _finished(served, started["id"])
+    served.site.publish_tournament(started["id"])
     tab.open_site(f"{served.url}tournaments/{started['id']}")
     rows = tab.page.locator(".site-table tbody tr")
     ranks = [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())]
@@ -366,3 +409,44 @@ def test_the_home_page_lists_runs_and_matches_as_text(tab: Tab, served: Served) 
     link = tab.page.locator(f"a[href='/runs/{served.run.id}']").first
     link.click()
     tab.page.wait_for_url(f"**/runs/{served.run.id}*")
+
+
+def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_published(
+    tab: Tab, served: Served
+) -> None:
+    """From the home page, without a token, every link to a run, a match or a tournament,
+    followed page by page as a reader would: each leads to something published."""
+    # Something not published, which a link must not lead to.
+    hidden = served.site.queue_match("random", "border-soldier", 23)["id"]
+    _settled(served.site, hidden)
+    store = served.site.store
+    todo: list[str] = ["/"]
+    seen: set[str] = set()
+    while todo and len(seen) < 40:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        tab.open_site(served.url + path.lstrip("/"))
+        assert tab.page.locator(".site-side").inner_text() == "public", path
+        hrefs: list[str] = tab.js(
+            "() => [...document.querySelectorAll('#page a[href]')]"
+            ".map((a) => a.getAttribute('href'))"
+        )
+        for href in hrefs:
+            record = re.fullmatch(r"/(runs|matches|tournaments)/(\d+)(\?.*)?", href)
+            if href.startswith("?"):
+                continue  # a run page's own opponent links
+            assert record is not None, (path, href)  # never the console's pages
+            kind, ident = record[1], int(record[2])
+            published = (
+                store.run(ident).published
+                if kind == "runs"
+                else store.match(ident).published
+                if kind == "matches"
+                else store.tournament(ident).published
+            )
+            assert published, (path, href)
+            todo.append(f"/{kind}/{ident}")
+    assert f"/matches/{served.quick}" in seen and f"/runs/{served.run.id}" in seen
+    assert f"/matches/{hidden}" not in seen

@@ -20,8 +20,10 @@ from typing import Any
 
 import pytest
 
+from arena._files import _locked_temporary
 from arena.store import (
     SCHEMA_VERSION,
+    STALE_TEMPORARY_SECONDS,
     STORE_FILE,
     Entrant,
     Origin,
@@ -29,7 +31,7 @@ from arena.store import (
     StoreBusyError,
     StoreError,
 )
-from tests._support import result_between
+from tests._support import cli, result_between
 
 # Fork: the children need no pickling and start fast; each opens its own store
 # (except where the test is about a store inherited across a fork).
@@ -308,3 +310,64 @@ def test_a_full_data_directory_is_a_clear_error_and_leaves_nothing_half_written(
         for m in kept:
             assert m.result is not None
             assert store.read_replay_bytes(m.result.replay_sha256)
+
+
+# --------------------------------------------------------------------------- killed writes
+
+
+def _half_written(staging: Path, out: Any) -> None:
+    """In a child: begin writing a replay as ``atomic_write_all`` does (its temporary file
+    created and locked in ``staging``, half its bytes written), say where, and wait to be
+    killed mid-write."""
+    fd, tmp = _locked_temporary(staging / f".{'c' * 64}.replay")
+    os.write(fd, b"half a replay")
+    out.put(str(tmp))
+    time.sleep(600)
+
+
+@pytest.mark.processes
+def test_opening_the_store_sweeps_killed_writes_never_a_live_one(tmp_path: Path) -> None:
+    """Every command opens the store, and opening it deletes the temporary files that writes
+    left when their process died, whatever their age; never one a live process is still
+    writing (it holds the file locked until it is renamed), however old."""
+    root = tmp_path / "data"
+    with Store.open(root) as store:
+        assert store.swept == []
+    staging = root / "replays" / ".tmp"
+    staging.mkdir(parents=True)
+    out = FORK.SimpleQueue()
+    writer = FORK.Process(target=_half_written, args=(staging, out))
+    writer.start()
+    try:
+        live = Path(out.get())
+        long_ago = time.time() - 10 * STALE_TEMPORARY_SECONDS
+        os.utime(live, (long_ago, long_ago))
+        with Store.open(root) as store:
+            assert store.swept == [] and live.exists()  # its writer lives: left alone
+    finally:
+        assert writer.pid is not None
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.join(10)
+    with Store.open(root) as store:
+        assert store.swept == [live] and not live.exists()  # its writer died: swept
+
+
+def test_every_command_sweeps_what_killed_writes_left(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A temporary file nobody holds (its writer killed) in ``replays/.tmp`` or
+    ``modules/.tmp`` is gone after any command that opens the store, not only ``arena
+    serve``; files that are not a write's temporary files are never touched."""
+    with Store.open(data_dir):
+        pass
+    left = [
+        data_dir / "replays" / ".tmp" / f".{'a' * 64}.replay.0123456789ab",
+        data_dir / "modules" / ".tmp" / f".{'b' * 64}.wasm.ba9876543210",
+    ]
+    other = data_dir / "replays" / ".tmp" / "notes.txt"
+    for path in (*left, other):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"half a file")
+    ran = cli(capsys, "runs", "--json")
+    assert ran.code == 0, ran.err
+    assert [p.exists() for p in left] == [False, False] and other.exists()

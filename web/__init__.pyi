@@ -2,6 +2,7 @@
 
 from ._api import (
     openapi_document as openapi_document,
+    route_sides as route_sides,
     site_app as site_app,
 )
 from ._bundle import (

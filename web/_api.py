@@ -32,12 +32,12 @@ from web._errors import ApiError
 from web._events import stream_events
 from web._guard import GuardedApp
 from web._http import (
-    authorized,
     json_response,
     page_args,
     read_body,
     read_json,
-    require_token,
+    require_side,
+    sees_all,
     site_of,
     string_field,
     u32,
@@ -48,9 +48,9 @@ from web._matches import match_key
 from web._openapi import (
     ID,
     JSON,
+    KIND,
     PAGE,
     SHA256,
-    TOKEN,
     binary_answer,
     body,
     combine,
@@ -60,29 +60,37 @@ from web._openapi import (
     listing,
     openapi_of,
     operation,
+    side_of,
 )
 from web._pages import missing_page, site_page_html
 from web._replay_answer import needs_decoding, stored_replay_response
 from web._schemas import NAME, ref
 from web._site import Site
+from web._token import Keyring, Side
 from web._tournaments import tournament_key
 from web._view import static_files
 
-__all__ = ["openapi_document", "site_app"]
+__all__ = ["openapi_document", "route_sides", "site_app"]
 
 _log = logging.getLogger("web")
 
 # ====================================================================== pages
 
 
-def site_page(page: str, title: str) -> Callable[[Request], Response]:
-    """The endpoint of a page; a page of a record that does not exist is a 404 page."""
+def site_page(page: str, title: str, side: Side = Side.PUBLIC) -> Callable[[Request], Response]:
+    """The endpoint of a page. A public page of a record that does not exist, or is not
+    published, is a 404 page; a console page is its shell whatever the id (a browser's
+    navigation carries no token: the page's script asks the API with the console's)."""
 
     def endpoint(request: Request) -> Response:
         ident: int | None = request.path_params.get("id")
-        if ident is not None and not site_of(request).exists(page, ident):
+        if (
+            side is Side.PUBLIC
+            and ident is not None
+            and not site_of(request).exists(page, ident, everything=False)
+        ):
             return missing_page(f"no {page} {ident}")
-        return site_page_html(page, title, ident)
+        return site_page_html(page, title, ident, side=str(side))
 
     return endpoint
 
@@ -92,11 +100,13 @@ def site_page(page: str, title: str) -> Callable[[Request], Response]:
 
 @operation(
     "get",
-    "the stored controllers (the hidden ones only with the token)",
+    "the stored controllers: with a console token all (the hidden ones too); else the open"
+    " committed opponents and the published runs' controllers",
     {"200": listing("Controller", "by name"), **errors("401", "503")},
+    side=Side.PUBLIC,
 )
 def list_controllers(request: Request) -> Response:
-    return json_response(site_of(request).controllers(include_hidden=authorized(request)))
+    return json_response(site_of(request).controllers(everything=sees_all(request)))
 
 
 @operation(
@@ -112,10 +122,9 @@ def list_controllers(request: Request) -> Response:
     },
     parameters=[{"name": "name", "in": "query", "required": True, "schema": NAME}],
     requestBody=body("application/wasm", "application/octet-stream"),
-    security=TOKEN,
+    side=Side.CONSOLE,
 )
 async def upload_controller(request: Request) -> Response:
-    require_token(request)
     name = check_name(request.query_params.get("name", ""), "query 'name'")
     site = site_of(request)
     with site.uploads.held(retry_after=5):  # before the body: what is held in memory is bounded
@@ -128,16 +137,18 @@ async def upload_controller(request: Request) -> Response:
 
 @operation(
     "get",
-    "a controller's module (never a hidden one without the token)",
+    "a controller's module: with a console token any; else only an open committed"
+    " opponent's (never a hidden one's, nor any other's)",
     {
         "200": binary_answer("application/wasm", "the module's bytes"),
         **errors("401", "404", "500", "503"),
     },
     parameters=[SHA256],
+    side=Side.PUBLIC,
 )
 def controller_module(request: Request) -> Response:
     record, blob = site_of(request).module(
-        request.path_params["sha256"], include_hidden=authorized(request)
+        request.path_params["sha256"], everything=sees_all(request)
     )
     return Response(
         blob,
@@ -154,13 +165,22 @@ def controller_module(request: Request) -> Response:
 
 @operation(
     "get",
-    "the most recent matches first",
+    "the most recent matches first: with a console token all; else the published ones;"
+    " `kind=quick`: only quick matches",
     {"200": listing("Match", "a page"), **errors("400", "503")},
-    parameters=PAGE,
+    parameters=[*PAGE, KIND],
+    side=Side.PUBLIC,
 )
 def list_matches(request: Request) -> Response:
     limit, before = page_args(request)
-    return json_response(site_of(request).matches_json(limit=limit, before=before))
+    kind = request.query_params.get("kind")
+    if kind not in (None, "quick"):
+        raise ApiError(400, "query 'kind': only 'quick' (quick matches) is a kind")
+    return json_response(
+        site_of(request).matches_json(
+            limit=limit, before=before, everything=sees_all(request), quick_only=kind == "quick"
+        )
+    )
 
 
 @operation(
@@ -171,10 +191,9 @@ def list_matches(request: Request) -> Response:
         **errors("400", "401", "404", "408", "413", "429", "500", "503"),
     },
     requestBody=body(JSON, schema=ref("MatchRequest")),
-    security=TOKEN,
+    side=Side.CONSOLE,
 )
 async def create_match(request: Request) -> Response:
-    require_token(request)
     data = await read_json(request, {"a": True, "b": True, "seed": False})
     a, b, seed = string_field(data, "a"), string_field(data, "b"), u32_field(data, "seed")
     match = await asyncio.to_thread(site_of(request).queue_match, a, b, seed)
@@ -186,17 +205,34 @@ async def create_match(request: Request) -> Response:
     "a match: its status, then its result",
     {"200": json_answer(ref("Match"), "the match"), **errors("404", "503")},
     parameters=[ID],
+    side=Side.PUBLIC,
 )
 async def get_match(request: Request) -> Response:
     # Read in the event loop: one row by id, and a read never waits in WAL mode
     # but for a rare lock, when it is read again in a thread, which may wait.
     # A thread for every request cost more than the read (docs/benchmarks.md).
-    site, match_id = site_of(request), request.path_params["id"]
+    site, match_id, everything = site_of(request), request.path_params["id"], sees_all(request)
     try:
-        data = site.match_json(match_id, wait=False)
+        data = site.match_json(match_id, everything=everything, wait=False)
     except arena.StoreBusyError:
-        data = await run_in_threadpool(site.match_json, match_id)
+        data = await run_in_threadpool(
+            functools.partial(site.match_json, match_id, everything=everything)
+        )
     return json_response(data)
+
+
+@operation(
+    "post",
+    "publish a finished quick match: the public site shows it from then on (idempotent)",
+    {
+        "200": json_answer(ref("Match"), "published"),
+        **errors("400", "404", "503"),
+    },
+    parameters=[ID],
+    side=Side.CONSOLE,
+)
+def publish_match(request: Request) -> Response:
+    return json_response(site_of(request).publish_match(request.path_params["id"]))
 
 
 @operation(
@@ -209,15 +245,18 @@ async def get_match(request: Request) -> Response:
         **errors("404", "500", "503"),
     },
     parameters=[ID],
+    side=Side.PUBLIC,
 )
 async def match_replay(request: Request) -> Response:
     # A file verified before and of a typical size is read here, in the event
     # loop (a thread for every request cost more than the read); anything that
     # may take longer (hashing, a large file, decompressing) runs in a thread.
-    site, match_id = site_of(request), request.path_params["id"]
-    stored = site.verified_replay(match_id)
+    site, match_id, everything = site_of(request), request.path_params["id"], sees_all(request)
+    stored = site.verified_replay(match_id, everything=everything)
     if stored is None:
-        stored = await run_in_threadpool(site.stored_replay, match_id)
+        stored = await run_in_threadpool(
+            functools.partial(site.stored_replay, match_id, everything=everything)
+        )
     if stored.body is not None and not needs_decoding(request, stored):
         return stored_replay_response(request, stored)
     return await run_in_threadpool(stored_replay_response, request, stored)
@@ -229,10 +268,13 @@ async def match_replay(request: Request) -> Response:
     " until it is finished or in error",
     {"200": event_stream("match", "Match"), **errors("404", "429", "503")},
     parameters=[ID],
+    side=Side.PUBLIC,
 )
 async def match_events(request: Request) -> Response:
     site = site_of(request)
     match_id: int = request.path_params["id"]
+    # Before the stream: the public side learns nothing of a match not published (404).
+    await asyncio.to_thread(site.match_json, match_id, everything=sees_all(request))
 
     def state() -> tuple[dict[str, Any], bool]:
         data = site.match_json(match_id)
@@ -249,10 +291,13 @@ async def match_events(request: Request) -> Response:
     "the most recent proof runs first",
     {"200": listing("Run", "a page"), **errors("400", "503")},
     parameters=PAGE,
+    side=Side.PUBLIC,
 )
 def list_runs(request: Request) -> Response:
     limit, before = page_args(request)
-    return json_response(site_of(request).runs_json(limit=limit, before=before))
+    return json_response(
+        site_of(request).runs_json(limit=limit, before=before, everything=sees_all(request))
+    )
 
 
 @operation(
@@ -260,9 +305,12 @@ def list_runs(request: Request) -> Response:
     "a run with its matches and build log",
     {"200": json_answer(ref("RunDetail"), "the run"), **errors("404", "503")},
     parameters=[ID],
+    side=Side.PUBLIC,
 )
 def get_run(request: Request) -> Response:
-    return json_response(site_of(request).run_json(request.path_params["id"]))
+    return json_response(
+        site_of(request).run_json(request.path_params["id"], everything=sees_all(request))
+    )
 
 
 @operation(
@@ -275,10 +323,9 @@ def get_run(request: Request) -> Response:
         **errors("400", "401", "408", "409", "413", "429", "503"),
     },
     requestBody=body("application/x-msgpack", schema=ref("Bundle")),
-    security=TOKEN,
+    side=Side.PUSH,
 )
 async def push_run(request: Request) -> Response:
-    require_token(request)
     site = site_of(request)
     with site.pushes.held(retry_after=10):  # before the bundle: at most two held in memory
         data = await read_body(request, MAX_BUNDLE_BYTES)
@@ -294,10 +341,13 @@ async def push_run(request: Request) -> Response:
     "the most recent tournaments first",
     {"200": listing("Tournament", "a page"), **errors("400", "503")},
     parameters=PAGE,
+    side=Side.PUBLIC,
 )
 def list_tournaments(request: Request) -> Response:
     limit, before = page_args(request)
-    return json_response(site_of(request).tournaments_json(limit=limit, before=before))
+    return json_response(
+        site_of(request).tournaments_json(limit=limit, before=before, everything=sees_all(request))
+    )
 
 
 @operation(
@@ -308,10 +358,9 @@ def list_tournaments(request: Request) -> Response:
         **errors("400", "401", "404", "408", "413", "429", "500", "503"),
     },
     requestBody=body(JSON, schema=ref("TournamentRequest")),
-    security=TOKEN,
+    side=Side.CONSOLE,
 )
 async def create_tournament(request: Request) -> Response:
-    require_token(request)
     data = await read_json(
         request, {"format": True, "field": True, "seeds": False, "rounds": False, "shuffle": False}
     )
@@ -337,9 +386,27 @@ async def create_tournament(request: Request) -> Response:
     "a tournament: standings (live while it runs) and pairings",
     {"200": json_answer(ref("TournamentDetail"), "the tournament"), **errors("404", "503")},
     parameters=[ID],
+    side=Side.PUBLIC,
 )
 def get_tournament(request: Request) -> Response:
-    return json_response(site_of(request).tournament_json(request.path_params["id"]))
+    return json_response(
+        site_of(request).tournament_json(request.path_params["id"], everything=sees_all(request))
+    )
+
+
+@operation(
+    "post",
+    "publish a tournament: it and its matches (those to come too) are on the public site"
+    " from then on (idempotent)",
+    {
+        "200": json_answer(ref("TournamentDetail"), "published"),
+        **errors("404", "503"),
+    },
+    parameters=[ID],
+    side=Side.CONSOLE,
+)
+def publish_tournament(request: Request) -> Response:
+    return json_response(site_of(request).publish_tournament(request.path_params["id"]))
 
 
 @operation(
@@ -348,10 +415,13 @@ def get_tournament(request: Request) -> Response:
     " JSON), until it is finished or failed",
     {"200": event_stream("tournament", "TournamentDetail"), **errors("404", "429", "503")},
     parameters=[ID],
+    side=Side.PUBLIC,
 )
 async def tournament_events(request: Request) -> Response:
     site = site_of(request)
     tournament_id: int = request.path_params["id"]
+    # Before the stream: the public side learns nothing of a tournament not published (404).
+    await asyncio.to_thread(site.tournament_json, tournament_id, everything=sees_all(request))
 
     def state() -> tuple[dict[str, Any], bool]:
         data = site.tournament_json(tournament_id)
@@ -364,7 +434,12 @@ async def tournament_events(request: Request) -> Response:
 # ====================================================================== status, schema
 
 
-@operation("get", "the match queue and the workers", {"200": json_answer(ref("Status"), "now")})
+@operation(
+    "get",
+    "the match queue and the workers",
+    {"200": json_answer(ref("Status"), "now")},
+    side=Side.PUBLIC,
+)
 def status(request: Request) -> Response:
     return json_response(site_of(request).status())
 
@@ -373,6 +448,7 @@ def status(request: Request) -> Response:
     "get",
     "this document",
     {"200": json_answer({"type": "object"}, "the OpenAPI document")},
+    side=Side.PUBLIC,
 )
 def openapi(request: Request) -> Response:
     return JSONResponse(openapi_document())
@@ -414,6 +490,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     arena.StoreBusyError: _mapped(503, {"Retry-After": "5"}),
     arena.StoreError: _mapped(503, {"Retry-After": "30"}),
     arena.WorkerDied: _mapped(503, {"Retry-After": "30"}),
+    arena.WorkersUnavailableError: _mapped(503, {"Retry-After": "30"}),
     LanesClosed: _mapped(503, {"Retry-After": "30"}),
     # Whatever else the arena refuses is the input's fault: a name too long, a bad value.
     arena.ArenaError: _mapped(400),
@@ -421,6 +498,27 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
 
 
 # ====================================================================== the app
+
+
+_PAGE_SIDE = "site_side"
+"""The attribute of a page's endpoint that names its side (pages have no operation)."""
+
+
+def _sided(endpoint: Callable[[Request], Any]) -> Callable[[Request], Awaitable[Response]]:
+    """``endpoint``, letting in only the roles of each method's side (its operation's: 401
+    without a token, 403 with a token of another role) before it runs."""
+    is_async = asyncio.iscoroutinefunction(endpoint)
+
+    async def run(request: Request) -> Response:
+        side = side_of(endpoint, request.method)
+        assert side is not None, f"{request.url.path}: {request.method} has no side"
+        require_side(request, side)
+        if is_async:
+            answer: Response = await endpoint(request)
+            return answer
+        return await run_in_threadpool(endpoint, request)
+
+    return combine(run, endpoint)
 
 
 def _read_write(
@@ -435,32 +533,71 @@ def _read_write(
             return await write(request)
         return await run_in_threadpool(read, request)
 
-    return Route(path, combine(endpoint, read, write), methods=["GET", "POST"])
+    return Route(path, _sided(combine(endpoint, read, write)), methods=["GET", "POST"])
+
+
+def _api(path: str, endpoint: Callable[[Request], Any], methods: list[str] | None = None) -> Route:
+    return Route(path, _sided(endpoint), methods=methods)
+
+
+def _page(path: str, side: Side, endpoint: Callable[[Request], Response]) -> Route:
+    setattr(endpoint, _PAGE_SIDE, side)
+    return Route(path, endpoint)
 
 
 def routes() -> list[BaseRoute]:
-    """Every route of the site (the OpenAPI document describes those under /api)."""
+    """Every route of the site (the OpenAPI document describes those under /api), each on
+    its side (``route_sides``)."""
     return [
-        Route("/", site_page("index", "Foray Arena")),
-        Route("/runs/{id:rowid}", site_page("run", "run")),
-        Route("/matches/{id:rowid}", site_page("match", "match")),
-        Route("/tournaments/{id:rowid}", site_page("tournament", "tournament")),
-        Route("/console", site_page("console", "console")),
-        Route("/openapi.json", openapi),
-        Route("/api/status", status),
+        _page("/", Side.PUBLIC, site_page("index", "Foray Arena")),
+        _page("/runs/{id:rowid}", Side.PUBLIC, site_page("run", "run")),
+        _page("/matches/{id:rowid}", Side.PUBLIC, site_page("match", "match")),
+        _page("/tournaments/{id:rowid}", Side.PUBLIC, site_page("tournament", "tournament")),
+        _page("/console", Side.CONSOLE, site_page("console", "console", Side.CONSOLE)),
+        _page("/console/runs/{id:rowid}", Side.CONSOLE, site_page("run", "run", Side.CONSOLE)),
+        _page(
+            "/console/matches/{id:rowid}", Side.CONSOLE, site_page("match", "match", Side.CONSOLE)
+        ),
+        _page(
+            "/console/tournaments/{id:rowid}",
+            Side.CONSOLE,
+            site_page("tournament", "tournament", Side.CONSOLE),
+        ),
+        _api("/openapi.json", openapi),
+        _api("/api/status", status),
         _read_write("/api/controllers", list_controllers, upload_controller),
-        Route("/api/controllers/{sha256:sha256}/module", controller_module),
+        _api("/api/controllers/{sha256:sha256}/module", controller_module),
         _read_write("/api/matches", list_matches, create_match),
-        Route("/api/matches/{id:rowid}", get_match),
-        Route("/api/matches/{id:rowid}/replay", match_replay),
-        Route("/api/matches/{id:rowid}/events", match_events),
+        _api("/api/matches/{id:rowid}", get_match),
+        _api("/api/matches/{id:rowid}/publish", publish_match, ["POST"]),
+        _api("/api/matches/{id:rowid}/replay", match_replay),
+        _api("/api/matches/{id:rowid}/events", match_events),
         _read_write("/api/runs", list_runs, push_run),
-        Route("/api/runs/{id:rowid}", get_run),
+        _api("/api/runs/{id:rowid}", get_run),
         _read_write("/api/tournaments", list_tournaments, create_tournament),
-        Route("/api/tournaments/{id:rowid}", get_tournament),
-        Route("/api/tournaments/{id:rowid}/events", tournament_events),
+        _api("/api/tournaments/{id:rowid}", get_tournament),
+        _api("/api/tournaments/{id:rowid}/publish", publish_tournament, ["POST"]),
+        _api("/api/tournaments/{id:rowid}/events", tournament_events),
         Mount("/static", static_files(), name="static"),
     ]
+
+
+def route_sides(app_routes: list[BaseRoute] | None = None) -> list[tuple[str, str, Side]]:
+    """(method, path, side) of every route and method of the site, in the order of the
+    routes (the table in docs/web.md; HEAD goes with GET). Static files are public."""
+    table: list[tuple[str, str, Side]] = []
+    for route in routes() if app_routes is None else app_routes:
+        if isinstance(route, Mount):
+            table.append(("GET", f"{route.path}/{{path}}", Side.PUBLIC))
+            continue
+        assert isinstance(route, Route)
+        for method in sorted(route.methods or (), key=lambda m: (m != "GET", m)):
+            if method == "HEAD":
+                continue
+            side = getattr(route.endpoint, _PAGE_SIDE, None) or side_of(route.endpoint, method)
+            assert side is not None, f"{method} {route.path} has no side"
+            table.append((method, route.path, side))
+    return table
 
 
 @functools.cache
@@ -470,18 +607,20 @@ def openapi_document() -> dict[str, Any]:
 
 
 def site_app(site: Site, token: str, *, allowed_hosts: Collection[str] | None = None) -> Starlette:
-    """The site over ``site``; writes need ``token``. Serve it with uvicorn (``arena serve``).
+    """The site over ``site``; ``token`` is the quick-start console token, besides the tokens
+    the store holds (``arena token``). Serve it with uvicorn (``arena serve``).
 
     ``allowed_hosts``: the Host names it answers to (``arena serve`` always gives
     them); None answers any, for an app only a test reaches.
     """
-    secret = token.encode("utf-8")
+    # A Site made without opening (a test of the routes alone) has no store: no tokens there.
+    keyring = Keyring(getattr(site, "store", None), token)
     app = GuardedApp(
-        token=secret,
+        keyring=keyring,
         allowed_hosts=allowed_hosts,
         routes=routes(),
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.site = site
-    app.state.token = secret
+    app.state.keyring = keyring
     return app

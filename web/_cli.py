@@ -49,7 +49,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web._serve_site import serve_site
 
     defaults = SiteLimits()
-    limits = SiteLimits(workers=args.jobs or defaults.workers, queue=args.queue or defaults.queue)
+    limits = SiteLimits(
+        workers=args.jobs or defaults.workers,
+        queue=args.queue or defaults.queue,
+        keep_quick=args.keep_quick or defaults.keep_quick,
+    )
     bounds = ConnectionLimits()
     connections = ConnectionLimits(
         max_connections=args.max_connections or bounds.max_connections,
@@ -87,6 +91,49 @@ def cmd_push(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_token(args: argparse.Namespace) -> int:
+    import json
+
+    import arena
+    from arena import shown
+    from web._token import Role, new_token, token_digest
+
+    with arena.Store.open() as store:
+        if args.token_command == "create":
+            role = Role(args.role)
+            token = new_token()
+            name = args.name if args.name is not None else f"{role}-{len(store.tokens()) + 1}"
+            record = store.add_token(name, role, token_digest(token))
+            if args.json:
+                print(json.dumps({**record.to_json(), "token": token}, indent=2))
+            else:
+                print(
+                    f"token {record.id}: {record.role} {shown(record.name)} (printed this once;"
+                    " the store keeps only its digest):",
+                    file=sys.stderr,
+                )
+                print(token)
+            return 0
+        if args.token_command == "revoke":
+            record = store.revoke_token(args.token)
+            if args.json:
+                print(json.dumps(record.to_json(), indent=2))
+            else:
+                print(f"token {record.id}: {record.role} {shown(record.name)}: revoked")
+            return 0
+        records = store.tokens()
+    if args.json:
+        print(json.dumps([r.to_json() for r in records], indent=2))
+        return 0
+    if not records:
+        print("no tokens (arena token create --role console|worker|push)")
+    for r in records:
+        state = "live" if r.revoked_at is None else f"revoked {r.revoked_at:%Y-%m-%d %H:%M}"
+        made = f"{r.created_at:%Y-%m-%d %H:%M}"
+        print(f"{r.id:>4}  {r.role:<8} {shown(r.name)}  created {made}  {state}")
+    return 0
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -96,7 +143,8 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``arena serve``, ``arena push`` and ``arena view`` to arena's command parser."""
+    """Add ``arena serve``, ``arena push``, ``arena token`` and ``arena view`` to arena's
+    command parser."""
     s = sub.add_parser(
         "serve", help="serve the site (runs, matches, tournaments, the console) over the data dir"
     )
@@ -105,6 +153,13 @@ def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     s.add_argument("--jobs", type=_positive, help="worker processes for matches (default: cores)")
     s.add_argument(
         "--queue", type=_positive, help="quick matches accepted at once, past it 429 (default 32)"
+    )
+    s.add_argument(
+        "--keep-quick",
+        type=_positive,
+        metavar="N",
+        help="quick matches kept for review (default 1000); older ones are deleted with"
+        " their replays (published ones are kept, and not counted)",
     )
     s.add_argument(
         "--allowed-host",
@@ -131,6 +186,26 @@ def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--server", required=True, help="the server's address, http://host:port")
     p.add_argument("--json", action="store_true", help="print the outcome as JSON")
     p.set_defaults(func=cmd_push)
+    t = sub.add_parser(
+        "token", help="the site's tokens: create one (printed once), list them, revoke one"
+    )
+    tsub = t.add_subparsers(dest="token_command", required=True)
+    tc = tsub.add_parser("create", help="make a token, print it once, keep only its digest")
+    tc.add_argument(
+        "--role",
+        required=True,
+        choices=["console", "worker", "push"],
+        help="console: everything the console does; worker: answer for the worker --name"
+        " names; push: push runs",
+    )
+    tc.add_argument("--name", help="its name (a worker token's: the worker's); default role-N")
+    tc.add_argument("--json", action="store_true", help="print the record and the token as JSON")
+    tl = tsub.add_parser("list", help="the tokens (never the tokens themselves)")
+    tl.add_argument("--json", action="store_true", help="print them as JSON")
+    tr = tsub.add_parser("revoke", help="revoke a token by name or id: it opens nothing after")
+    tr.add_argument("token", help="the token's name or id (arena token list)")
+    tr.add_argument("--json", action="store_true", help="print its record as JSON")
+    t.set_defaults(func=cmd_token)
     v = sub.add_parser(
         "view", help="watch a replay file in the browser (served on 127.0.0.1, no store or token)"
     )

@@ -71,9 +71,15 @@ class Controllers(SiteCore):
         self._admitted: set[str] = set()
         """The sha256s of the modules this server admitted (under its case's limits)."""
 
-    def controllers(self, *, include_hidden: bool) -> list[dict[str, Any]]:
-        """The stored controllers, by name (the hidden ones only with ``include_hidden``)."""
-        return [controller_json(c) for c in self.store.controllers(include_hidden=include_hidden)]
+    def controllers(self, *, everything: bool) -> list[dict[str, Any]]:
+        """The stored controllers, by name: ``everything`` (the console), the hidden ones
+        too; else only the open committed opponents and the published runs' controllers."""
+        return [
+            controller_json(c)
+            for c in self.store.controllers(
+                include_hidden=everything, published_only=not everything
+            )
+        ]
 
     def controller(self, ref: str, *, include_hidden: bool) -> arena.ControllerRecord:
         """A controller by sha256 or name; a hidden one only with ``include_hidden`` (else 404)."""
@@ -85,10 +91,13 @@ class Controllers(SiteCore):
             raise ApiError(404, f"no controller {ref!r}")
         return record
 
-    def module(self, sha256: str, *, include_hidden: bool) -> tuple[arena.ControllerRecord, bytes]:
-        """A controller's module bytes (checked by sha256); never a hidden one publicly."""
-        record = self.controller(sha256, include_hidden=include_hidden)
+    def module(self, sha256: str, *, everything: bool) -> tuple[arena.ControllerRecord, bytes]:
+        """A controller's module bytes (checked by sha256): to the console any; publicly only
+        an open committed opponent's (never a hidden one's, nor any other's), else 404."""
+        record = self.controller(sha256, include_hidden=everything)
         if record.sha256 != sha256:
+            raise ApiError(404, f"no controller {sha256!r}")
+        if not everything and record.origin is not arena.Origin.BASELINE:
             raise ApiError(404, f"no controller {sha256!r}")
         return record, self.store.read_module_bytes(sha256)
 

@@ -9,7 +9,10 @@ routes to come included:
   and the bind address) is refused with 400, so a page of another site that
   resolves its own name to this server (DNS rebinding) reads nothing here.
 - **A wrong token is 401 on every route**, a read included, as on the writes:
-  a client that sends a token learns at once that it is wrong.
+  a client that sends a token learns at once that it is wrong. A token the
+  site knows is who the request comes from (``web._token.Caller``, in the
+  scope under ``CALLER``); whether its role may call the route is the route's
+  side's (``web._api``).
 - **Headers on every answer**: ``X-Content-Type-Options: nosniff`` (no answer
   is ever sniffed as another type) and ``Referrer-Policy: no-referrer`` (no
   address of the site leaves it in a ``Referer``).
@@ -17,7 +20,6 @@ routes to come included:
 
 from __future__ import annotations
 
-import hmac
 import json
 from collections.abc import Collection, Iterable
 from typing import Any, Final
@@ -26,13 +28,16 @@ from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from web._token import Caller, Keyring
+
 __all__ = [
+    "CALLER",
     "SECURITY_HEADERS",
     "Guard",
     "GuardedApp",
+    "caller_in",
     "default_hosts",
     "host_name",
-    "token_matches",
 ]
 
 SECURITY_HEADERS: Final = (
@@ -40,6 +45,9 @@ SECURITY_HEADERS: Final = (
     (b"referrer-policy", b"no-referrer"),
 )
 """Added to every answer of the site (and of ``arena view``)."""
+
+CALLER: Final = "foray.caller"
+"""The scope's key for the request's ``Caller`` (None: no token)."""
 
 _LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1", "::1")
 _WILDCARD_BINDS: Final = ("0.0.0.0", "::", "")
@@ -65,26 +73,23 @@ def host_name(host: str) -> str:
     return host.rstrip(".")
 
 
-def token_matches(header: str, expected: bytes) -> bool:
-    """Whether an ``Authorization`` header is ``Bearer <expected>``, compared in constant time
-    on the header's bytes (latin-1 text, encoded back), so no header value can make the
-    comparison itself fail."""
-    scheme, _, given = header.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(
-        given.strip().encode("latin-1"), expected
-    )
+def caller_in(scope: Scope) -> Caller | None:
+    """Who the request's token says it is (None: it carries none)."""
+    caller: Caller | None = scope.get(CALLER)
+    return caller
 
 
 class Guard:
     """The site's checks on every request, and its headers on every answer (see the module)."""
 
     def __init__(
-        self, app: ASGIApp, *, token: bytes | None, allowed_hosts: Collection[str] | None
+        self, app: ASGIApp, *, keyring: Keyring | None, allowed_hosts: Collection[str] | None
     ) -> None:
-        """``token``: refuse a wrong one (None: no token here); ``allowed_hosts``: the Host
-        names answered (None: any, for an app that no network reaches, such as a test's)."""
+        """``keyring``: the tokens taken, a wrong one refused (None: no token here);
+        ``allowed_hosts``: the Host names answered (None: any, for an app that no network
+        reaches, such as a test's)."""
         self.app = app
-        self.token = token
+        self.keyring = keyring
         self.hosts = None if allowed_hosts is None else {host_name(h) for h in allowed_hosts}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -92,7 +97,8 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        refusal = self._refusal(headers)
+        refusal, caller = self._check(headers)
+        scope = {**scope, CALLER: caller}
 
         async def send_guarded(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -119,19 +125,30 @@ class Guard:
         )
         await send_guarded({"type": "http.response.body", "body": body})
 
-    def _refusal(self, headers: Headers) -> tuple[int, bytes, Iterable[tuple[bytes, bytes]]] | None:
+    def _check(
+        self, headers: Headers
+    ) -> tuple[tuple[int, bytes, Iterable[tuple[bytes, bytes]]] | None, Caller | None]:
+        """(why the request is refused, or None; who its token says it is, or None)."""
         if self.hosts is not None and "*" not in self.hosts:
             host = host_name(headers.get("host", ""))
             if host not in self.hosts:
-                return 400, _error(f"host {host!r} is not a name this server answers to"), ()
+                return (
+                    400,
+                    _error(f"host {host!r} is not a name this server answers to"),
+                    (),
+                ), None
         header = headers.get("authorization")
-        if self.token is not None and header is not None and not token_matches(header, self.token):
-            return (
+        if self.keyring is None or header is None:
+            return None, None
+        caller = self.keyring.identify(header)
+        if caller is None:
+            refusal = (
                 401,
                 _error("the token is not the server's"),
                 ((b"www-authenticate", b"Bearer"),),
             )
-        return None
+            return refusal, None
+        return None, caller
 
 
 def _error(message: str) -> bytes:
@@ -143,13 +160,15 @@ class GuardedApp(Starlette):
     answer carries the headers, and the Host and the token are checked before any route."""
 
     def __init__(
-        self, *, token: bytes | None, allowed_hosts: Collection[str] | None, **app: Any
+        self, *, keyring: Keyring | None, allowed_hosts: Collection[str] | None, **app: Any
     ) -> None:
         super().__init__(**app)
-        self.token = token
+        self.keyring = keyring
         self.allowed_hosts = None if allowed_hosts is None else list(allowed_hosts)
 
     def build_middleware_stack(self) -> ASGIApp:
         return Guard(
-            super().build_middleware_stack(), token=self.token, allowed_hosts=self.allowed_hosts
+            super().build_middleware_stack(),
+            keyring=self.keyring,
+            allowed_hosts=self.allowed_hosts,
         )

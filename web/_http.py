@@ -1,9 +1,10 @@
 """What every handler of the site shares: the token, bounded bodies, query values, JSON answers.
 
-- **The token**: writes need ``Authorization: Bearer <token>``, compared in
-  constant time (``hmac.compare_digest`` on bytes, so no header can make the
-  comparison itself fail). A wrong token is refused everywhere (401), even on
-  a read that would have been public without one.
+- **The caller**: who the request's token says it is (``web._token.Caller``,
+  found by ``web._guard``, which refuses a wrong token everywhere with 401);
+  ``require_side`` lets in the roles of a route's side (401 without a token,
+  403 with one of another role); ``sees_all`` is whether it sees what is not
+  published (a console token).
 - **Bodies** are read incrementally up to a limit (413 past it, or at once for
   a Content-Length over it) and within a time limit (408 for a slow body).
 - **Errors** are JSON objects ``{"error": "<message>"}`` (``ApiError``).
@@ -22,16 +23,19 @@ from starlette.responses import JSONResponse
 
 from replays import MAX_NAME_CHARS
 from web._errors import ApiError
-from web._guard import token_matches
+from web._guard import caller_in
 from web._site import Site
+from web._token import SIDE_ROLES, Caller, Side
 
 __all__ = [
-    "authorized",
+    "caller_of",
     "json_response",
     "page_args",
     "read_body",
     "read_json",
-    "require_token",
+    "require_side",
+    "require_worker",
+    "sees_all",
     "site_of",
 ]
 
@@ -83,24 +87,45 @@ def json_response(
     return JSONResponse(data, status_code=status, headers={**_JSON_HEADERS, **(headers or {})})
 
 
-def authorized(request: Request) -> bool:
-    """Whether the request carries the right token; 401 if it carries a wrong one."""
-    header = request.headers.get("authorization")
-    if header is None:
-        return False
-    if not token_matches(header, request.app.state.token):
-        raise ApiError(401, "the token is not the server's", headers={"WWW-Authenticate": "Bearer"})
-    return True
+def caller_of(request: Request) -> Caller | None:
+    """Who the request's token says it is (None: no token; a wrong one was refused already)."""
+    return caller_in(request.scope)
 
 
-def require_token(request: Request) -> None:
-    """401 unless the request carries the server's token."""
-    if not authorized(request):
+def sees_all(request: Request) -> bool:
+    """Whether the request sees what is not published: it carries a console token."""
+    caller = caller_of(request)
+    return caller is not None and caller.console
+
+
+def require_side(request: Request, side: Side) -> Caller | None:
+    """The caller, if its role may call a route of ``side``: else 401 without a token, 403
+    with a token of another role."""
+    caller = caller_of(request)
+    if side is Side.PUBLIC:
+        return caller
+    if caller is None:
         raise ApiError(
             401,
-            "this needs the server's token: Authorization: Bearer <token>",
+            f"this needs a {side} token: Authorization: Bearer <token>",
             headers={"WWW-Authenticate": "Bearer"},
         )
+    if caller.role not in SIDE_ROLES[side]:
+        raise ApiError(403, f"a {caller.role} token cannot do this: it needs a {side} token")
+    return caller
+
+
+def require_worker(request: Request, name: str) -> Caller:
+    """The caller, if it is the worker token of the worker ``name`` (a worker route's check,
+    after its side's): else 401 without a token, 403 with another role's or another
+    worker's."""
+    caller = require_side(request, Side.WORKER)
+    assert caller is not None
+    if caller.name != name:
+        raise ApiError(
+            403, f"this worker token answers for the worker {caller.name!r}, not {name!r}"
+        )
+    return caller
 
 
 async def read_body(request: Request, limit: int) -> bytes:

@@ -29,12 +29,16 @@ import trio
 
 import arena
 
-__all__ = ["Lane", "LanesClosed", "WorkerLanes"]
+__all__ = ["Lane", "LanesClosed", "NotDone", "WorkerLanes"]
 
 _log = logging.getLogger("web")
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+NotDone = arena.WorkerDied | arena.WorkersUnavailableError
+"""Why a call gave no value: its workers kept dying, or no worker can start."""
 
 
 class Lane(enum.Enum):
@@ -145,15 +149,16 @@ class WorkerLanes:
         *args: Any,
         doing: str = "this work",
         started: Callable[[], None] | None = None,
-        then: Callable[[T | arena.WorkerDied], R] | None = None,
+        then: Callable[[T | NotDone], R] | None = None,
     ) -> concurrent.futures.Future[R]:
         """Call ``fn(*args)`` in a worker process, in ``lane``; never blocks.
 
         ``started()`` is called (in the lanes' thread: keep it short)
         when the call leaves the lane's queue. ``then(value)`` is called in a
         thread of its own with the value, or with ``arena.WorkerDied`` if the
-        workers kept dying; the future resolves to what it returns (or raises).
-        Without ``then``, the future resolves to the value (``WorkerDied`` is
+        workers kept dying, or ``arena.WorkersUnavailableError`` if no worker can
+        start (``NotDone``); the future resolves to what it returns (or raises).
+        Without ``then``, the future resolves to the value (the ``NotDone`` is
         raised). A call still queued or running when the lanes close
         fails with ``LanesClosed``, and ``then`` is not called.
         """
@@ -218,7 +223,7 @@ class WorkerLanes:
         args: tuple[Any, ...],
         doing: str,
         started: Callable[[], None] | None,
-        then: Callable[[T | arena.WorkerDied], R] | None,
+        then: Callable[[T | NotDone], R] | None,
         future: concurrent.futures.Future[R],
     ) -> None:
         if not future.set_running_or_notify_cancel():
@@ -232,11 +237,11 @@ class WorkerLanes:
                 if started is not None:
                     started()
                 try:
-                    value: T | arena.WorkerDied = await self._pool.call(fn, *args, doing=doing)
-                except arena.WorkerDied as died:
-                    value = died
+                    value: T | NotDone = await self._pool.call(fn, *args, doing=doing)
+                except (arena.WorkerDied, arena.WorkersUnavailableError) as exc:
+                    value = exc
             if then is None:
-                if isinstance(value, arena.WorkerDied):
+                if isinstance(value, arena.WorkerDied | arena.WorkersUnavailableError):
                     future.set_exception(value)
                 else:
                     future.set_result(value)  # type: ignore[arg-type]

@@ -46,6 +46,9 @@ class SiteLimits:
     """Seconds a request may take to send its body (a slow body gets 408)."""
     keepalive: float = 15.0
     """Seconds between keep-alive comments on an idle event stream."""
+    keep_quick: int = 1_000
+    """Quick matches kept for review (settled, not published); past it, the oldest are
+    deleted with their replay files (``Store.keep_quick_matches``)."""
 
 
 class Slots:

@@ -45,9 +45,11 @@ def replay_url(match_id: int) -> str:
 
 
 def match_record_json(record: arena.MatchRecord) -> dict[str, Any]:
-    """A stored match: ``status``, then, once finished, the result with the design's keys."""
+    """A stored match: ``status``, then, once finished, the result with the design's keys;
+    ``published``: whether the public site shows it."""
     data = record.to_json(replay_url(record.id) if record.result is not None else "")
     data["status"] = str(record.status)
+    data["published"] = record.published
     data["created_at"] = when(record.created_at)
     data["finished_at"] = when(record.finished_at)
     data["tournament_id"] = record.tournament_id
@@ -83,6 +85,23 @@ class Matches(SiteCore):
                 continue
             self._enqueue(record, blobs[0], blobs[1])
             _log.info("match %d was pending: queued again", record.id)
+
+    def drop_old_quick_matches(self) -> None:
+        """Keep ``SiteLimits.keep_quick`` quick matches for review; delete the older ones (and
+        their replays no other row uses). A failure is logged: the next match tries again."""
+        try:
+            dropped = self.store.keep_quick_matches(self.limits.keep_quick)
+        except arena.StoreError as exc:
+            _log.error("old quick matches not deleted: %s", exc)
+            return
+        if dropped:
+            _log.info(
+                "deleted %d old quick match(es), %d..%d: past --keep-quick %d",
+                len(dropped),
+                dropped[0].id,
+                dropped[-1].id,
+                self.limits.keep_quick,
+            )
 
     def retry_after(self) -> int:
         """Seconds until the queue has likely moved on by one (Retry-After)."""
@@ -141,7 +160,11 @@ class Matches(SiteCore):
     def _record(self, match_id: int, outcome: Any) -> None:
         """Record a quick match's outcome, exactly once (in a thread of the worker lanes)."""
         try:
-            if isinstance(outcome, Exception):
+            if isinstance(outcome, arena.WorkersUnavailableError):
+                # No worker can start: the match is not to blame. It stays pending and
+                # is played when the server starts again (once workers can).
+                _log.error("match %d: not played, it stays pending: %s", match_id, outcome)
+            elif isinstance(outcome, Exception):
                 self.store.fail_match(match_id, f"the arena could not play this match: {outcome}")
             else:
                 self.store.finish_match(match_id, outcome)
@@ -151,6 +174,8 @@ class Matches(SiteCore):
             _log.error("match %d: not recorded, it stays pending: %s", match_id, exc)
         except Exception:
             _log.exception("match %d: its outcome could not be recorded", match_id)
+        else:
+            self.drop_old_quick_matches()
         finally:
             with self._queue_lock:
                 self._queued.pop(match_id, None)
@@ -162,16 +187,31 @@ class Matches(SiteCore):
             self._accepted.give()
             self.changes.bump(match_key(match_id))
 
-    def match_json(self, match_id: int, *, wait: bool = True) -> dict[str, Any]:
+    def match_json(
+        self, match_id: int, *, everything: bool = True, wait: bool = True
+    ) -> dict[str, Any]:
         """A match: ``status``, then, once finished, the result with the design's keys.
-        ``wait=False``: ``arena.StoreBusyError`` rather than wait on the store's lock."""
-        return self._match_json(self._match(match_id, wait=wait))
+        Without ``everything`` (the public side), 404 unless it is published. ``wait=False``:
+        ``arena.StoreBusyError`` rather than wait on the store's lock."""
+        return self._match_json(self._match(match_id, everything=everything, wait=wait))
 
-    def _match(self, match_id: int, *, wait: bool = True) -> arena.MatchRecord:
+    def _match(self, match_id: int, *, everything: bool, wait: bool = True) -> arena.MatchRecord:
         try:
-            return self.store.match(match_id, wait=wait)
+            record = self.store.match(match_id, wait=wait)
         except arena.NotInStoreError:
             raise ApiError(404, f"no match {match_id}") from None
+        if not everything and not record.published:
+            # As if there were none: the public side does not learn what is not published.
+            raise ApiError(404, f"no match {match_id}")
+        return record
+
+    def publish_match(self, match_id: int) -> dict[str, Any]:
+        """Publish a finished quick match (the console's button); its JSON. 400 for a match
+        of a run or a tournament (published with it) or one not finished; 404 for none."""
+        self._match(match_id, everything=True)
+        self.store.publish_match(match_id)
+        self.changes.bump(match_key(match_id))
+        return self.match_json(match_id)
 
     def _match_json(self, record: arena.MatchRecord) -> dict[str, Any]:
         """The stored match, and a pending one's place: running, queued (its position), or
@@ -188,24 +228,36 @@ class Matches(SiteCore):
                     data["stage"], data["position"] = None, None
         return data
 
-    def matches_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
-        """The most recent matches first (a page), as ``match_json`` gives each."""
-        return [self._match_json(m) for m in self.store.matches(limit=limit, before=before)]
+    def matches_json(
+        self, *, limit: int, before: int | None, everything: bool, quick_only: bool = False
+    ) -> list[dict[str, Any]]:
+        """The most recent matches first (a page), as ``match_json`` gives each: all of them
+        with ``everything`` (the console), else only the published ones; ``quick_only``:
+        only quick matches."""
+        return [
+            self._match_json(m)
+            for m in self.store.matches(
+                limit=limit, before=before, published_only=not everything, quick_only=quick_only
+            )
+        ]
 
-    def verified_replay(self, match_id: int) -> arena.StoredReplay | None:
+    def verified_replay(
+        self, match_id: int, *, everything: bool = True
+    ) -> arena.StoredReplay | None:
         """``stored_replay`` without waiting: None if the store is locked, the file not yet
         verified as it is now, or over ``INLINE_REPLAY_BYTES`` (ask ``stored_replay``)."""
         try:
-            record = self._match(match_id, wait=False)
+            record = self._match(match_id, everything=everything, wait=False)
         except arena.StoreBusyError:
             return None
         if record.result is None:
             raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
         return self.store.verified_replay(record.result.replay_sha256, INLINE_REPLAY_BYTES)
 
-    def stored_replay(self, match_id: int) -> arena.StoredReplay:
-        """A finished match's replay file, its digest checked before a byte is sent."""
-        record = self._match(match_id)
+    def stored_replay(self, match_id: int, *, everything: bool = True) -> arena.StoredReplay:
+        """A finished match's replay file, its digest checked before a byte is sent; without
+        ``everything``, only a published match's."""
+        record = self._match(match_id, everything=everything)
         if record.result is None:
             raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
         return self.store.stored_replay(record.result.replay_sha256)

@@ -24,10 +24,12 @@ from starlette.routing import BaseRoute
 from starlette.schemas import BaseSchemaGenerator
 
 from web._schemas import BINARY, SCHEMAS, ref
+from web._token import Side
 
 __all__ = [
     "ID",
     "JSON",
+    "KIND",
     "PAGE",
     "SHA256",
     "TOKEN",
@@ -42,6 +44,7 @@ __all__ = [
     "openapi_of",
     "operation",
     "operations_of",
+    "side_of",
 ]
 
 MAX_ID: Final = 10**18 - 1
@@ -73,6 +76,7 @@ _ERRORS: Final = {
     "400": "bad input: the message says what is wrong (a Host name the server does not"
     " answer to, too)",
     "401": "a token is needed, or the one given is wrong (refused on every route)",
+    "403": "the token's role cannot call this route (a push or worker token on the console's, ...)",
     "404": "no such record (or a hidden one, without the token); a request naming a"
     " controller that is not stored",
     "408": "the body took too long to arrive",
@@ -150,6 +154,13 @@ PAGE: Final = [
         "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     },
 ]
+KIND: Final = {
+    "name": "kind",
+    "in": "query",
+    "required": False,
+    "description": "`quick`: only quick matches (of no tournament and no run)",
+    "schema": {"enum": ["quick"]},
+}
 TOKEN: Final[list[dict[str, list[str]]]] = [{"bearer": []}]
 TOKEN_OPTIONAL: Final[list[dict[str, list[str]]]] = [{}, {"bearer": []}]
 
@@ -157,24 +168,30 @@ E = TypeVar("E", bound=Callable[..., Any])
 
 _OPERATIONS: Final = "openapi_operations"
 """The attribute of an endpoint that holds its operations, by lower-case method."""
+SIDE: Final = "x-side"
+"""The key of an operation that names its side: public, console, worker or push."""
 
 
 def operation(
-    method: str, summary: str, responses: dict[str, Any], **more: Any
+    method: str, summary: str, responses: dict[str, Any], *, side: Side, **more: Any
 ) -> Callable[[E], E]:
-    """Describe what the decorated endpoint answers to ``method`` (``more``: parameters,
-    requestBody, security: by default the token is optional).
+    """Describe what the decorated endpoint answers to ``method`` and on which ``side`` of
+    the site it is (``more``: parameters, requestBody).
 
     Every route can answer 400 (a Host the server does not answer to) and 401 (a
-    wrong token, on a read too): both are added to ``responses``.
+    wrong token, on a read too): both are added to ``responses``; a route of
+    any side but the public one needs a token (``security``) and can answer 403
+    (a token of another role). The side is enforced from here (``web._api``).
     """
 
     def describe(endpoint: E) -> E:
-        every = {**errors("400", "401"), **responses}
+        public = side is Side.PUBLIC
+        every = {**errors("400", "401", *(() if public else ("403",))), **responses}
         described = {
             "summary": summary,
             "responses": {code: every[code] for code in sorted(every)},
-            "security": TOKEN_OPTIONAL,
+            "security": TOKEN_OPTIONAL if public else TOKEN,
+            SIDE: str(side),
             **more,
         }
         setattr(endpoint, _OPERATIONS, {**operations_of(endpoint), method: described})
@@ -187,6 +204,12 @@ def operations_of(endpoint: Callable[..., Any]) -> dict[str, dict[str, Any]]:
     """The operations described on ``endpoint``, by method (none for a page or a mount)."""
     operations: dict[str, dict[str, Any]] = getattr(endpoint, _OPERATIONS, {})
     return operations
+
+
+def side_of(endpoint: Callable[..., Any], method: str) -> Side | None:
+    """The side ``operation`` gave ``endpoint``'s ``method`` (HEAD: GET's), if it described it."""
+    described = operations_of(endpoint).get("get" if method.lower() == "head" else method.lower())
+    return None if described is None else Side(described[SIDE])
 
 
 def combine(endpoint: E, *described: Callable[..., Any]) -> E:
@@ -223,9 +246,11 @@ class _Generator(BaseSchemaGenerator):
                 "title": "Foray Arena",
                 "version": "1",
                 "description": (
-                    "Controllers, quick matches, proof runs and tournaments of the arena. Reads"
-                    " are public; writes need `Authorization: Bearer <token>`. Errors are JSON"
-                    " objects with a message in `error`."
+                    "Controllers, quick matches, proof runs and tournaments of the arena. Each"
+                    " operation is on one side (`x-side`): public (anyone; without a console"
+                    " token only what is published), console, worker or push, the last three"
+                    " with `Authorization: Bearer <token>` of that role (a console token may"
+                    " push too). Errors are JSON objects with a message in `error`."
                 ),
             },
             "paths": {

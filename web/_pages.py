@@ -98,7 +98,7 @@ _SITE_PAGE: Final = """<!doctype html>
 {preloads}
 <script type="module" src="/static/{page}.js"></script>
 </head>
-<body class="fv-page site" data-page="{page}" data-id="{ident}">
+<body class="fv-page site" data-page="{page}" data-id="{ident}" data-side="{side}">
 <main id="page">
 <noscript>This page needs JavaScript.</noscript>
 </main>
@@ -110,8 +110,11 @@ SITE_PAGES: Final = ("index", "run", "match", "tournament", "console")
 """The site's pages: each is static/<name>.js over the JSON API."""
 
 
-def site_page_html(page: str, title: str, ident: int | None = None) -> HTMLResponse:
-    """The shell of one of the site's pages; its module draws it from the JSON API.
+def site_page_html(
+    page: str, title: str, ident: int | None = None, *, side: str = "public"
+) -> HTMLResponse:
+    """The shell of one of the site's pages; its module draws it from the JSON API, on
+    its ``side`` (public: without a token; console: with the console's token).
 
     Nothing in it comes from the store: names are written by the page's script,
     as text.
@@ -125,6 +128,7 @@ def site_page_html(page: str, title: str, ident: int | None = None) -> HTMLRespo
         title=html.escape(title if ident is None else f"{title} #{ident}"),
         page=page,
         ident="" if ident is None else str(ident),
+        side=html.escape(side, quote=True),
         preloads=preloads,
     )
     return HTMLResponse(body, headers={"Content-Security-Policy": CSP})

@@ -36,11 +36,17 @@ class Runs(Controllers):
         """Pushes being received or checked: taken before a bundle is read (memory)."""
         self._push_lock = threading.Lock()
 
-    def runs_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
-        """Runs as ``arena runs --json`` lists them (``matches`` is a count)."""
-        return [arena.run_json(r) for r in self.store.runs(limit=limit, before=before)]
+    def runs_json(
+        self, *, limit: int, before: int | None, everything: bool
+    ) -> list[dict[str, Any]]:
+        """Runs as ``arena runs --json`` lists them (``matches`` is a count), with
+        ``published``: all of them with ``everything`` (the console), else the published."""
+        return [
+            _run_row(r)
+            for r in self.store.runs(limit=limit, before=before, published_only=not everything)
+        ]
 
-    def run_json(self, run_id: int) -> dict[str, Any]:
+    def run_json(self, run_id: int, *, everything: bool = True) -> dict[str, Any]:
         """A run as ``arena runs show --json`` gives it, each match's result as the API's.
 
         Each match adds its ``id`` and the controller's ``side``; its ``result``
@@ -48,10 +54,14 @@ class Runs(Controllers):
         where the file is; a run's matches are recorded finished, never queued).
         """
         try:
+            published = self.store.run(run_id).published
             report = arena.run_report(self.store, run_id)
         except arena.NotInStoreError:
             raise ApiError(404, f"no run {run_id}") from None
+        if not everything and not published:
+            raise ApiError(404, f"no run {run_id}")  # as if there were none
         data = report.to_json()
+        data["published"] = published
         for row, m in zip(data["matches"], report.matches, strict=True):
             row.update(id=m.record.id, side=m.side, result=match_record_json(m.record))
         return data
@@ -100,9 +110,12 @@ class Runs(Controllers):
         return bundle, arena.check_pushed_run(self.case, bundle)
 
     def _same_run(self, bundle: Bundle) -> dict[str, Any] | None:
-        """The stored run this bundle is already, if any (pushing twice changes nothing)."""
+        """The stored run this bundle is already, if any (pushing twice changes nothing but
+        this: it is published, pushed as it is, if it was not yet)."""
         run = arena.find_pushed_run(self.store, bundle)
-        return None if run is None else arena.run_json(run)
+        if run is not None and not run.published:
+            run = self.store.publish_run(run.id)
+        return None if run is None else _run_row(run)
 
     def _record_push(
         self, bundle: Bundle, matches: list[arena.RunMatch]
@@ -115,4 +128,9 @@ class Runs(Controllers):
                 return found, False
             self._name_free(bundle.controller, bundle.module_sha256)
             run = arena.record_pushed_run(self.store, bundle, matches)
-        return arena.run_json(run), True
+        return _run_row(run), True
+
+
+def _run_row(run: arena.RunRecord) -> dict[str, Any]:
+    """A run as ``arena runs --json`` lists it, and whether it is published."""
+    return {**arena.run_json(run), "published": run.published}

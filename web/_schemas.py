@@ -120,6 +120,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "finished_at": _NULLABLE_STR,
             "tournament_id": {"type": ["integer", "null"]},
             "run_id": {"type": ["integer", "null"]},
+            "published": {"type": "boolean", "description": "whether the public site shows it"},
         },
     },
     "MatchRequest": {
@@ -144,6 +145,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "reason": _NULLABLE_STR,
             "matches": {"type": "integer"},
             "created_at": {"type": "string"},
+            "published": {"type": "boolean", "description": "whether the public site shows it"},
         },
     },
     "RunDetail": {
@@ -173,7 +175,16 @@ SCHEMAS: Final[dict[str, Any]] = {
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "required": ["id", "opponent", "role", "scored", "side", "outcome", "result"],
+                    "required": [
+                        "id",
+                        "opponent",
+                        "role",
+                        "scored",
+                        "side",
+                        "outcome",
+                        "result",
+                        "replay_status",
+                    ],
                     "properties": {
                         "id": {"type": "integer"},
                         "opponent": {"type": "string"},
@@ -182,10 +193,12 @@ SCHEMAS: Final[dict[str, Any]] = {
                         "side": {"enum": [0, 1]},
                         "outcome": {"enum": ["win", "loss", "draw", None]},
                         "result": ref("Match"),
+                        "replay_status": {"enum": ["ok", "missing", "damaged", None]},
                     },
                 },
             },
             "build_log": {"type": "string"},
+            "published": {"type": "boolean", "description": "whether the public site shows it"},
         },
     },
     "Tournament": {
@@ -209,6 +222,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "error": _NULLABLE_STR,
             "created_at": {"type": "string"},
             "finished_at": _NULLABLE_STR,
+            "published": {"type": "boolean", "description": "whether the public site shows it"},
         },
     },
     "TournamentDetail": {

@@ -50,11 +50,14 @@ def serve_site(
     limits: SiteLimits | None = None,
     allowed_hosts: Sequence[str] = (),
     connections: ConnectionLimits | None = None,
+    console_link: bool = False,
 ) -> int:
     """Serve the site over the data directory ``root`` on (host, port) until Ctrl-C; exit code.
 
     It answers to the Host names ``allowed_hosts`` (none given: the loopback
-    names and ``host``); others get 400.
+    names and ``host``); others get 400. ``console_link`` (``arena demo``):
+    print the console's address with the quick-start token in its fragment
+    (which no server or log sees), beside the public address.
     """
     root = arena.data_dir() if root is None else root
     hosts = list(allowed_hosts) or default_hosts(host)
@@ -68,13 +71,19 @@ def serve_site(
             app = site_app(site, token, allowed_hosts=hosts)
             url = url_of(sock)
             print(f"serving {root} at {url}  (Ctrl-C stops)", flush=True)
-            if created:
+            if console_link:
                 print(
-                    f"token for writes (printed this once; kept in {root / TOKEN_FILE}): {token}",
+                    f"the console (everything, published or not; keep this link to yourself):"
+                    f" {url}console#token={token}",
                     flush=True,
                 )
-            elif os.environ.get(TOKEN_ENV) is None:
-                print(f"token for writes: in {root / TOKEN_FILE}", flush=True)
+            if created and not console_link:
+                print(
+                    f"console token (printed this once; kept in {root / TOKEN_FILE}): {token}",
+                    flush=True,
+                )
+            elif os.environ.get(TOKEN_ENV) is None and not console_link:
+                print(f"console token: in {root / TOKEN_FILE}", flush=True)
             if not _loopback(host):
                 print(
                     "note: the token travels in clear over plain HTTP: put TLS in front of a"

@@ -13,7 +13,8 @@ own:
   every match's JSON and replay.
 - ``web._runs``: proof runs, and push (admitted as an upload is, every match
   played again, then recorded).
-- ``web._tournaments``: tournaments started from the server and their JSON.
+- ``web._tournaments``: tournaments started from the server (played on at the
+  next start if the server stops first) and their JSON.
 
 This module opens the site (``Site.open``), says how busy it is (``status``)
 and bounds the event streams. Every method that touches the disk is
@@ -65,15 +66,16 @@ class Site(Matches, Runs, Tournaments):
 
         Deletes the temporary files killed writes left (``Store.sweep``),
         stores the case's committed opponents (hidden ones hidden), starts the
-        worker lanes and their workers, and queues again the matches a previous
-        server left pending. Leaving the block stops the workers; matches not
-        finished by then stay pending, to be played at the next start.
+        worker lanes and their workers, queues again the matches a previous
+        server left pending and plays on the tournaments it started and left
+        running. Leaving the block stops the workers; matches not finished by
+        then stay pending, tournaments running, to be played at the next start.
         """
         limits = limits or SiteLimits()
         case = case or arena.default_case()
         store = arena.Store.open(root)
         try:
-            for path in store.sweep():
+            for path in [*store.swept, *store.sweep()]:
                 _log.info("deleted %s: a temporary file of a write that never finished", path)
             for opponent in case.opponents:
                 store.add_controller(
@@ -86,7 +88,9 @@ class Site(Matches, Runs, Tournaments):
                 {Lane.MATCH: limits.workers, Lane.CHECK: limits.check_workers}
             ) as lanes:
                 site = cls(store, case, limits, lanes)
+                site.drop_old_quick_matches()
                 site._resume()
+                site._resume_tournaments()
                 yield site
         finally:
             store.close()
@@ -102,15 +106,18 @@ class Site(Matches, Runs, Tournaments):
             "waiting": waiting,
         }
 
-    def exists(self, kind: str, ident: int) -> bool:
-        """Whether the run, match or tournament ``ident`` is stored."""
-        read: dict[str, Callable[[int], object]] = {
+    def exists(self, kind: str, ident: int, *, everything: bool = True) -> bool:
+        """Whether the run, match or tournament ``ident`` is stored (without ``everything``:
+        and published)."""
+        read: dict[
+            str, Callable[[int], arena.RunRecord | arena.MatchRecord | arena.TournamentRecord]
+        ] = {
             "run": self.store.run,
             "match": self.store.match,
             "tournament": self.store.tournament,
         }
         try:
-            read[kind](ident)
+            record = read[kind](ident)
         except arena.NotInStoreError:
             return False
-        return True
+        return everything or record.published

@@ -3,7 +3,8 @@
 
 A tournament is recorded (status running) before ``start_tournament`` returns,
 then played in the worker lanes' trio loop by ``arena.run_tournament``, its
-matches taking their turns with quick matches in the match lane.
+matches taking their turns with quick matches in the match lane. A server
+stopped mid-tournament plays it on when it starts again (``_resume_tournaments``).
 """
 
 from __future__ import annotations
@@ -71,13 +72,29 @@ class Tournaments(SiteCore):
                 shuffle=shuffle,
                 case=self.case,
                 config=self.case.rules,
+                server=True,
             )
         except BaseException:
             self._tournaments.give()
             raise
-        future = self.lanes.spawn(self._play_tournament, record.id)
-        future.add_done_callback(partial(self._tournament_over, record.id))
+        self._spawn_tournament(record.id)
         return self.tournament_json(record.id)
+
+    def _spawn_tournament(self, tournament_id: int) -> None:
+        """Play a stored tournament in the worker lanes (its slot is taken already)."""
+        future = self.lanes.spawn(self._play_tournament, tournament_id)
+        future.add_done_callback(partial(self._tournament_over, tournament_id))
+
+    def _resume_tournaments(self) -> None:
+        """Play on the tournaments a previous server started and left running (stopped or
+        killed mid-way): what is missing is played, what was recorded is kept. Those the
+        command line started are its own (``arena tournament --resume``)."""
+        for record in self.store.running_tournaments():
+            if not arena.started_by_server(record):
+                continue
+            self._tournaments.take(retry_after=60, force=True)
+            self._spawn_tournament(record.id)
+            _log.info("tournament %d was running: playing on", record.id)
 
     async def _play_tournament(self, player: Any, tournament_id: int) -> None:
         """In the worker lanes' loop: play the tournament, recording as it goes."""
@@ -100,14 +117,35 @@ class Tournaments(SiteCore):
             _log.error("tournament %d stopped: %s", tournament_id, future.exception())
         self.changes.bump(tournament_key(tournament_id))
 
-    def tournaments_json(self, *, limit: int, before: int | None) -> list[dict[str, Any]]:
-        """The most recent tournaments, without their standings."""
-        return [_tournament_json(t) for t in self.store.tournaments(limit=limit, before=before)]
+    def tournaments_json(
+        self, *, limit: int, before: int | None, everything: bool
+    ) -> list[dict[str, Any]]:
+        """The most recent tournaments, without their standings: all of them with
+        ``everything`` (the console), else only the published ones."""
+        return [
+            _tournament_json(t)
+            for t in self.store.tournaments(
+                limit=limit, before=before, published_only=not everything
+            )
+        ]
 
-    def tournament_json(self, tournament_id: int) -> dict[str, Any]:
-        """A tournament as ``arena standings --json`` gives it (live while it runs), with its
-        field, its pairings by stage (``stages``) and what is playing now."""
+    def publish_tournament(self, tournament_id: int) -> dict[str, Any]:
+        """Publish a tournament (the console's button, ``arena tournament --publish``): it and
+        its matches, those still to come too, are on the public site. Its JSON."""
         try:
+            self.store.publish_tournament(tournament_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no tournament {tournament_id}") from None
+        self.changes.bump(tournament_key(tournament_id))
+        return self.tournament_json(tournament_id)
+
+    def tournament_json(self, tournament_id: int, *, everything: bool = True) -> dict[str, Any]:
+        """A tournament as ``arena standings --json`` gives it (live while it runs), with its
+        field, its pairings by stage (``stages``) and what is playing now. Without
+        ``everything`` (the public side), 404 unless it is published."""
+        try:
+            if not everything and not self.store.tournament(tournament_id).published:
+                raise ApiError(404, f"no tournament {tournament_id}")  # as if there were none
             matches = self.store.tournament_matches(tournament_id)
             record, standings = arena.tournament_standings(self.store, tournament_id, matches)
         except arena.NotInStoreError:
@@ -137,6 +175,7 @@ def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
         "matches": t.matches,
         "planned": planned,
         "error": t.error,
+        "published": t.published,
         "created_at": when(t.created_at),
         "finished_at": when(t.finished_at),
     }

@@ -37,7 +37,7 @@ def view_app(replay: Path, *, allowed_hosts: Collection[str] | None = None) -> S
     """The viewer of the replay file ``replay``: ``/`` (``?tick=N``), ``/replay``, ``/static``;
     answering to the Host names ``allowed_hosts`` (None: any), with the site's headers."""
     app = GuardedApp(
-        token=None,
+        keyring=None,
         allowed_hosts=allowed_hosts,
         routes=[
             Route("/", _page),

@@ -2,14 +2,15 @@
 
 1. a round-robin of the four committed baselines (one seed, both sides, under
    the default case), stored in the data directory like any ``arena
-   tournament``, its standings printed;
+   tournament --publish``, its standings printed;
 2. every replay of it checked by re-simulation;
 3. the template controller proved against the Foray case, as an author would
    (``arena new`` into ``<data>/demo-template``, built, played against every
-   opponent, recorded as a run);
+   opponent, recorded as a run, and published);
 4. the site served over the data directory (``arena serve``, web's, found
    through the ``foray_arena.site`` entry point) until Ctrl-C, its address
-   printed: ``--no-serve`` stops after step 3.
+   printed with the console's link (its token in the link's fragment):
+   ``--no-serve`` stops after step 3.
 
 Each step is a function of the ``Demo`` so far that says whether it went
 well; ``DEMO_STEPS`` lists them in order, and a later step (a proof run,
@@ -60,6 +61,8 @@ def play_tournament(demo: Demo) -> bool:
     field = [add_contestant(demo.store, name)[1] for name in BASELINES]
     record = create_tournament(demo.store, "round-robin", field, seeds=(demo.seed,))
     demo.tournament_id = record.id
+    # Published: the site shows it to a newcomer without a token.
+    demo.store.publish_tournament(record.id)
     with progress_bar(demo.console, demo.console.is_terminal) as on_progress:
         run = run_tournament_sync(demo.store, record.id, LocalExecutor(), on_progress=on_progress)
     print_standings(demo.console, run.record, run.standings)
@@ -100,6 +103,8 @@ def prove_template(demo: Demo) -> bool:
         new_project(project, case)
     proof = prove(project, case, store=demo.store, name="template")
     demo.notes["run"] = proof.run.id
+    # Recorded as published: proved on this very store, as a push to it would be checked.
+    demo.store.publish_run(proof.run.id)
     if proof.found:
         demo.console.print(f"the template was proved before: run {proof.run.id}", markup=False)
     _print_report(proof.report)
@@ -117,7 +122,7 @@ def serve_site(demo: Demo) -> bool:
     where = demo.notes.get("serve", ("127.0.0.1", 8000))
     assert isinstance(where, tuple)
     demo.console.print("the site: the tournament, the run and every match, in the browser")
-    code: int = entry.load()(*where)
+    code: int = entry.load()(*where, console_link=True)
     return code == 0
 
 

@@ -33,8 +33,10 @@ REPORT_COLUMNS = (
     "fuel (yours)",
     "fuel (opponent)",
     "forfeit",
+    "replay",
 )
-"""A run's results table: the run's controller's side is "yours", as on the site's run page."""
+"""A run's results table: the run's controller's side is "yours", as on the site's run page;
+"replay" says whether the match's replay file is there and whole (ok, missing, damaged)."""
 
 
 def seconds(text: str) -> float:
@@ -127,6 +129,8 @@ def _print_report(report: RunReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from arena.store import ReplayStatus
+
     run = report.run
     sha = f" (sha256 {run.controller_sha256})" if run.controller_sha256 else ""
     print(
@@ -142,7 +146,7 @@ def _print_report(report: RunReport) -> None:
     # the opponent's, whatever side each played.
     table = Table(box=None, pad_edge=False)
     for column in REPORT_COLUMNS:
-        left = column in ("opponent", "role", "side", "outcome", "forfeit")
+        left = column in ("opponent", "role", "side", "outcome", "forfeit", "replay")
         table.add_column(column, justify="left" if left else "right")
     for m in report.matches:
         result = m.record.result
@@ -167,13 +171,15 @@ def _print_report(report: RunReport) -> None:
                 f"{mine.fuel_total:,}",
                 f"{theirs.fuel_total:,}",
                 ", ".join(forfeits) or "-",
+                str(m.replay_status or "-"),
             ]
         table.add_row(*(Text(shown(cell)) for cell in row))
     stdout_console().print(table)
     print("replays:")
     for m in report.matches:
         if m.replay is not None:
-            print(f"  {shown(m.opponent)} (seed {m.record.seed}): {shown(m.replay)}")
+            status = "" if m.replay_status is ReplayStatus.OK else f" ({m.replay_status})"
+            print(f"  {shown(m.opponent)} (seed {m.record.seed}): {shown(m.replay)}{status}")
 
 
 def cmd_prove(args: argparse.Namespace) -> int:

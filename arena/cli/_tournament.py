@@ -100,6 +100,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         run_tournament_sync,
         tournament_losses,
     )
+    from arena.executors import WorkersUnavailableError
     from arena.store import Store
 
     executor = make_executor(args.executor, args.jobs)
@@ -107,6 +108,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise ArenaError("give --format (round-robin, bracket, swiss or gauntlet)")
     console = stdout_console()
     if args.no_record:
+        if args.publish:
+            raise ArenaError(
+                "--no-record stores nothing, so there is nothing to publish: leave out one"
+            )
         if args.resume is not None:
             raise ArenaError(
                 "--no-record stores nothing, so a tournament played with it cannot be resumed; "
@@ -138,9 +143,18 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 config=config,
             )
             tournament_id = record.id
+        if args.publish:
+            # Before it plays: a site over this store shows it live.
+            store.publish_tournament(tournament_id)
         try:
             with progress_bar(console, not args.json and console.is_terminal) as on_progress:
                 run = run_tournament_sync(store, tournament_id, executor, on_progress=on_progress)
+        except WorkersUnavailableError as exc:
+            raise ArenaError(
+                f"{exc}; tournament {tournament_id} stays running in the store "
+                f"({store.root}), nothing recorded for the matches in flight: once workers "
+                f"can start, play what is missing with: arena tournament --resume {tournament_id}"
+            ) from exc
         except KeyboardInterrupt:
             print(
                 f"interrupted: tournament {tournament_id} stays running in the store "
@@ -341,6 +355,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--no-record",
         action="store_true",
         help="play and print, store nothing (no matches, no replays; cannot be resumed)",
+    )
+    t.add_argument(
+        "--publish",
+        action="store_true",
+        help="publish it: a site over this data directory shows it without a token",
     )
     t.add_argument("--json", action="store_true")
     t.set_defaults(func=cmd_tournament)

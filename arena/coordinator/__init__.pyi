@@ -21,6 +21,7 @@ from ._stored import (
     pairing_of as pairing_of,
     played_of as played_of,
     standings_json as standings_json,
+    started_by_server as started_by_server,
     tournament_json as tournament_json,
     tournament_losses as tournament_losses,
     tournament_plan as tournament_plan,

@@ -30,7 +30,7 @@ from arena.coordinator._stored import (
     tournament_plan,
     tournament_rules,
 )
-from arena.executors import Executor, JobFailed, MatchJob, Outcome
+from arena.executors import Executor, JobFailed, MatchJob, Outcome, WorkersUnavailableError
 from arena.match import Contestant, MatchResult
 from arena.store import Entrant, MatchRecord, Store, TournamentRecord, TournamentStatus
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings
@@ -55,6 +55,8 @@ class MatchPlayer(Protocol):
     ``JobFailed`` outcome (recorded as the match's error). An exception from
     ``play`` is a bug of the host: the match is held back, not recorded, and
     the tournament fails once everything else is played (``MatchRaisedError``).
+    ``WorkersUnavailableError`` (no worker can start) stops the run at once,
+    nothing recorded for the matches in flight, the tournament left running.
     """
 
     async def play(self, job: MatchJob) -> Outcome: ...
@@ -90,6 +92,8 @@ class _OneAtATime:
         (job,) = jobs
         try:
             return [await self._player.play(job)]
+        except WorkersUnavailableError:
+            raise
         except Exception as exc:
             return [exc]
 
@@ -228,7 +232,7 @@ def _as_one_error() -> Iterator[None]:
 
     Trio wraps whatever a nursery raises in a group; callers catch by type
     (``KeyboardInterrupt``, the arena's operator errors), so one error is raised
-    as itself.
+    as itself: several calls finding that no worker starts are one such error.
     """
     try:
         yield
@@ -237,6 +241,8 @@ def _as_one_error() -> Iterator[None]:
         interrupts = [e for e in leaves if isinstance(e, KeyboardInterrupt)]
         if interrupts or len(leaves) == 1:
             raise (interrupts or leaves)[0] from None
+        if all(isinstance(e, WorkersUnavailableError) for e in leaves):
+            raise leaves[0] from None
         raise
 
 
@@ -378,6 +384,8 @@ async def _play(
                     outcomes: Sequence[Outcome | Exception]
                     try:
                         outcomes = await batcher.play_batch([t.job(p) for p in batch])
+                    except WorkersUnavailableError:
+                        raise  # no match can be played: the run stops, nothing recorded
                     except Exception as exc:  # a host bug in this call: the others play on
                         outcomes = [exc] * len(batch)
                     calls -= 1
@@ -468,7 +476,9 @@ async def run_tournament(
     A match whose play raises (a bug of the host, not a ``JobFailed``) is
     held back unrecorded while every other match that can be played is; then
     ``MatchRaisedError`` is raised. Cancelled (Ctrl-C), the matches in flight
-    are stopped and the tournament stays running in the store, to be resumed.
+    are stopped and the tournament stays running in the store, to be resumed;
+    likewise ``WorkersUnavailableError`` (the executor's workers cannot start:
+    nothing is recorded for the matches it could not play).
     Any other error, ``MatchRaisedError`` included, marks it failed, with the
     error, before it propagates (resuming it runs it again).
     """
@@ -484,6 +494,8 @@ async def run_tournament(
             else:
                 assert slots is not None
                 stats = await _play(store, t, executor, slots, on_progress)
+        except WorkersUnavailableError:
+            raise  # the executor's failure, not the tournament's: it stays running
         except Exception as exc:
             reason = f"{type(exc).__name__}: {exc}"
             try:

@@ -7,7 +7,9 @@ its missing matches under the very rules of the first ones:
 
 ``{"rounds": int|null, "shuffle": int|null, "case": {"slug", "version"},
 "rules": {constant: value}}``, where ``rules`` holds only the constants that
-differ from the case's (``arena match --max-ticks``, a test's short matches).
+differ from the case's (``arena match --max-ticks``, a test's short matches),
+and ``"server": true`` for a tournament a server started (and plays on when it
+starts again: ``started_by_server``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
     "pairing_of",
     "played_of",
     "standings_json",
+    "started_by_server",
     "tournament_json",
     "tournament_losses",
     "tournament_plan",
@@ -53,14 +56,17 @@ def create_tournament(
     shuffle: int | None = None,
     case: Case | None = None,
     config: sim.Config | None = None,
+    server: bool = False,
 ) -> TournamentRecord:
     """Record a new tournament (status running) over stored controllers; nothing is played yet.
 
     ``field`` is the entrants in seeded order (their controllers stored
     already, e.g. by ``add_contestant``); their names are the tournament's
     names. Matches are played under ``case`` (default: the Foray case) with
-    ``config`` in place of its rules if given. A plan that cannot be held
-    raises ``TournamentSetupError`` naming the value; nothing is stored then.
+    ``config`` in place of its rules if given. ``server``: a server starts it,
+    and plays it on if it stops before the end (``started_by_server``). A plan
+    that cannot be held raises ``TournamentSetupError`` naming the value;
+    nothing is stored then.
     """
     plan = TournamentPlan(
         format,  # type: ignore[arg-type]  # TournamentPlan checks and converts it
@@ -73,13 +79,22 @@ def create_tournament(
     ref = case.ref  # a case outside the catalog has none: refused here, not on resume
     base = case.rules.to_dict()
     rules = {} if config is None else {k: v for k, v in config.to_dict().items() if base[k] != v}
-    options = {
+    options: dict[str, Any] = {
         "rounds": plan.rounds,
         "shuffle": plan.shuffle,
         "case": {"slug": ref.slug, "version": ref.version},
         "rules": rules,
     }
+    if server:
+        options["server"] = True
     return store.create_tournament(str(plan.format), field, seeds=plan.seeds, options=options)
+
+
+def started_by_server(record: TournamentRecord) -> bool:
+    """Whether a server started the tournament (``create_tournament(server=True)``): the
+    server plays it on when it starts again; one started from the command line is the
+    command line's to resume (``arena tournament --resume``), never a server's."""
+    return record.options.get("server") is True
 
 
 def tournament_plan(record: TournamentRecord) -> TournamentPlan:

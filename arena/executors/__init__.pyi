@@ -4,6 +4,7 @@ from ._abc import (
     Executor as Executor,
     OnOutcome as OnOutcome,
     Session as Session,
+    WorkersUnavailableError as WorkersUnavailableError,
 )
 from ._job import (
     JobFailed as JobFailed,

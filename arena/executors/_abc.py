@@ -12,16 +12,23 @@ import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, contextmanager
 
 import trio
 
+from arena._errors import ArenaError
 from arena.executors._job import MatchJob, Outcome
 
-__all__ = ["Executor", "OnOutcome", "Session"]
+__all__ = ["Executor", "OnOutcome", "Session", "WorkersUnavailableError"]
 
 OnOutcome = Callable[[int, Outcome], Awaitable[None] | None]
 """Called with a job's index and its outcome as it completes (``Executor.run``)."""
+
+
+class WorkersUnavailableError(ArenaError):
+    """Worker processes cannot start (or cannot answer a call that does nothing): the
+    executor's failure, not the work's. Nothing is recorded for the work in hand; a command
+    exits 2 with the reason (the environment, not a match, needs fixing)."""
 
 
 class Session(ABC):
@@ -40,7 +47,10 @@ class Session(ABC):
 
     @abstractmethod
     async def play(self, job: MatchJob) -> Outcome:
-        """Play ``job``: its result, or ``JobFailed`` if the arena could not play it."""
+        """Play ``job``: its result, or ``JobFailed`` if the arena could not play it.
+
+        ``WorkersUnavailableError`` if the executor cannot start its workers at all
+        (nothing is played, and the job has no outcome)."""
 
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         """Play ``jobs`` in one call, as ``play`` each: their outcomes, in order, with what a
@@ -56,9 +66,32 @@ async def _each(
     for job in jobs:
         try:
             outcomes.append(await play_one(job))
+        except WorkersUnavailableError:
+            raise  # no worker can play any of them: the executor's failure, not this match's
         except Exception as exc:  # a host bug in this match: the others play on
             outcomes.append(exc)
     return outcomes
+
+
+@contextmanager
+def _unavailable_as_itself() -> Iterator[None]:
+    """A nursery's group of ``WorkersUnavailableError`` (each call that met it) raised as the
+    first of them, so that callers catch it by type (a command exits 2 on it)."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        if all(isinstance(e, WorkersUnavailableError) for e in leaves):
+            raise leaves[0] from None
+        raise
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
 
 
 class Executor(ABC):
@@ -73,8 +106,20 @@ class Executor(ABC):
 
         Outcomes arrive in completion order, each exactly once, in the calling
         task (so a coordinator may write them to its store without locks).
+        ``WorkersUnavailableError`` (raised as itself, however many calls met it)
+        if the executor's workers cannot start.
         """
         done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
+        with _unavailable_as_itself():
+            await self._run(jobs, on_outcome, done_send, done_recv)
+
+    async def _run(
+        self,
+        jobs: Sequence[MatchJob],
+        on_outcome: OnOutcome,
+        done_send: trio.MemorySendChannel[tuple[int, Outcome]],
+        done_recv: trio.MemoryReceiveChannel[tuple[int, Outcome]],
+    ) -> None:
         async with self.open_session() as session, trio.open_nursery() as nursery:
 
             async def one(index: int, job: MatchJob) -> None:

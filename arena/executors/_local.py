@@ -3,9 +3,14 @@
 The coordinator is a trio task; each match runs in a worker process
 (``trio_parallel``), which keeps the modules it compiled in memory and shares
 the on-disk cache of compiled modules with the other workers. A worker that
-dies mid-match (killed, out of memory) loses nothing: the match is played again
-on a fresh worker, and if that one dies too the match is reported as failed
-with the reason. No other match is affected, and none is reported twice.
+dies mid-match (killed, out of memory), or while it sends its result back,
+loses nothing: the match is played again on a fresh worker, and if that one
+dies too the match is reported as failed with the reason. No other match is
+affected, and none is reported twice. Workers that cannot start at all are
+no match's death: after a worker exits by itself (no signal killed it), the
+pool checks that a fresh worker starts and answers, and if none does (or if
+starting a worker raises) it raises ``WorkersUnavailableError`` (the
+executor's failure: nothing is reported for the match).
 
 A coordinator with many matches to play hands a worker several at once
 (``Session.play_batch``): trio-parallel gives a worker one call at a time, and
@@ -19,17 +24,24 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
 import trio
 import trio_parallel
 
-from arena.executors._abc import Executor, Session, _each
+from arena.executors._abc import Executor, Session, WorkersUnavailableError, _each
 from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs
-from arena.executors._play import play, play_batch, worker_started
+from arena.executors._play import play, play_batch, worker_ready, worker_started
 from arena.match import MatchResult
 
-__all__ = ["LocalExecutor", "WorkerDied", "WorkerPool", "open_worker_pool"]
+__all__ = [
+    "LocalExecutor",
+    "WorkerDied",
+    "WorkerPool",
+    "open_worker_pool",
+]
 
 T = TypeVar("T")
 
@@ -64,6 +76,60 @@ class WorkerDied(Exception):
         self.reason = reason
 
 
+_CUT_OFF = "got end of file during message"
+"""What trio-parallel raises (an ``OSError``) when a worker's result stops mid-message."""
+
+
+def _cut_off(exc: OSError) -> bool:
+    """Whether ``exc`` is trio-parallel reading a worker's message that ended half-way:
+    the worker died while it sent its result back. An ``OSError`` that the work itself
+    raised in the worker comes back as itself too, so the message alone is not enough:
+    this one is raised in trio-parallel's own pipe code, in this process."""
+    if exc.args != (_CUT_OFF,):
+        return False
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and str(tb.tb_frame.f_globals.get("__name__", "")).startswith(
+        "trio_parallel."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Death:
+    """A call's worker gone: why, and whether that proves nothing about workers starting."""
+
+    reason: str
+    outside: bool
+    """Killed by a signal (SIGKILL, the OOM killer, a crash), or cut off while it sent a
+    result: a worker that did start. One that exited by itself may never have started."""
+
+
+def _death(exc: BaseException) -> _Death | None:
+    """How the worker of a call is gone, if ``exc`` says it died; None for anything else."""
+    if isinstance(exc, trio_parallel.BrokenWorkerError):
+        codes = [p.exitcode for p in exc.args if isinstance(p, BaseProcess)]
+        signalled = bool(codes) and all(c is not None and c < 0 for c in codes)
+        return _Death(str(exc) or "the worker process died", signalled)
+    if isinstance(exc, OSError) and _cut_off(exc):
+        why = "the worker process died while it sent its result back (the message was cut off)"
+        return _Death(why, True)
+    return None
+
+
+def _start_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised starting a worker process (trio-parallel's ``start``: no
+    process or memory for one), not by the work: the traceback passes there."""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        module = str(tb.tb_frame.f_globals.get("__name__", ""))
+        if module == "trio_parallel._proc" and code.co_name == "start":
+            return True
+        tb = tb.tb_next
+    return False
+
+
 class WorkerPool:
     """Worker processes that outlive any one call (``open_worker_pool``).
 
@@ -74,14 +140,18 @@ class WorkerPool:
     ``trio.CapacityLimiter``): the pool starts a worker for every call it is given.
     """
 
-    def __init__(self, ctx: trio_parallel.WorkerContext, retries: int) -> None:
+    def __init__(
+        self, ctx: trio_parallel.WorkerContext, retries: int, *, grace_period: float = 5.0
+    ) -> None:
         self._ctx = ctx
         self.retries = retries
+        self._grace_period = grace_period
         # The pool itself never waits (trio-parallel's default limiter is the core count).
         self._unbounded = trio.CapacityLimiter(math.inf)
 
     async def call(self, fn: Callable[..., T], *args: Any, doing: str = "this work") -> T:
-        """``fn(*args)`` in a worker process (both must pickle); ``WorkerDied`` if it keeps dying.
+        """``fn(*args)`` in a worker process (both must pickle); ``WorkerDied`` if it keeps dying,
+        ``WorkersUnavailableError`` if no worker can start.
 
         Cancelling the calling task kills the worker (the work is not finished).
         """
@@ -90,16 +160,53 @@ class WorkerPool:
     async def _attempts(
         self, attempts: int, deaths: list[str], doing: str, fn: Callable[..., T], *args: Any
     ) -> T:
-        """``call`` with ``attempts`` tries, after the ``deaths`` seen already."""
+        """``call`` with ``attempts`` tries, after the ``deaths`` seen already.
+
+        After a death that does not show the worker had started (it exited by
+        itself: no signal killed it, no result was under way), before the work is
+        tried again or given up, a fresh worker must start and answer
+        (``_check_workers_start``): a worker that never started is not the work's
+        death. One whose start itself fails (trio-parallel's ``start`` raises) is
+        ``WorkersUnavailableError`` at once.
+        """
         for _attempt in range(attempts):
             try:
                 result: T = await self._ctx.run_sync(
                     fn, *args, kill_on_cancel=True, limiter=self._unbounded
                 )
                 return result
-            except trio_parallel.BrokenWorkerError as exc:
-                deaths.append(str(exc) or "the worker process died")
+            except (trio_parallel.BrokenWorkerError, OSError) as exc:
+                if _start_failed(exc):
+                    raise WorkersUnavailableError(
+                        f"worker processes cannot start: {type(exc).__name__}: {exc}"
+                    ) from exc
+                death = _death(exc)
+                if death is None:
+                    raise  # an OSError the work raised: the caller's to judge
+                deaths.append(death.reason)
+            if not death.outside:
+                await self._check_workers_start(death.reason)
         raise WorkerDied(f"the worker died {len(deaths)} time(s) {doing}: {deaths[-1]}")
+
+    async def _check_workers_start(self, death: str) -> None:
+        """Raise ``WorkersUnavailableError`` unless a fresh worker starts (as the pool's do)
+        and answers a call that does nothing.
+
+        A context of its own, so the worker is new (the pool's could hand back a live
+        one): only a death pays for it, never a call that went well.
+        """
+        try:
+            async with trio_parallel.open_worker_context(
+                idle_timeout=0.0, init=worker_started, grace_period=self._grace_period
+            ) as ctx:
+                await ctx.run_sync(worker_ready, kill_on_cancel=True, limiter=self._unbounded)
+        except (trio_parallel.BrokenWorkerError, OSError) as exc:
+            gone = _death(exc)
+            why = f"{type(exc).__name__}: {exc}" if gone is None else gone.reason
+            raise WorkersUnavailableError(
+                f"worker processes cannot start: a fresh worker died before it answered "
+                f"({why}), after a worker died with: {death}"
+            ) from exc
 
     async def play(self, job: MatchJob) -> Outcome:
         """Play ``job`` in a worker: its result, or ``JobFailed`` if its workers kept dying.
@@ -150,7 +257,7 @@ async def open_worker_pool(
     async with trio_parallel.open_worker_context(
         idle_timeout=idle_timeout, init=worker_started, grace_period=grace_period
     ) as ctx:
-        yield WorkerPool(ctx, retries)
+        yield WorkerPool(ctx, retries, grace_period=grace_period)
 
 
 class LocalExecutor(Executor):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import os
 import pickle
 import time
 import traceback
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from arena.executors._job import MatchJob
 from arena.match import MatchResult, run_match
 
-__all__ = ["play", "play_batch", "play_batch_timed", "worker_started"]
+__all__ = ["play", "play_batch", "play_batch_timed", "worker_ready", "worker_started"]
 
 
 def play(job: MatchJob) -> MatchResult:
@@ -83,3 +84,9 @@ def worker_started() -> None:
     releases each one as its module is cleared, and the exit code is the worker's own.
     """
     atexit.register(gc.freeze)
+
+
+def worker_ready() -> int:
+    """A call that does nothing but answer (the worker's pid): how the local pool checks,
+    after a worker died, that a fresh one starts at all."""
+    return os.getpid()

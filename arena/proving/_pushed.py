@@ -268,8 +268,9 @@ def record_pushed_run(store: Store, run: ClaimedRun, matches: Sequence[RunMatch]
     """Record a pushed run checked whole (``PushCheck.results`` gave ``matches``).
 
     Its controller is stored in the run's own transaction (origin ``upload``):
-    a push cut off leaves neither. The case's opponents must be stored
-    already (a server stores them as it starts).
+    a push cut off leaves neither. A pushed run is published as it is recorded.
+    The case's opponents must be stored already (a server stores them as it
+    starts).
     """
     return store.record_run(
         case_slug=run.case_slug,
@@ -283,4 +284,5 @@ def record_pushed_run(store: Store, run: ClaimedRun, matches: Sequence[RunMatch]
         matches=matches,
         module=run.module,
         module_origin=Origin.UPLOAD,
+        published=True,
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cases import Case, Opponent, Role, RunOutcome
-from arena.store import MatchRecord, RunMatch, RunRecord, Store
+from arena.store import MatchRecord, ReplayStatus, RunMatch, RunRecord, Store
 
 __all__ = [
     "RunMatchReport",
@@ -91,6 +91,8 @@ class RunMatchReport:
     record: MatchRecord
     replay: Path | None
     """The stored replay's path (a hidden opponent's replay is shown too; its module never)."""
+    replay_status: ReplayStatus | None = None
+    """Whether that replay is there and whole now (None: the match has no replay)."""
 
     @property
     def outcome(self) -> RunOutcome | None:
@@ -99,7 +101,8 @@ class RunMatchReport:
         return None if result is None else match_outcome(result.winner, self.side)
 
     def to_json(self) -> dict[str, Any]:
-        """The design's ``{"opponent", "role", "result"}`` plus ``scored`` and ``outcome``."""
+        """The design's ``{"opponent", "role", "result"}`` plus ``scored``, ``outcome`` and
+        ``replay_status`` (``ok``, ``missing``, ``damaged``; null without a replay)."""
         outcome = self.outcome
         return {
             "opponent": self.opponent,
@@ -107,6 +110,7 @@ class RunMatchReport:
             "scored": self.role.scored,
             "outcome": None if outcome is None else str(outcome),
             "result": self.record.to_json("" if self.replay is None else str(self.replay)),
+            "replay_status": None if self.replay_status is None else str(self.replay_status),
         }
 
 
@@ -146,12 +150,16 @@ def run_json(run: RunRecord) -> dict[str, Any]:
 
 
 def run_report(store: Store, run_id: int) -> RunReport:
-    """The run ``run_id`` of ``store`` with its matches (``NotInStoreError`` if there is none)."""
+    """The run ``run_id`` of ``store`` with its matches (``NotInStoreError`` if there is none),
+    each replay checked on disk (``Store.replay_status``)."""
     run = store.run(run_id)
     reports = []
     for record in store.run_matches(run_id):
         assert record.opponent is not None and record.role is not None, "a run's match"
         side = controller_side([e.sha256 for e in record.entrants], run.controller_sha256)
-        replay = None if record.result is None else store.replay_path(record.result.replay_sha256)
-        reports.append(RunMatchReport(record.opponent, record.role, side, record, replay))
+        replay, status = None, None
+        if record.result is not None:
+            replay = store.replay_path(record.result.replay_sha256)
+            status = store.replay_status(record.result.replay_sha256)
+        reports.append(RunMatchReport(record.opponent, record.role, side, record, replay, status))
     return RunReport(run, tuple(reports), store.build_log(run_id))

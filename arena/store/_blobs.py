@@ -1,7 +1,9 @@
 """Content-addressed files: ``<dir>/<sha256><suffix>``, written atomically, checked on every read.
 
-A file's name is the sha256 of its content, so a reader can always tell a good
-file from a damaged one: every read hashes what it read and refuses a file
+A file is written in the directory's ``.tmp/`` and renamed into place
+(``atomic_write_all``); a killed write leaves its temporary file there, which
+``sweep`` deletes. A file's name is the sha256 of its content, so a reader can
+always tell a good file from a damaged one: every read hashes what it read and refuses a file
 whose hash is not its name (``CorruptFileError``), whatever the cause (a
 truncation, a bit flip, an edit). Files are only ever replaced by the same
 content, which is also how a damaged file is repaired: storing the same
@@ -34,10 +36,10 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 import replays
-from arena._files import atomic_write_all
+from arena._files import atomic_write_all, sweep_temporary
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 
-__all__ = ["Blobs", "FileCoding", "StoredReplay", "check_sha256"]
+__all__ = ["STAGING", "Blobs", "FileCoding", "StoredReplay", "check_sha256"]
 
 WHOLE_READ_BYTES: Final = 4 * 1024 * 1024
 """A file up to this size is handed out read whole (one read); a larger one as an open file."""
@@ -45,6 +47,8 @@ STREAM_CHUNK_BYTES: Final = 1024 * 1024
 """Bytes read at a time from a file over ``WHOLE_READ_BYTES``."""
 VERIFIED_FILES: Final = 4096
 """Files whose verified state is remembered (the least recently used are forgotten)."""
+STAGING = ".tmp"
+"""The sub-directory of a kind's directory where its files are written before their rename."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 _StatKey = tuple[int, int, int, int, int]
@@ -80,6 +84,9 @@ class Blobs:
         """New files are written zstd-compressed (replays); reads take either kind."""
         self._verified: OrderedDict[str, _StatKey] = OrderedDict()
         self._verified_lock = threading.Lock()
+        self.staging = directory / STAGING
+        """Where files are written before they are renamed into place (``sweep``)."""
+        self._temporary = re.compile(rf"\.[0-9a-f]{{64}}{re.escape(suffix)}\.[0-9a-f]{{12}}")
 
     def path(self, sha256: str) -> Path:
         """Where the file of ``sha256`` is (or would be); the sha256 is checked first."""
@@ -105,7 +112,7 @@ class Blobs:
                 ) from exc
         if new:
             try:
-                atomic_write_all(list(new.items()))
+                atomic_write_all(list(new.items()), staging=self.staging)
             except OSError as exc:
                 files = (
                     f"the {self.what} file {next(iter(new))}"
@@ -115,16 +122,34 @@ class Blobs:
                 raise StoreError(f"cannot write {files}: {_reason(exc)}") from exc
         return shas
 
-    def sweep(self, older_than: float) -> list[Path]:
-        """Delete the temporary files of writes that never finished, if older than ``older_than`` s.
+    def sweep(self, older_than: float | None = None) -> list[Path]:
+        """Delete the temporary files of writes that never finished; the files deleted.
 
-        ``atomic_write`` writes ``.<sha256><suffix>.<12 hex>`` beside the file
-        and renames it into place; a process killed in between leaves it
-        behind. Readers never see one (files are found by name, never by
-        listing), so they are only wasted room. A younger one may be another
-        process's write in flight: it is left alone. Returns the files deleted.
+        A write makes ``.tmp/.<sha256><suffix>.<12 hex>`` and renames it into
+        place; a process killed in between leaves it behind. Readers never see
+        one (files are found by name, never by listing), so they are only wasted
+        room. One that no process holds locked is such a leftover, whatever its
+        age: a write in flight holds its file locked until it is renamed
+        (``atomic_write_all``), so it is never deleted. This reads ``.tmp/``
+        alone, so it is cheap however many files are stored.
+
+        ``older_than`` (seconds) also sweeps the directory itself of the
+        temporary files older than that, which writes made beside their files
+        before ``.tmp/`` (unlocked, so only their age tells a leftover).
         """
-        pattern = re.compile(rf"\.[0-9a-f]{{64}}{re.escape(self.suffix)}\.[0-9a-f]{{12}}")
+        try:
+            swept = sweep_temporary(self.staging, self._is_temporary)
+        except OSError as exc:
+            raise StoreError(f"cannot sweep {self.staging}: {_reason(exc)}") from exc
+        if older_than is not None:
+            swept += self._sweep_beside(older_than)
+        return swept
+
+    def _is_temporary(self, name: str) -> bool:
+        return self._temporary.fullmatch(name) is not None
+
+    def _sweep_beside(self, older_than: float) -> list[Path]:
+        """The temporary files older than ``older_than`` s beside the files, deleted."""
         limit = time.time() - older_than
         swept = []
         try:
@@ -136,7 +161,7 @@ class Blobs:
         for entry in entries:
             try:
                 if (
-                    pattern.fullmatch(entry.name)
+                    self._temporary.fullmatch(entry.name)
                     and entry.is_file(follow_symlinks=False)
                     and entry.stat(follow_symlinks=False).st_mtime < limit
                 ):

@@ -79,9 +79,19 @@ class Controllers(Core):
         found = next((r for r in rows if keys & name_keys(r["name"])), None)
         return None if found is None else _record(found)
 
-    def controllers(self, *, include_hidden: bool = False) -> list[ControllerRecord]:
-        """Every stored controller, by name then age; hidden ones only if asked for."""
+    def controllers(
+        self, *, include_hidden: bool = False, published_only: bool = False
+    ) -> list[ControllerRecord]:
+        """Every stored controller, by name then age; hidden ones only if asked for.
+
+        ``published_only``: only the committed opponents that are not hidden and the
+        controllers of published runs (what the public site names)."""
         where = "" if include_hidden else " WHERE hidden = 0"
+        if published_only:
+            where = (
+                " WHERE hidden = 0 AND (origin = 'baseline' OR sha256 IN (SELECT"
+                " controller_sha256 FROM runs WHERE id IN (SELECT run_id FROM published_runs)))"
+            )
         rows = self._db.read(
             lambda c: c.execute(
                 f"SELECT * FROM controllers{where} ORDER BY name, created_at, rowid"

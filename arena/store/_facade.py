@@ -10,13 +10,13 @@ from __future__ import annotations
 from arena.store._controllers import Controllers
 from arena.store._matches import Matches
 from arena.store._prune import Pruning
-from arena.store._runs import Runs
-from arena.store._tournaments import Tournaments
+from arena.store._published import Publishing
+from arena.store._tokens import Tokens
 
 __all__ = ["Store"]
 
 
-class Store(Controllers, Matches, Tournaments, Runs, Pruning):
+class Store(Controllers, Matches, Publishing, Pruning, Tokens):
     """The arena's storage in one data directory: ``arena.sqlite3``, ``replays/``, ``modules/``.
 
     Open it with ``Store.open``. Every method is one transaction; it may be

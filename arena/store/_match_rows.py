@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MATCHES",
+    "PUBLISHED_MATCH",
     "ResultRows",
     "insert_match_rows",
     "match_or_none",
@@ -48,8 +49,15 @@ _SIDES = """
     b.forfeit_kind AS b_forfeit_kind, b.forfeit_detail AS b_forfeit_detail,
     a.extra AS a_extra, b.extra AS b_extra
 """
+PUBLISHED_MATCH: Final = """(
+    m.id IN (SELECT match_id FROM published_matches)
+    OR m.run_id IN (SELECT run_id FROM published_runs)
+    OR m.tournament_id IN (SELECT tournament_id FROM published_tournaments)
+)"""
+"""Whether the match ``m`` is published: itself (a quick match), or with its run or
+tournament."""
 MATCHES: Final = f"""
-    SELECT m.*, {_SIDES}
+    SELECT m.*, {_SIDES}, {PUBLISHED_MATCH} AS published
     FROM matches AS m
     JOIN match_sides AS a ON a.match_id = m.id AND a.side = 0
     JOIN match_sides AS b ON b.match_id = m.id AND b.side = 1
@@ -109,6 +117,7 @@ def match_record(row: sqlite3.Row) -> MatchRecord:
         run_id=row["run_id"],
         opponent=row["opponent"],
         role=None if row["role"] is None else Role(row["role"]),
+        published=bool(row["published"]),
     )
 
 

@@ -18,6 +18,7 @@ from arena.store._controllers import check_controllers
 from arena.store._errors import NotInStoreError
 from arena.store._match_rows import (
     MATCHES,
+    PUBLISHED_MATCH,
     ResultRows,
     insert_match_rows,
     match_or_none,
@@ -194,16 +195,28 @@ class Matches(Core):
         return self._by_id("match", match_id, match_or_none, wait=wait)
 
     def matches(
-        self, *, limit: int = 50, before: int | None = None, controller: str | None = None
+        self,
+        *,
+        limit: int = 50,
+        before: int | None = None,
+        controller: str | None = None,
+        published_only: bool = False,
+        quick_only: bool = False,
     ) -> list[MatchRecord]:
         """The most recent matches first, ``limit`` at most, with ids below ``before``.
 
         Page on with ``before=`` the last id of the previous page. With
-        ``controller`` (a sha256), only the matches it played on either side.
+        ``controller`` (a sha256), only the matches it played on either side;
+        ``published_only``, only those published (``MatchRecord.published``);
+        ``quick_only``, only quick matches (of no tournament and no run).
         """
         below = page_bound(limit, before)
         where = ["m.id < ?"]
         args: list[object] = [below]
+        if published_only:
+            where.append(PUBLISHED_MATCH)
+        if quick_only:
+            where.append("m.tournament_id IS NULL AND m.run_id IS NULL")
         if controller is not None:
             where.append(
                 "m.id IN (SELECT match_id FROM match_sides WHERE sha256 = ? AND match_id < ?)"
@@ -308,6 +321,11 @@ def insert_match(
         # The foreign keys on controllers: say which one is missing.
         check_controllers(conn, entrants, store)
         raise
+    published = tournament_id is not None and bool(
+        conn.execute(
+            "SELECT 1 FROM published_tournaments WHERE tournament_id = ?", (tournament_id,)
+        ).fetchone()
+    )
     # The record from what was written (reading it back would cost a query).
     return MatchRecord(
         id=match_id,
@@ -323,6 +341,7 @@ def insert_match(
         run_id=run_id,
         opponent=opponent,
         role=role,
+        published=published,
     )
 
 

@@ -1,8 +1,9 @@
 """Pruning: quick matches deleted past a date or a count, and the replay files no row uses.
 
 Only a match that belongs to no tournament and no run (a quick match, from
-``arena match`` or the site) and is settled (finished or in error) may go:
-a tournament's standings and a run's evidence are made of theirs.
+``arena match`` or the site), is settled (finished or in error) and is not
+published may go: a tournament's standings and a run's evidence are made of
+theirs, and what is published stays.
 
 A replay file is deleted only inside a write transaction that finds no row
 pointing at it. A writer stores a replay file before the transaction that
@@ -28,8 +29,11 @@ from arena.store._store import MAX_PAGE, Core, stamp
 
 __all__ = ["Pruned", "Pruning", "keep_replay"]
 
-_QUICK: Final = "m.tournament_id IS NULL AND m.run_id IS NULL AND m.status <> 'pending'"
-"""A settled match of no tournament and no run: what a prune may delete."""
+_QUICK: Final = (
+    "m.tournament_id IS NULL AND m.run_id IS NULL AND m.status <> 'pending'"
+    " AND m.id NOT IN (SELECT match_id FROM published_matches)"
+)
+"""A settled match of no tournament and no run, not published: what a prune may delete."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,34 @@ class Pruning(Core):
         for m in doomed:
             self._db.write(partial(_delete, match_id=m.id), f"pruning match {m.id}")
         return Pruned(tuple(doomed), self._prune_replays(), dry_run=False)
+
+    def keep_quick_matches(self, keep: int) -> list[MatchRecord]:
+        """Keep the newest ``keep`` quick matches (settled, not published: those a prune may
+        delete) and delete the older ones, oldest first, each in a transaction of its own
+        with its replay file, if no other row points at that file (a run's, a tournament's
+        or another match's replay stays). The deleted matches, oldest first.
+
+        What ``arena serve --keep-quick`` does after each quick match it records: unlike
+        ``prune_matches`` it looks at no other replay file, so it costs little each time.
+        """
+        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+            raise ArenaError(f"keep {keep!r} is not a count of quick matches (1 or more)")
+        doomed = self._db.read(lambda c: _doomed(c, None, keep), "listing quick matches to drop")
+        for m in doomed:
+
+            def tx(conn: sqlite3.Connection, m: MatchRecord = m) -> None:
+                _delete(conn, m.id)
+                if m.result is None:
+                    return
+                sha = m.result.replay_sha256
+                used = conn.execute(
+                    "SELECT 1 FROM matches WHERE replay_sha256 = ? LIMIT 1", (sha,)
+                ).fetchone()
+                if used is None:
+                    self._replays.delete(sha)
+
+            self._db.write(tx, f"dropping quick match {m.id}")
+        return doomed
 
     def _prune_replays(self) -> tuple[tuple[str, int], ...]:
         """Delete the replay files no row points at, a page at a time, each page in a

@@ -29,12 +29,15 @@ __all__ = [
     "MatchRecord",
     "MatchStatus",
     "Origin",
+    "ReplayStatus",
     "ResultRecord",
     "Role",
     "RunMatch",
     "RunOutcome",
     "RunRecord",
     "SideRecord",
+    "TokenRecord",
+    "TokenRole",
     "TournamentRecord",
     "TournamentStatus",
 ]
@@ -53,6 +56,18 @@ class Origin(StrEnum):
     """Built from source by a proof run."""
 
 
+class TokenRole(StrEnum):
+    """What a token of the site may do (docs/web.md, "Tokens")."""
+
+    CONSOLE = "console"
+    """Everything the console does: every record, uploads, quick matches, tournaments,
+    publishing (and pushing)."""
+    WORKER = "worker"
+    """Register the one worker its name names, and answer for it: nothing else."""
+    PUSH = "push"
+    """Push runs: nothing else."""
+
+
 class MatchStatus(StrEnum):
     """Where a match stands. Only a pending match may change; the others are final."""
 
@@ -62,6 +77,17 @@ class MatchStatus(StrEnum):
     """Played: the result and the replay are stored."""
     ERROR = "error"
     """Could not be played (e.g. its worker died twice): the reason is stored, no replay."""
+
+
+class ReplayStatus(StrEnum):
+    """What a finished match's replay file is on disk now (``Store.replay_status``)."""
+
+    OK = "ok"
+    """There, and its bytes hash to its name: the replay that was recorded."""
+    MISSING = "missing"
+    """Not there (deleted by hand, or lost with the disk)."""
+    DAMAGED = "damaged"
+    """There, but its bytes do not hash to its name (truncated or changed on disk)."""
 
 
 class TournamentStatus(StrEnum):
@@ -162,6 +188,9 @@ class MatchRecord:
     run_id: int | None = None
     opponent: str | None = None
     role: Role | None = None
+    published: bool = False
+    """Whether the public site shows it: a quick match published, or a match of a published
+    run or tournament."""
 
     def to_json(self, replay: str = "") -> dict[str, Any]:
         """The JSON of the match: ``"id"`` and the design's keys of ``arena match --json``.
@@ -214,6 +243,8 @@ class TournamentRecord:
     """How many of its matches are recorded (finished or error)."""
     created_at: datetime
     finished_at: datetime | None
+    published: bool = False
+    """Whether the public site shows it (an operator published it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +264,9 @@ class RunRecord:
     """Why it could not compete (or any other note of the outcome)."""
     matches: int
     created_at: datetime
+    published: bool = False
+    """Whether the public site shows it (pushed to this server, or published by its
+    operator)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,3 +276,28 @@ class RunMatch:
     opponent: str
     role: Role
     result: MatchResult = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """A token of the site as stored: never the token itself, only its digest."""
+
+    id: int
+    name: str
+    """A label (a worker token's: the worker it answers for), held by one live token."""
+    role: TokenRole
+    digest: str
+    """The sha256 of the token's text, in hex."""
+    created_at: datetime
+    revoked_at: datetime | None
+    """When it was revoked (then it opens nothing), or None."""
+
+    def to_json(self) -> dict[str, Any]:
+        """{"id", "name", "role", "created_at", "revoked_at"}: never the digest."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "role": str(self.role),
+            "created_at": self.created_at.isoformat(),
+            "revoked_at": None if self.revoked_at is None else self.revoked_at.isoformat(),
+        }

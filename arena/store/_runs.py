@@ -32,7 +32,8 @@ __all__ = ["Runs"]
 _RUNS: Final = """
     SELECT r.id, r.case_slug, r.case_version, r.manifest_sha256, r.controller,
            r.controller_sha256, r.outcome, r.reason, r.created_at,
-           (SELECT count(*) FROM matches WHERE run_id = r.id) AS match_count
+           (SELECT count(*) FROM matches WHERE run_id = r.id) AS match_count,
+           r.id IN (SELECT run_id FROM published_runs) AS published
     FROM runs AS r
 """
 
@@ -54,6 +55,7 @@ class Runs(Core):
         matches: Sequence[RunMatch] = (),
         module: bytes | None = None,
         module_origin: Origin = Origin.UPLOAD,
+        published: bool = False,
     ) -> RunRecord:
         """Record a finished proof run with all its matches, at once: a run is never partial.
 
@@ -67,6 +69,7 @@ class Runs(Core):
         ``add_controller`` with ``module_origin`` would) in the run's own
         transaction, its file first: a run pushed to a server and cut off
         leaves neither. Without it, the controller must be stored already.
+        ``published``: the run is published in the same transaction (a push).
         """
         check_name(controller, "controller name")
         check_name(case_slug, "case slug")
@@ -133,6 +136,11 @@ class Runs(Core):
                     played=p,
                     run=(run_id, m.opponent, Role(m.role)),
                 )
+            if published:
+                conn.execute(
+                    "INSERT INTO published_runs (run_id, published_at) VALUES (?, ?)",
+                    (run_id, now),
+                )
             record = _or_none(conn, run_id)
             assert record is not None, f"run {run_id} was just written"
             return record
@@ -158,11 +166,19 @@ class Runs(Core):
         return self._by_id("run", run_id, _or_none)
 
     def runs(
-        self, *, limit: int = 50, before: int | None = None, case_slug: str | None = None
+        self,
+        *,
+        limit: int = 50,
+        before: int | None = None,
+        case_slug: str | None = None,
+        published_only: bool = False,
     ) -> list[RunRecord]:
-        """The most recent runs first (paged like ``matches``), of one case if given."""
+        """The most recent runs first (paged like ``matches``), of one case if given, only
+        the published ones if asked for."""
         where = "r.id < ?"
         args: list[object] = [page_bound(limit, before)]
+        if published_only:
+            where += " AND r.id IN (SELECT run_id FROM published_runs)"
         if case_slug is not None:
             where += " AND r.case_slug = ?"
             args.append(case_slug)
@@ -201,6 +217,7 @@ def _record(row: sqlite3.Row) -> RunRecord:
         reason=row["reason"],
         matches=row["match_count"],
         created_at=parse_stamp(row["created_at"]),
+        published=bool(row["published"]),
     )
 
 

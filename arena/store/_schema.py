@@ -135,7 +135,50 @@ _V1: Final = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1,)
+_V2: Final = (
+    # The site's tokens (issue 25): only a digest of each (the sha256 of the token's
+    # text) is kept; the token itself is shown once, when it is made. A revoked token
+    # stays listed with when it was revoked. A name is held by one token not revoked
+    # (a worker token's name is the worker it may answer for).
+    """
+    CREATE TABLE tokens (
+        id         INTEGER PRIMARY KEY,
+        name       TEXT NOT NULL,
+        role       TEXT NOT NULL CHECK (role IN ('console', 'worker', 'push')),
+        digest     TEXT NOT NULL UNIQUE CHECK (length(digest) = 64),
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    ) STRICT
+    """,
+    "CREATE UNIQUE INDEX tokens_by_name ON tokens (name) WHERE revoked_at IS NULL",
+)
+
+_V3: Final = (
+    # What is published (issue 25): the public site shows these and nothing else. A
+    # run pushed to a server is published as it is recorded; a tournament or a quick
+    # match when an operator publishes it. A match of a published run or tournament is
+    # published with it. Tables of their own: runs and settled matches are immutable.
+    """
+    CREATE TABLE published_runs (
+        run_id       INTEGER PRIMARY KEY REFERENCES runs (id),
+        published_at TEXT NOT NULL
+    ) STRICT
+    """,
+    """
+    CREATE TABLE published_tournaments (
+        tournament_id INTEGER PRIMARY KEY REFERENCES tournaments (id),
+        published_at  TEXT NOT NULL
+    ) STRICT
+    """,
+    """
+    CREATE TABLE published_matches (
+        match_id     INTEGER PRIMARY KEY REFERENCES matches (id),
+        published_at TEXT NOT NULL
+    ) STRICT
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3)
 """Every step, in order; never edit a published one, append a new one."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

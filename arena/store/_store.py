@@ -13,6 +13,7 @@ a process killed at any point leaves either the whole record or none of it
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -25,7 +26,7 @@ from arena._files import data_dir
 from arena.store._blobs import Blobs, StoredReplay, check_sha256
 from arena.store._db import Database
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
-from arena.store._records import Entrant
+from arena.store._records import Entrant, ReplayStatus
 from arena.store._schema import MIGRATIONS
 from replays import MAX_NAME_CHARS
 
@@ -105,6 +106,8 @@ class Core:
             compressed=True,
         )
         self._modules = Blobs(root / "modules", ".wasm", "module", MAX_MODULE_FILE_BYTES)
+        self.swept: list[Path] = []
+        """The temporary files of killed writes that opening the store deleted."""
 
     @classmethod
     def open(cls, root: Path | None = None, *, busy_timeout: float = 30.0) -> Self:
@@ -112,7 +115,8 @@ class Core:
 
         Brings the schema up to date; raises ``StoreVersionError`` for a
         database written by a newer arena, ``StoreError`` for a directory or
-        file that cannot be used.
+        file that cannot be used. Deletes the temporary files of writes that
+        were killed (``sweep``; never one a live write holds), listed in ``swept``.
         """
         if busy_timeout <= 0:
             raise ValueError(f"busy_timeout must be positive, got {busy_timeout}")
@@ -129,7 +133,11 @@ class Core:
         except BaseException:
             db.close()
             raise
-        return cls(root, db)
+        store = cls(root, db)
+        # Housekeeping only: what cannot be swept now is never read anyway.
+        with contextlib.suppress(StoreError):
+            store.swept = store.sweep(None)
+        return store
 
     @property
     def path(self) -> Path:
@@ -146,13 +154,15 @@ class Core:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def sweep(self, older_than: float = STALE_TEMPORARY_SECONDS) -> list[Path]:
+    def sweep(self, older_than: float | None = STALE_TEMPORARY_SECONDS) -> list[Path]:
         """Delete temporary files that writes killed mid-way left in ``replays/`` and ``modules/``.
 
-        Only those older than ``older_than`` seconds (a younger one may be a
-        write in flight in another process). They are never read, so this only
-        frees room; ``arena serve`` does it when it starts. Returns the files
-        deleted.
+        Every one in their ``.tmp/`` that no process holds locked (a write in
+        flight holds its own: it is never deleted), whatever its age; ``Store.open``
+        does this much. With ``older_than`` (seconds; ``arena serve`` does it when
+        it starts), also those older than that beside the files, where writes
+        put them before ``.tmp/`` (nothing tells a live one there but its age).
+        They are never read, so this only frees room. Returns the files deleted.
         """
         return self._replays.sweep(older_than) + self._modules.sweep(older_than)
 
@@ -197,6 +207,17 @@ class Core:
             return self._replays.read(sha256)
         except FileNotFoundError:
             raise self._missing(self._replays, sha256) from None
+
+    def replay_status(self, sha256: str) -> ReplayStatus:
+        """Whether the replay of ``sha256`` is there and whole: its file read, decompressed
+        and hashed against its name. ``StoreError`` if it cannot be read at all."""
+        try:
+            self._replays.read(sha256)
+        except FileNotFoundError:
+            return ReplayStatus.MISSING
+        except CorruptFileError:
+            return ReplayStatus.DAMAGED
+        return ReplayStatus.OK
 
     def stored_replay(self, sha256: str) -> StoredReplay:
         """A stored replay's file as it is kept (compressed, or raw if older), to send.

@@ -19,8 +19,10 @@ from arena.store._match_rows import matches_of
 from arena.store._records import Entrant, MatchRecord, TournamentRecord, TournamentStatus
 from arena.store._store import (
     MAX_NAME_CHARS,
+    MAX_PAGE,
     Core,
     check_entrant,
+    check_limit,
     check_seed,
     cut,
     page_bound,
@@ -34,7 +36,8 @@ MATCH_PAGE: Final = 5_000
 """Matches per read when a tournament's matches are folded page by page: a resume holds one
 page, whatever the tournament's size (docs/scaling.md has what a page weighs)."""
 _TOURNAMENTS: Final = """
-    SELECT t.*, (SELECT count(*) FROM matches WHERE tournament_id = t.id) AS match_count
+    SELECT t.*, (SELECT count(*) FROM matches WHERE tournament_id = t.id) AS match_count,
+           t.id IN (SELECT tournament_id FROM published_tournaments) AS published
     FROM tournaments AS t
 """
 
@@ -134,18 +137,36 @@ class Tournaments(Core):
         """One tournament by id."""
         return self._by_id("tournament", tournament_id, _or_none)
 
-    def tournaments(self, *, limit: int = 50, before: int | None = None) -> list[TournamentRecord]:
-        """The most recent tournaments first (paged like ``matches``)."""
+    def tournaments(
+        self, *, limit: int = 50, before: int | None = None, published_only: bool = False
+    ) -> list[TournamentRecord]:
+        """The most recent tournaments first (paged like ``matches``); only the published
+        ones if asked for."""
         below = page_bound(limit, before)
+        only = " AND published" if published_only else ""
 
         def tx(conn: sqlite3.Connection) -> list[TournamentRecord]:
             rows = conn.execute(
-                f"{_TOURNAMENTS} WHERE t.id < ? ORDER BY t.id DESC LIMIT ?",
+                f"SELECT * FROM ({_TOURNAMENTS}) AS t WHERE t.id < ?{only}"
+                " ORDER BY t.id DESC LIMIT ?",
                 (below, limit),
             ).fetchall()
             return [_record(conn, r) for r in rows]
 
         return self._db.read(tx, "listing tournaments")
+
+    def running_tournaments(self, *, limit: int = MAX_PAGE) -> list[TournamentRecord]:
+        """Tournaments still running (not finished, not failed), oldest first: what a
+        server that stopped (or was killed) mid-tournament finds to play on."""
+        check_limit(limit)
+
+        def tx(conn: sqlite3.Connection) -> list[TournamentRecord]:
+            rows = conn.execute(
+                f"{_TOURNAMENTS} WHERE t.status = 'running' ORDER BY t.id LIMIT ?", (limit,)
+            ).fetchall()
+            return [_record(conn, r) for r in rows]
+
+        return self._db.read(tx, "listing running tournaments")
 
     def tournament_matches(self, tournament_id: int) -> list[MatchRecord]:
         """A tournament's recorded matches, in the order they were recorded."""
@@ -213,6 +234,7 @@ def _record(conn: sqlite3.Connection, row: sqlite3.Row) -> TournamentRecord:
         matches=row["match_count"],
         created_at=parse_stamp(row["created_at"]),
         finished_at=None if row["finished_at"] is None else parse_stamp(row["finished_at"]),
+        published=bool(row["published"]),
     )
 
 

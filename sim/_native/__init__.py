@@ -1,4 +1,4 @@
-"""The native core: the rules, the observation and the checksum of a match in C (``_core.c``).
+"""The native core: the rules, the observation and the checksum of a match in C (``_core``).
 
 ``_load`` loads it and builds a core from a game; see its docstring.
 """

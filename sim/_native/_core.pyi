@@ -1,4 +1,5 @@
-# The C extension's names (_core.c), for mypy: a Core is a sim._native.NativeCore.
+# The C extension's names (_core.c, which puts the core's files together), for mypy:
+# a Core is a sim._native.NativeCore.
 from collections.abc import Sequence
 
 from sim._native._load import NativeCore, NativeSide

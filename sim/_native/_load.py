@@ -1,8 +1,10 @@
 """The native core: the rules, the observation and the checksum of a match in C.
 
-``_core.c`` is a second implementation of the pure Python reference
-(``sim._state``, ``sim._rules``, ``sim._observer``, ``sim._checksum``,
-``sim.validate_actions``), written for the match loop's hot path; the pure code
+The extension ``_core`` is a second implementation of the pure Python reference,
+written for the match loop's hot path and split as it is, a C file for each job:
+``state.c`` (``sim._state``), ``rules.c`` (``sim._rules``), ``actions.c``
+(``sim.validate_actions``), ``observer.c`` (``sim._observer``), ``checksum.c``
+(``sim._checksum``), and ``_core.c``, the module that puts them together; the pure code
 stays the reference, and the default wherever the native part is missing. It is
 built by ``scripts/build_native.py`` (``./scripts/setup.sh`` runs it), never on
 import. ``load`` loads it on first use, and only a build of the sources beside
@@ -43,7 +45,7 @@ its units by id as (id, kind, cell, hp, carry)."""
 
 
 class NativeCore(Protocol):
-    """One match's state in C (``_core.c``'s ``Core``): what the match loop and the replay
+    """One match's state in C (the extension's ``Core``): what the match loop and the replay
     check call, each the counterpart of a pure function named in its docstring."""
 
     @property
@@ -98,7 +100,17 @@ class NativeCore(Protocol):
         ``sim.TickEvents`` has them (the cells ascending)."""
 
 
-SOURCES = ("_core.c", "core.h", "blake2b.h")
+SOURCES = (
+    "_core.c",
+    "state.c",
+    "rules.c",
+    "actions.c",
+    "observer.c",
+    "checksum.c",
+    "core.h",
+    "core_internal.h",
+    "blake2b.h",
+)
 """The files the module is built from, in this directory; their hash is built into it."""
 
 _HERE = Path(__file__).resolve().parent

@@ -1,4 +1,4 @@
-/* The native core's state, shared by sim/_native/_core.c (which owns it) and
+/* The native core's state, shared by the core's C files in sim/_native (which own it) and
  * replays/_native/_frames.c (which reads it to build a tick's replay frame).
  *
  * The layout mirrors the pure Python state (sim/_state.py, sim/_units.py): the

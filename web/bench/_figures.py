@@ -271,7 +271,7 @@ def _mixed_load(server: ServerProcess, match_id: int, streams: int) -> _Mixed:
         run = drive(server.url, requests, clients=_CLIENTS, token=server.token)
         accepted = [a.json()["id"] for a in run.of(RequestKind.QUICK_MATCH) if a.status == 202]
         # The load goes on until the matches accepted are played.
-        wait_settled(server.url, accepted, timeout=300)
+        wait_settled(server.url, accepted, timeout=300, token=server.token)
     finally:
         done.set()
         sampler.join()

@@ -158,6 +158,8 @@ def _tournament_run(seconds: float, streams: int) -> _Phase:
                 raise RuntimeError(f"the tournament did not start: {started.body!r}")
             tid, planned = started.json()["id"], started.json()["planned"]
             path = f"/api/tournaments/{tid}"
+            # Published: its streams are a reader's, without a token.
+            get_json(f"{server.url}{path[1:]}/publish", token=server.token, method="POST")
             with EventStreams(server.port, path + "/events", streams, sources=25) as streaming:
                 time.sleep(2.0)  # the workers warm, the first matches recorded
                 before = get_json(server.url + path[1:], timeout=60)["matches"]

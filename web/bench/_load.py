@@ -335,21 +335,31 @@ def mixed_requests(
     return [Request.quick_match(a, b, s) for a, b, s in matches[:burst]] + mixed
 
 
-def get_json(url: str, timeout: float = 30.0) -> Any:
-    """GET ``url`` (on its own connection) and read its JSON."""
-    with urllib.request.urlopen(url, timeout=timeout) as response:
+def get_json(
+    url: str, timeout: float = 30.0, *, token: str | None = None, method: str = "GET"
+) -> Any:
+    """GET ``url`` (on its own connection; with ``token``, as the console) and read its JSON."""
+    request = urllib.request.Request(url, method=method)
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=timeout) as response:
         return json.load(response)
 
 
-def wait_settled(url: str, ids: Sequence[int], timeout: float = 60.0) -> list[dict[str, Any]]:
-    """Poll the matches ``ids`` of the server at ``url`` until none is pending; their JSON.
+def wait_settled(
+    url: str, ids: Sequence[int], timeout: float = 60.0, *, token: str | None = None
+) -> list[dict[str, Any]]:
+    """Poll the matches ``ids`` of the server at ``url`` until none is pending; their JSON
+    (``token``: a console token, for quick matches not published).
 
     Raises ``TimeoutError`` if one is still pending after ``timeout`` seconds in all.
     """
     deadline = time.monotonic() + timeout
     settled = []
     for match_id in ids:
-        while (match := get_json(f"{url}api/matches/{match_id}"))["status"] == "pending":
+        while (match := get_json(f"{url}api/matches/{match_id}", token=token))[
+            "status"
+        ] == "pending":
             if time.monotonic() > deadline:
                 raise TimeoutError(f"match {match_id} still pending after {timeout:.0f} s")
             time.sleep(0.05)
@@ -369,7 +379,8 @@ class SeededMatch:
 
 def seed_store(root: Path, seed: int = 1) -> SeededMatch:
     """Record one 400-tick match (random against border-soldier, ``seed``) in the store at
-    ``root``, with its two controllers, for the load's streams to read."""
+    ``root``, with its two controllers, for the load's streams to read: published, so
+    that the streams are a reader's, without a token."""
     a, b = "random", "border-soldier"
     result = arena.play(
         arena.MatchJob(
@@ -382,4 +393,5 @@ def seed_store(root: Path, seed: int = 1) -> SeededMatch:
         for name in (a, b):
             store.add_controller(arena.load_baseline(name), name=name, origin=arena.Origin.BASELINE)
         match = store.record_match(result)
+        store.publish_match(match.id)
     return SeededMatch(match.id, result.replay_sha256, len(result.replay), result.ticks)

@@ -1,10 +1,21 @@
-// The console: with the server's token (kept in this tab's sessionStorage), upload a
-// controller, play a quick match between any two and watch it, start a tournament and
-// watch its standings fill in.
+// The console: with a console token (kept in this tab's sessionStorage; a link may carry
+// it as #token=...), upload a controller, play a quick match between any two and watch it,
+// start a tournament and watch its standings fill in, review what is not published (quick
+// matches newest first, tournaments, runs) and publish it.
 
 import {
-  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, rankCell, savedToken, saveToken, table,
+  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pageHref, rankCell, savedToken, saveToken, table, when,
 } from "./site.js";
+
+// A link with the token in its fragment (arena demo prints one): the fragment never
+// reaches a server or a log; it is kept for this tab and taken out of the address.
+{
+  const fromLink = new URLSearchParams(window.location.hash.slice(1)).get("token");
+  if (fromLink) {
+    saveToken(fromLink);
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+}
 
 const main = frame("console");
 const GROUPS = [
@@ -79,6 +90,80 @@ const tournamentForm = h(
   h("label", {}, "format ", format), h("label", {}, "seeds ", seeds), h("button", { type: "submit" }, "start"),
 );
 
+// ---------------------------------------------------------------- review and publish
+const reviewNote = h("p", { class: "site-note site-review-status", role: "status" });
+const quickBox = h("div", { class: "site-quick-matches" });
+const tournamentsBox = h("div", { class: "site-tournaments" });
+const runsBox = h("div", { class: "site-runs" });
+
+function publishedCell(record, url) {
+  if (record.published) return h("span", { class: "site-badge site-published" }, "published");
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "site-publish",
+      onclick: async () => {
+        try {
+          await api(url, { method: "POST", token: savedToken() });
+          message(reviewNote, `published: ${url.replace(/^\/api\//, "").replace(/\/publish$/, "")}`);
+          await review();
+        } catch (err) {
+          message(reviewNote, err.message, false);
+        }
+      },
+    },
+    "publish",
+  );
+}
+
+async function review() {
+  const [quick, tournaments, runs] = await Promise.all([
+    api("/api/matches?kind=quick&limit=50", { token: savedToken() }),
+    api("/api/tournaments?limit=50", { token: savedToken() }),
+    api("/api/runs?limit=50", { token: savedToken() }),
+  ]);
+  quickBox.replaceChildren(
+    table(
+      [
+        { title: "#", cell: (m) => h("a", { href: pageHref("matches", m.id) }, `#${m.id}`) },
+        { title: "A", cell: (m) => h("span", { class: "fv-side-0" }, m.sides[0].name) },
+        { title: "B", cell: (m) => h("span", { class: "fv-side-1" }, m.sides[1].name) },
+        { title: "outcome", cell: (m) => outcomeText(m), class: "site-wide" },
+        { title: "when", cell: (m) => when(m.created_at) },
+        { title: "", cell: (m) => (m.status === "finished" ? publishedCell(m, `/api/matches/${m.id}/publish`) : "") },
+      ],
+      quick,
+      { empty: "No quick match kept.", rowClass: (m) => `site-row-${m.id}` },
+    ),
+  );
+  tournamentsBox.replaceChildren(
+    table(
+      [
+        { title: "#", cell: (t) => h("a", { href: pageHref("tournaments", t.id) }, `#${t.id}`) },
+        { title: "format", cell: (t) => t.format },
+        { title: "field", cell: (t) => t.field.map((e) => e.name).join(", "), class: "site-wide" },
+        { title: "status", cell: (t) => t.status },
+        { title: "", cell: (t) => publishedCell(t, `/api/tournaments/${t.id}/publish`) },
+      ],
+      tournaments,
+      { empty: "No tournament yet.", rowClass: (t) => `site-row-${t.id}` },
+    ),
+  );
+  runsBox.replaceChildren(
+    table(
+      [
+        { title: "#", cell: (r) => h("a", { href: pageHref("runs", r.run) }, `#${r.run}`) },
+        { title: "controller", cell: (r) => r.controller.name, class: "site-wide" },
+        { title: "outcome", cell: (r) => r.outcome },
+        { title: "", cell: (r) => (r.published ? h("span", { class: "site-badge site-published" }, "published") : h("span", { class: "site-badge" }, "local: push it to publish")) },
+      ],
+      runs,
+      { empty: "No run yet." },
+    ),
+  );
+}
+
 main.append(
   h("h1", {}, "Console"),
   h("section", { class: "site-section" }, h("h2", {}, "Token"), tokenForm),
@@ -86,6 +171,18 @@ main.append(
   h("section", { class: "site-section" }, h("h2", {}, "Controllers"), list),
   h("section", { class: "site-section" }, h("h2", {}, "Quick match"), matchForm, matchNote, matchViewer),
   h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field, tournamentNote, tournamentBox),
+  h(
+    "section",
+    { class: "site-section site-review" },
+    h("h2", {}, "Review and publish"),
+    reviewNote,
+    h("h3", {}, "Quick matches, newest first"),
+    quickBox,
+    h("h3", {}, "Tournaments"),
+    tournamentsBox,
+    h("h3", {}, "Proof runs"),
+    runsBox,
+  ),
 );
 
 function label(c) {
@@ -134,7 +231,8 @@ async function useToken(token) {
   tokenInput.value = token;
   try {
     await refresh();
-    message(tokenNote, token ? "token accepted" : "no token: the hidden opponent is not listed, and nothing can be written", !!token);
+    if (token) await review();
+    message(tokenNote, token ? "token accepted" : "no token: the console shows only what is published, and nothing can be written", !!token);
   } catch (err) {
     saveToken("");
     message(tokenNote, err.message, false);
@@ -173,11 +271,12 @@ async function quickMatch() {
       token: savedToken(),
     });
     const show = (m) => {
-      matchNote.replaceChildren(h("a", { href: `/matches/${m.id}` }, `match #${m.id}`), `: ${m.status === "error" ? `not played: ${m.error}` : outcomeText(m)}`);
+      matchNote.replaceChildren(h("a", { href: pageHref("matches", m.id) }, `match #${m.id}`), `: ${m.status === "error" ? `not played: ${m.error}` : outcomeText(m)}`);
       matchNote.classList.toggle("site-error", m.status === "error");
       matchNote.classList.toggle("site-ok", m.status !== "error");
       matchNote.dataset.status = m.status;
       if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false });
+      if (m.status !== "pending") review().catch(() => {});
     };
     show(match);
     follow(`/api/matches/${match.id}/events`, "match", show, (m) => m.status !== "pending");
@@ -198,7 +297,7 @@ async function startTournament() {
     });
     const show = (x) => {
       tournamentNote.replaceChildren(
-        h("a", { href: `/tournaments/${x.id}` }, `tournament #${x.id}`),
+        h("a", { href: pageHref("tournaments", x.id) }, `tournament #${x.id}`),
         `: ${x.status}, ${x.planned ? `${x.matches} of ${x.planned}` : x.matches} matches`,
       );
       tournamentNote.classList.toggle("site-error", x.status === "failed");

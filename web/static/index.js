@@ -1,6 +1,7 @@
-// The home page: tournaments, proof runs and recent matches, each linked to its page.
+// The home page: the published tournaments, proof runs and matches, each linked to its page
+// (asked without a token: the public side).
 
-import { api, frame, guarded, h, matchLink, num, outcomeText, table, when } from "./site.js";
+import { api, frame, guarded, h, matchLink, num, outcomeText, pageHref, table, when } from "./site.js";
 
 const main = frame("index");
 
@@ -19,7 +20,7 @@ guarded(main, async () => {
       "Tournaments",
       table(
         [
-          { title: "#", cell: (t) => h("a", { href: `/tournaments/${t.id}` }, `#${t.id}`) },
+          { title: "#", cell: (t) => h("a", { href: pageHref("tournaments", t.id) }, `#${t.id}`) },
           { title: "format", cell: (t) => t.format },
           { title: "field", cell: (t) => t.field.map((e) => e.name).join(", "), class: "site-wide" },
           { title: "matches", cell: (t) => (t.planned ? `${t.matches} / ${t.planned}` : String(t.matches)), class: "site-num" },
@@ -27,14 +28,14 @@ guarded(main, async () => {
           { title: "started", cell: (t) => when(t.created_at) },
         ],
         tournaments,
-        { empty: "No tournament yet: start one from the console." },
+        { empty: "No tournament published yet: start one from the console, then publish it." },
       ),
     ),
     section(
       "Proof runs",
       table(
         [
-          { title: "#", cell: (r) => h("a", { href: `/runs/${r.run}` }, `#${r.run}`) },
+          { title: "#", cell: (r) => h("a", { href: pageHref("runs", r.run) }, `#${r.run}`) },
           { title: "controller", cell: (r) => r.controller.name, class: "site-wide" },
           { title: "case", cell: (r) => `${r.case.slug}/${r.case.version}` },
           { title: "outcome", cell: (r) => h("span", { class: `site-outcome site-${r.outcome}` }, r.outcome) },
@@ -42,7 +43,7 @@ guarded(main, async () => {
           { title: "when", cell: (r) => when(r.created_at) },
         ],
         runs,
-        { empty: "No proof run yet: arena prove, then arena push." },
+        { empty: "No proof run published yet: arena prove, then arena push." },
       ),
     ),
     section(
@@ -55,10 +56,10 @@ guarded(main, async () => {
           { title: "outcome", cell: (m) => outcomeText(m), class: "site-wide" },
           { title: "banked", cell: (m) => (m.status === "finished" ? m.sides.map((s) => num(s.banked)).join("–") : "–"), class: "site-num" },
           { title: "ticks", cell: (m) => (m.ticks === undefined ? "–" : String(m.ticks)), class: "site-num" },
-          { title: "of", cell: (m) => (m.tournament_id ? h("a", { href: `/tournaments/${m.tournament_id}` }, `tournament #${m.tournament_id}`) : m.run_id ? h("a", { href: `/runs/${m.run_id}` }, `run #${m.run_id}`) : "quick match") },
+          { title: "of", cell: (m) => (m.tournament_id ? h("a", { href: pageHref("tournaments", m.tournament_id) }, `tournament #${m.tournament_id}`) : m.run_id ? h("a", { href: pageHref("runs", m.run_id) }, `run #${m.run_id}`) : "quick match") },
         ],
         matches,
-        { empty: "No match yet." },
+        { empty: "No match published yet." },
       ),
     ),
   );

@@ -1,7 +1,7 @@
 // A match's page: the viewer at ?tick=N once the match is played; while it is queued or
 // playing, its progress live (server-sent events), then the viewer.
 
-import { addressNumber, api, follow, frame, guarded, h, mountMatchViewer, outcomeText } from "./site.js";
+import { addressNumber, api, follow, frame, guarded, h, mountMatchViewer, outcomeText, pageHref } from "./site.js";
 
 const main = frame("match");
 const matchId = Number(document.body.dataset.id);
@@ -10,9 +10,9 @@ guarded(main, async () => {
   const match = await api(`/api/matches/${matchId}`);
   const status = h("p", { class: "site-status", role: "status" });
   const context = match.tournament_id
-    ? h("a", { href: `/tournaments/${match.tournament_id}` }, `tournament #${match.tournament_id}`)
+    ? h("a", { href: pageHref("tournaments", match.tournament_id) }, `tournament #${match.tournament_id}`)
     : match.run_id
-      ? h("a", { href: `/runs/${match.run_id}` }, `run #${match.run_id}`)
+      ? h("a", { href: pageHref("runs", match.run_id) }, `run #${match.run_id}`)
       : "quick match";
   main.append(
     h(

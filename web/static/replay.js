@@ -358,9 +358,10 @@ export function visionMask(replay, state, side) {
  * (one network chunk's worth), sink.done(replay) after the result. Rejects
  * with a ReplayError (or the fetch's error) at the first fault.
  */
-export async function streamReplay(url, sink, { signal } = {}) {
-  // A plain GET, so that a page's <link rel="preload" as="fetch"> of the same address serves it.
-  const response = await fetch(url, { signal });
+export async function streamReplay(url, sink, { signal, headers = null } = {}) {
+  // A plain GET, so that a page's <link rel="preload" as="fetch"> of the same address serves it
+  // (`headers`: the console's token, for a replay that is not published).
+  const response = await fetch(url, headers ? { signal, headers } : { signal });
   if (!response.ok) {
     const text = (await response.text()).trim();
     throw new ReplayError(`cannot load the replay (HTTP ${response.status}): ${text || response.statusText}`);

@@ -1,6 +1,10 @@
 // What the site's pages share: the JSON API, the token, live events, the page frame,
 // tables, and a viewer whose tick (and match) stay in the address.
 //
+// A page is on one side (the shell's data-side): a public page asks the API without a
+// token, so it shows only what is published; a console page (/console...) asks with the
+// console's token, kept in this tab, and its links stay on the console.
+//
 // Every name and detail from the server is written as text (dom.js), never as markup.
 
 import { h } from "./dom.js";
@@ -9,6 +13,19 @@ import { mountViewer } from "./viewer.js";
 export { h };
 
 const TOKEN_KEY = "foray-arena-token";
+
+/** Whether this page is the console's (it asks with the token, its links stay there). */
+export const onConsole = document.body.dataset.side === "console";
+
+/** The page of a record on this page's side: pageHref("matches", 42) -> "/matches/42". */
+export function pageHref(kind, id, query = "") {
+  return `${onConsole ? "/console" : ""}/${kind}/${id}${query}`;
+}
+
+/** The token this page asks with: the console's on the console, none on a public page. */
+function sideToken() {
+  return onConsole ? savedToken() : "";
+}
 
 /** The token the user entered in the console, kept for this browser tab only. */
 export function savedToken() {
@@ -33,7 +50,7 @@ export class ApiError extends Error {
  * Blob or ArrayBuffer); `token` adds the Authorization header. Resolves with
  * the JSON answer; rejects with an ApiError carrying the server's message.
  */
-export async function api(path, { method = "GET", body, token } = {}) {
+export async function api(path, { method = "GET", body, token = sideToken() } = {}) {
   const headers = {};
   if (token) headers.Authorization = `Bearer ${token}`;
   let payload = body;
@@ -61,6 +78,9 @@ export async function api(path, { method = "GET", body, token } = {}) {
  * final (`isFinal(record)`). Returns a function that closes it.
  */
 export function follow(url, event, onData, isFinal) {
+  const token = sideToken();
+  // EventSource sends no Authorization header: with a token, the stream is read by fetch.
+  if (token) return followWithToken(url, event, onData, isFinal, token);
   const source = new EventSource(url);
   source.addEventListener(event, (e) => {
     const data = JSON.parse(e.data);
@@ -74,7 +94,40 @@ export function follow(url, event, onData, isFinal) {
   return () => source.close();
 }
 
-/** The page frame: the navigation bar and a main element, emptied. */
+/** Server-sent events read through fetch, with the token (the console's streams). */
+function followWithToken(url, event, onData, isFinal, token) {
+  const abort = new AbortController();
+  (async () => {
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` }, signal: abort.signal });
+    if (!response.ok || !response.body) return;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const lines = block.split("\n");
+        const name = lines.find((l) => l.startsWith("event: "));
+        const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+        if (!name || name.slice(7) !== event || !data) continue;
+        const record = JSON.parse(data);
+        onData(record);
+        if (isFinal(record)) {
+          abort.abort();
+          return;
+        }
+      }
+    }
+  })().catch(() => {});
+  return () => abort.abort();
+}
+
+/** The page frame: the navigation bar (saying which side the page is on) and a main
+ * element, emptied. */
 export function frame(active) {
   const link = (href, text, name) =>
     h("a", { href, class: name === active ? "site-active" : null }, text);
@@ -85,6 +138,11 @@ export function frame(active) {
     link("/", "home", "index"),
     link("/console", "console", "console"),
     h("a", { href: "/openapi.json" }, "API"),
+    h(
+      "span",
+      { class: `site-side site-side-${onConsole ? "console" : "public"}`, title: onConsole ? "the console: everything, published or not (with the token)" : "the public site: only what is published" },
+      onConsole ? "console" : "public",
+    ),
   );
   const main = document.getElementById("page");
   document.body.prepend(nav);
@@ -145,7 +203,7 @@ export function outcomeText(match) {
 }
 
 export function matchLink(id, text = `#${id}`, tick = null) {
-  return h("a", { href: tick === null ? `/matches/${id}` : `/matches/${id}?tick=${tick}` }, text);
+  return h("a", { href: pageHref("matches", id, tick === null ? "" : `?tick=${tick}`) }, text);
 }
 
 /** The page's address with `params` set (null removes one), without a new history entry. */
@@ -171,8 +229,10 @@ export function addressNumber(name) {
  */
 export function mountMatchViewer(element, id, { tick = null, keepAddress = true } = {}) {
   let pending = null;
+  const token = sideToken();
   const viewer = mountViewer(element, {
     replayUrl: `/api/matches/${id}/replay`,
+    headers: token ? { Authorization: `Bearer ${token}` } : null,
     tick,
     onTick: (t, playing) => {
       if (!keepAddress || playing || t < 0) return;

@@ -58,7 +58,7 @@ function ensureStyles() {
 }
 
 export class Viewer {
-  constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null } = {}) {
+  constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null, headers = null } = {}) {
     if (!replayUrl) throw new TypeError("mountViewer: replayUrl is required");
     ensureStyles();
     this.element = element;
@@ -93,7 +93,7 @@ export class Viewer {
       done: (replay) => this._onDone(replay),
     };
     /** Resolves with the replay once it has streamed whole; rejects with the error shown. */
-    this.loaded = streamReplay(this.replayUrl, sink, { signal: this._abort.signal }).catch((err) => {
+    this.loaded = streamReplay(this.replayUrl, sink, { signal: this._abort.signal, headers }).catch((err) => {
       if (err.name !== "AbortError") this._fail(err);
       throw err;
     });
