@@ -41,7 +41,8 @@ ACCEPT_BROWSER: Final = "gzip, deflate, br, zstd"
 
 
 def _seed(root: Path) -> tuple[int, int, int]:
-    """Record the 64x64, 2,000-tick match; its id, its replay's size and its file's size."""
+    """Record the 64x64, 2,000-tick match and publish it; its id, its replay's size and its
+    file's size."""
     import arena
     import sim
 
@@ -58,6 +59,7 @@ def _seed(root: Path) -> tuple[int, int, int]:
     with arena.Store.open(root) as store:
         store.add_controller(blob, name=name, origin=arena.Origin.BASELINE)
         match = store.record_match(result)
+        store.publish_match(match.id)  # the public side serves it, as to a visitor
         stored = store.replay_path(result.replay_sha256).stat().st_size
     return match.id, len(result.replay), stored
 
