@@ -2,8 +2,8 @@
 # Everything the main job and the tests need, on a fresh machine: Debian's
 # chromium (for the browser tests; apt as root), .venv at the repo root with the
 # project, its test tools and Ray (the tests start a real local Ray), the native
-# core, the project's bytecode, and the pinned AssemblyScript compiler (npm). Safe
-# to run again: what is there already is kept.
+# core, the project's bytecode, and the pinned npm tools (the AssemblyScript
+# compiler, esbuild). Safe to run again: what is there already is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -47,17 +47,20 @@ if [ -n "$missing" ]; then
     echo "setup: $missing" >&2
 fi
 
-# The AssemblyScript compiler that baselines/assemblyscript/package-lock.json
-# pins, for the AssemblyScript SDK's builds and tests (docs/controllers.md):
+# The npm packages the lockfiles pin: the AssemblyScript compiler
+# (baselines/assemblyscript, for the AssemblyScript SDK's builds and tests,
+# docs/controllers.md) and esbuild (web/, which bundles the pages' scripts:
+# web/build.sh, and the test that the committed bundles are up to date).
 # `npm ci` installs exactly the lockfile (no install scripts run), and a copy
 # of the lockfile it installed tells the next run that nothing changed.
-AS=baselines/assemblyscript
 if command -v node >/dev/null && command -v npm >/dev/null; then
-    if ! cmp -s "$AS/package-lock.json" "$AS/node_modules/.installed-lock.json"; then
-        (cd "$AS" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) >&2
-        cp "$AS/package-lock.json" "$AS/node_modules/.installed-lock.json"
-    fi
+    for dir in baselines/assemblyscript web; do
+        if ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.installed-lock.json"; then
+            (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) >&2
+            cp "$dir/package-lock.json" "$dir/node_modules/.installed-lock.json"
+        fi
+    done
 else
-    echo "setup: Node.js 20 or newer with npm is missing: the AssemblyScript builds and" \
-        "their tests need it (install both, then run ./scripts/setup.sh again)" >&2
+    echo "setup: Node.js 20 or newer with npm is missing: the AssemblyScript builds, the" \
+        "pages' bundles and their tests need it (install both, then run ./scripts/setup.sh again)" >&2
 fi

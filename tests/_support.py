@@ -733,6 +733,21 @@ class Tab:
             "() => document.getElementById('page')?.dataset.state === 'ready'"
         )
 
+    def scripts(self) -> tuple[list[str], list[str]]:
+        """The page's preloaded modules, and the scripts it loaded but the charts' chunk
+        (loaded after the first frame), each a sorted list of paths."""
+        found: dict[str, list[str]] = self.js(
+            """() => {
+                const path = (href) => new URL(href, location.href).pathname;
+                const preloaded = [...document.querySelectorAll('link[rel="modulepreload"]')]
+                    .map((link) => path(link.href));
+                const loaded = performance.getEntriesByType("resource").map((e) => path(e.name))
+                    .filter((p) => /\\.m?js$/.test(p) && !/\\/charts-[^/]*$/.test(p));
+                return { preloaded: preloaded.sort(), loaded: [...new Set(loaded)].sort() };
+            }"""
+        )
+        return found["preloaded"], found["loaded"]
+
     def viewer_ready(self) -> None:
         """Wait until the site page's viewer has its replay whole."""
         self.page.wait_for_function(

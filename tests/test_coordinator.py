@@ -921,6 +921,151 @@ def test_the_cluster_foray_ray_address_names_plays_the_tournament(
     assert json.loads(proc.stdout)["standings"] == local.json()["standings"]
 
 
+def _child_named(pid: int, name: str) -> int | None:
+    """The pid of a child of process ``pid`` whose command is ``name`` or begins its command
+    line (from /proc)."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                comm = Path(f"/proc/{child}/comm").read_text().strip()
+                line = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")[0]
+                if name in (comm, line.decode(errors="replace")[: len(name)]):
+                    return int(child)
+    return None
+
+
+def _recorded(data: Path) -> int:
+    """Matches in the store of ``data`` now (read-only: the arena writes it meanwhile)."""
+    import sqlite3
+
+    path = data / "arena.sqlite3"
+    if not path.exists():
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
+    except sqlite3.OperationalError:  # not made yet
+        return 0
+
+
+LOST_ARGS = ("--format", "round-robin", "--seeds", "100", "--max-ticks", "60", *ENTRANTS)
+
+
+@pytest.mark.ray
+@pytest.mark.processes
+@pytest.mark.slow
+@pytest.mark.parametrize("what", ["raylet", "gcs_server"])
+def test_a_lost_ray_node_stops_the_tournament_with_what_was_played_recorded(
+    capsys: Capture, tmp_path: Path, what: str
+) -> None:
+    """The local Ray's raylet (or GCS) killed mid-tournament: the driver notices within
+    seconds (Ray's own would wait a minute for the GCS, then end the process), records
+    every match that came back, marks the tournament failed with the reason and exits 2;
+    ``--resume`` plays the rest, to the standings of a run never stopped."""
+    data = tmp_path / "ray-data"
+    env = {**os.environ, "FORAY_DATA_DIR": str(data)}
+    env.pop("FORAY_RAY_ADDRESS", None)
+    on_ray = ["tournament", "--executor", "ray", "--jobs", "2", *LOST_ARGS, "--json"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *on_ray],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while _recorded(data) < 3 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        victim = _child_named(proc.pid, what)
+        assert victim is not None and proc.poll() is None, f"no {what} to kill"
+        os.kill(victim, signal.SIGKILL)
+        killed = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        noticed = time.monotonic() - killed
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    # (Ray itself prints the raylet's death on stdout; no JSON is printed.)
+    assert proc.returncode == 2 and '"standings"' not in out, err[-3000:]
+    # Well within Ray's own minute (the watch checks every second).
+    assert noticed < 30, noticed
+    (line,) = [x for x in err.splitlines() if x.startswith("error: ")]
+    # The reason: the process's port refusing connections, mostly; a GCS killed mid-answer
+    # may first go unanswered.
+    assert line.startswith("error: tournament 1 stopped: the Ray cluster was lost: the ")
+    assert "gone" in line or "did not answer within 10 s" in line, line
+    assert "arena tournament --resume 1 plays them" in line
+    with Store.open(data) as store:
+        record = store.tournament(1)
+        recorded = len(store.tournament_matches(1))
+    assert record.status is TournamentStatus.FAILED and record.error is not None
+    assert "RayNodeLostError" not in record.error and "the Ray cluster was lost" in record.error
+    assert f"the {recorded} match(es) played are recorded" in line and 3 <= recorded < 600
+    # The rest, here on local workers (the executor is the run's own, never stored).
+    resumed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "tournament",
+            "--resume",
+            "1",
+            "--executor",
+            "local",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    local = cli(capsys, "tournament", "--executor", "local", "--jobs", "2", *LOST_ARGS, "--json")
+    assert json.loads(resumed.stdout)["standings"] == local.json()["standings"]
+    assert json.loads(resumed.stdout)["matches"] == 600
+
+
+@pytest.mark.ray
+@pytest.mark.processes
+@pytest.mark.slow
+def test_a_lost_ray_node_stops_an_unrecorded_tournament_with_the_reason(tmp_path: Path) -> None:
+    """``--no-record`` has nothing to keep, but says what stopped it the same way (exit 2)."""
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "d")}
+    env.pop("FORAY_RAY_ADDRESS", None)
+    args = ["tournament", "--executor", "ray", "--jobs", "2", "--no-record", *LOST_ARGS]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        raylet = None
+        while raylet is None and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+            raylet = _child_named(proc.pid, "raylet")
+        assert raylet is not None, "no raylet to kill"
+        # Its workers playing: a grandchild of the command named for the task.
+        while proc.poll() is None and time.monotonic() < deadline:
+            if _child_named(raylet, "ray::_play_by_reference") is not None:
+                break
+            time.sleep(0.1)
+        os.kill(raylet, signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    assert proc.returncode == 2, err[-3000:]
+    (line,) = [x for x in err.splitlines() if x.startswith("error: ")]
+    assert line.startswith("error: the Ray cluster was lost: the driver's raylet at "), line
+
+
 # --------------------------------------------------------------------------- the benchmark
 
 
@@ -933,5 +1078,23 @@ def test_the_tournament_bench_runs(capsys: Capture) -> None:
     tournament_figures(1, seeds=(1, 1), ray=False, loop_seconds=0.02, max_ticks=10)
     out = capsys.readouterr().out
     assert "12 matches" in out and "coordinator and store, 1 local worker" in out
-    assert "of the loop's scaling" in out and "time not spent inside matches" in out
+    assert "beside the machine's own" in out and "time not spent inside matches" in out
+    assert "of the loop's scaling" in out or "cannot be judged" in out
+    assert "load average (1, 5, 15 minutes)" in out
     assert "store per match (1 worker)" in out and "Ray" in out and "left out" in out
+
+
+def test_the_speed_up_is_judged_only_where_the_machine_itself_scales() -> None:
+    """The tournament's speed-up is printed beside the machine's own scaling, as a share of
+    it only when the machine's loop reached ``JUDGED_SCALING`` of perfect (1.3x at 2)."""
+    from arena.bench import JUDGED_SCALING, scaling_verdict
+
+    assert JUDGED_SCALING == 0.65
+    busy = scaling_verdict(1.10, 1.06, 1.04, 2)
+    assert busy.startswith("speed-up at 2 workers: 1.10x, beside the machine's own 1.06x")
+    assert "cannot be judged, the machine's own loop scaled under 1.30x" in busy
+    assert "%" not in busy.replace("65%", "")
+    quiet = scaling_verdict(1.85, 1.95, 1.90, 2)
+    assert "95% of the loop's scaling (goal: >= 90%), 97% of the matches' own" in quiet
+    assert "cannot be judged" in scaling_verdict(3.0, 2.5, 2.5, 4)  # under 2.60x at 4
+    assert "cannot be judged" in scaling_verdict(1.9, float("nan"), 1.9, 2)

@@ -27,7 +27,14 @@ from arena.executors import (
     Session,
     play,
 )
-from tests._support import BOTS, Builder, InProcess, kill_workers_while, worker_hook
+from tests._support import (
+    BOTS,
+    Builder,
+    InProcess,
+    kill_workers_while,
+    worker_hook,
+    worker_pids,
+)
 
 SHORT = sim.Config(max_ticks=20)
 # Long enough that the killer (polling every 10 ms) finds the worker mid-match.
@@ -445,6 +452,28 @@ def test_a_tournament_whose_workers_cannot_start_records_nothing_and_exits_2(
     out = json.loads(resumed.stdout)
     assert (out["status"], out["matches"]) == ("finished", 6)
     assert all(row["errors"] == 0 for row in out["standings"])
+
+
+@pytest.mark.processes
+def test_a_local_session_starts_its_workers_as_it_opens(idle: bytes, busy: bytes) -> None:
+    """The workers start while a coordinator reads its plan, not at the first match; the
+    matches then play on those very workers (none of them starts one of its own)."""
+    jobs = _jobs(idle, busy, 4)
+
+    async def main() -> tuple[list[int], list[int], list[Outcome | Exception]]:
+        async with LocalExecutor(2).open_session() as session:
+            with trio.fail_after(60):
+                while len(worker_pids()) < 2:
+                    await trio.sleep(0.01)
+            up = sorted(worker_pids())
+            outcomes = [*await session.play_batch(jobs[:2]), *await session.play_batch(jobs[2:])]
+            return up, sorted(worker_pids()), outcomes
+
+    up, after, outcomes = trio.run(main)
+    assert len(up) == 2 and after == up
+    assert [o.replay for o in outcomes if isinstance(o, arena.MatchResult)] == [
+        play(job).replay for job in jobs
+    ]
 
 
 def test_a_worker_ends_without_the_last_garbage_collections() -> None:

@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -32,7 +33,7 @@ import jsonschema
 import msgpack
 import pytest
 from openapi_spec_validator import validate
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.testclient import TestClient
 
 import arena
@@ -1076,10 +1077,13 @@ def test_the_openapi_document_is_valid_and_names_every_route(client: TestClient)
         if isinstance(route, Route) and (
             route.path.startswith("/api") or route.path == "/openapi.json"
         ):
-            path = route.path.replace("{id:rowid}", "{id}").replace("{sha256:sha256}", "{sha256}")
+            path = re.sub(r"\{(\w+):\w+\}", r"{\1}", route.path)
             for method in route.methods or ():
                 if method != "HEAD":
                     served.add((path, method.lower()))
+        elif isinstance(route, WebSocketRoute):
+            # A worker's connection: its handshake is the documented GET of the same path.
+            assert (route.path, "get") in {(p, m) for p, ops in doc["paths"].items() for m in ops}
         else:
             assert isinstance(route, Mount) or not route.path.startswith("/api")  # type: ignore[attr-defined]
     documented = {(p, m) for p, ops in doc["paths"].items() for m in ops}

@@ -118,6 +118,23 @@ def test_a_run_page_shows_its_results_and_draws_its_canonical_match(
     assert tab.js("() => window.hacked === undefined && !document.querySelector('img')")
 
 
+def test_each_page_loads_its_bundle_with_every_chunk_preloaded(tab: Tab, served: Served) -> None:
+    """A page's scripts (the charts' chunk aside) are its bundle and the chunks it preloads:
+    none found a level of imports later, no source module (web/build.sh)."""
+    for path, page in (
+        (f"runs/{served.run.id}", "run"),
+        (f"matches/{served.quick}", "match"),
+        (f"tournaments/{served.tournament}", "tournament"),
+        ("", "index"),
+        ("console", "console"),
+    ):
+        tab.open_site(served.url + path)
+        preloaded, loaded = tab.scripts()
+        assert loaded == preloaded, page
+        assert f"/static/dist/{page}.js" in loaded
+        assert all(p.startswith("/static/dist/") for p in loaded), loaded
+
+
 def test_a_run_pages_results_show_both_sides_banked_and_fuel_labelled(
     tab: Tab, served: Served
 ) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -130,6 +130,23 @@ def test_the_viewer_copies_the_python_constants_and_the_readers_bounds(
     }
 
 
+def test_numbers_are_grouped_as_intl_groups_them(tab: Tab, viewers: dict[str, str]) -> None:
+    """format.js groups integers itself (a cold page's first Intl formatter is slow to make),
+    and writes every value as ``Intl.NumberFormat("en-US")`` does."""
+    tab.open(viewers["golden"])
+    values = [0, -0.0, 7, -7, 999, 1000, -1000, 12345, 999999, 1000000, -1234567, 2**53 - 1]
+    values += [-(2**53) + 1, 2**53, 1.5, -0.25, 1234.5678, 1e21]
+    ours, intl = tab.js(
+        """async (values) => {
+            const { num } = await import("/static/format.js");
+            const f = new Intl.NumberFormat("en-US");
+            return [values.map(num), values.map((v) => f.format(v))];
+        }""",
+        values,
+    )
+    assert ours == intl
+
+
 # --------------------------------------------------------------------------- the page
 
 
@@ -163,6 +180,26 @@ def test_the_page_draws_the_map(tab: Tab, viewers: dict[str, str]) -> None:
     tab.page.keyboard.press("v")
     assert tab.page.locator(".fv-vision").input_value() == "0"
     assert canvas_colours(tab)["dark"] > pixels["dark"] + 1000
+
+
+def test_the_page_loads_its_bundle_and_chunks_all_preloaded(
+    tab: Tab, viewers: dict[str, str]
+) -> None:
+    """Every script the page loads before the charts is one it preloads (none found a level
+    of imports later), and all are the bundle's (web/build.sh), none a source module."""
+    tab.open(viewers["baselines"])
+    preloaded, loaded = tab.scripts()
+    assert loaded == preloaded
+    assert "/static/dist/view.js" in loaded
+    assert all(p.startswith("/static/dist/") for p in loaded), loaded
+    # The charts come after the first frame, from a chunk of their own (uPlot inside it).
+    tab.page.wait_for_function("() => window.forayViewer.charts !== null")
+    charts = tab.js(
+        """() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)
+            .filter((p) => p.endsWith(".js") && !p.startsWith("/static/dist/chunk-")
+                && p !== "/static/dist/view.js")"""
+    )
+    assert len(charts) == 1 and re.fullmatch(r"/static/dist/charts-[0-9A-Z]+\.js", charts[0])
 
 
 def test_the_scrubber_and_the_keyboard_move_the_tick(tab: Tab, viewers: dict[str, str]) -> None:
@@ -490,3 +527,17 @@ def test_a_bad_replay_file_shows_the_servers_message(tab: Tab, tmp_path: Path) -
         status = tab.page.locator(".fv-status").inner_text()
         assert status.startswith("the server stopped the replay: cut.replay: truncated: ")
         assert tab.tick == 0 and canvas_colours(tab)["a"] > 100  # what came is drawn
+
+
+def test_the_viewer_benchmark_measures_the_viewer_and_its_floor(
+    browser: Browser, replay_files: dict[str, Path]
+) -> None:
+    """A smoke test of ``arena bench viewer`` on a short replay: figures, never asserted."""
+    path = replay_files["baselines"]
+    data = path.read_bytes()
+    replay = (data, len(python_states(path)))
+    run = bench.measure_viewer(1, replay=replay, chromium=browser.browser_type)
+    assert len(run.viewer) == len(run.floor) == 1
+    assert run.viewer[0] > 0 and run.floor[0] > 0
+    assert run.scripts[0] >= 1 and run.replay_start[0] > 0
+    assert len(run.jumps) == 400 and run.before_keyframes

@@ -62,12 +62,14 @@ def test_the_page_holds_a_viewer_of_the_replay(replay_file: Path) -> None:
     assert r.headers["content-type"].startswith("text/html")
     assert "default-src 'self'" in r.headers["content-security-policy"]
     assert 'data-replay-url="/replay"' in r.text
-    assert '<script type="module" src="/static/view.js">' in r.text
-    # Everything the first drawing needs is asked for at once, the replay included.
+    # The page's bundle (web/build.sh), and everything the first drawing needs asked for at
+    # once: the replay, the bundle and the chunks it imports.
+    assert '<script type="module" src="/static/dist/view.js">' in r.text
     assert '<link rel="preload" href="/replay" as="fetch" crossorigin="anonymous">' in r.text
-    for module in ("viewer.js", "replay.js", "draw.js", "vendor/msgpack/Decoder.mjs"):
-        assert f'<link rel="modulepreload" href="/static/{module}">' in r.text
-    assert "charts.js" not in r.text  # loaded once the first frame is drawn
+    preloads = re.findall(r'<link rel="modulepreload" href="/static/([^"]+)">', r.text)
+    assert preloads[0] == "dist/view.js" and len(preloads) >= 2
+    assert all(re.fullmatch(r"dist/chunk-[0-9A-Z]+\.js", m) for m in preloads[1:]), preloads
+    assert "charts" not in r.text  # loaded once the first frame is drawn
     assert "<title>match.replay · Foray Arena</title>" in r.text
 
 
@@ -382,6 +384,48 @@ def test_the_vendored_libraries_are_those_the_lock_file_pins() -> None:
         "uplot/uPlot.min.css",
     ):
         assert (STATIC / "vendor" / path).stat().st_size > 0, path
+
+
+def test_the_bundler_is_pinned_exactly() -> None:
+    package = json.loads((ROOT / "web" / "package.json").read_text())
+    lock = json.loads((ROOT / "web" / "package-lock.json").read_text())["packages"]
+    wanted = package["devDependencies"]["esbuild"]
+    assert wanted[0].isdigit() and wanted.count(".") == 2, "an exact version, not a range"
+    assert lock["node_modules/esbuild"]["version"] == wanted
+    assert lock[""]["devDependencies"] == package["devDependencies"]
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    files = (p for p in directory.rglob("*") if p.is_file())
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in files}
+
+
+@pytest.mark.slow
+def test_the_pages_bundles_are_up_to_date_with_their_sources(tmp_path: Path) -> None:
+    """static/dist/ is what web/build.sh makes of static/ as it is: a module a page imports,
+    changed without building again, fails here (run web/build.sh and commit static/dist/)."""
+    esbuild = ROOT / "web" / "node_modules" / ".bin" / "esbuild"
+    assert esbuild.exists(), f"{esbuild} is missing: ./scripts/setup.sh installs it (npm ci)"
+    out = tmp_path / "dist"
+    subprocess.run([ROOT / "web" / "build.sh", out], check=True, capture_output=True, timeout=120)
+    built, committed = _files(out), _files(STATIC / "dist")
+    stale = sorted(set(built) ^ set(committed)) + sorted(
+        name for name in set(built) & set(committed) if built[name] != committed[name]
+    )
+    assert not stale, f"web/static/dist/ is not what web/build.sh builds now: {stale}"
+
+
+def test_each_page_loads_its_bundle_and_preloads_its_chunks() -> None:
+    """Every page's script is a bundle under static/dist/ and its chunks are preloaded; the
+    charts' chunk is not among them. (That the list misses nothing the page loads is the
+    browser's to say: tests/test_viewer.py and tests/test_site_browser.py.)"""
+    from web._pages import SITE_PAGES, first_draw_modules, page_script
+
+    for page in ("view", *SITE_PAGES):
+        modules = first_draw_modules(page_script(page))
+        assert modules[0] == f"dist/{page}.js", page
+        assert all((STATIC / m).is_file() and m.startswith("dist/") for m in modules), modules
+        assert not any("charts" in m for m in modules), modules
 
 
 def _setup_chromium_check() -> str:

@@ -23,7 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 import arena
 from web._bundle import MAX_BUNDLE_BYTES
@@ -69,6 +69,15 @@ from web._site import Site
 from web._token import Keyring, Side
 from web._tournaments import tournament_key
 from web._view import static_files
+from web._worker_routes import (
+    connect_worker,
+    list_workers,
+    worker_field,
+    worker_runs,
+    worker_socket,
+    workers_of,
+)
+from web._workers import Workers
 
 __all__ = ["openapi_document", "route_sides", "site_app"]
 
@@ -194,8 +203,10 @@ def list_matches(request: Request) -> Response:
     side=Side.CONSOLE,
 )
 async def create_match(request: Request) -> Response:
-    data = await read_json(request, {"a": True, "b": True, "seed": False})
+    data = await read_json(request, {"a": True, "b": True, "seed": False, "worker": False})
     a, b, seed = string_field(data, "a"), string_field(data, "b"), u32_field(data, "seed")
+    # A worker's local runs among them: fetched from it and admitted as uploads first.
+    a, b = await workers_of(request).resolve(worker_field(data), [a, b], ["a", "b"])
     match = await asyncio.to_thread(site_of(request).queue_match, a, b, seed)
     return json_response(match, 202, {"Location": f"/api/matches/{match['id']}"})
 
@@ -362,11 +373,23 @@ def list_tournaments(request: Request) -> Response:
 )
 async def create_tournament(request: Request) -> Response:
     data = await read_json(
-        request, {"format": True, "field": True, "seeds": False, "rounds": False, "shuffle": False}
+        request,
+        {
+            "format": True,
+            "field": True,
+            "seeds": False,
+            "rounds": False,
+            "shuffle": False,
+            "worker": False,
+        },
     )
     field = data["field"]
     if not isinstance(field, list) or not all(isinstance(x, str) for x in field):
         raise ApiError(400, "field 'field': a list of controller names or sha256s")
+    if len(field) > site_of(request).limits.max_field:
+        raise ApiError(400, f"field 'field': 2..{site_of(request).limits.max_field} controllers")
+    where = [f"field[{i}]" for i in range(len(field))]
+    field = await workers_of(request).resolve(worker_field(data), field, where)
     seeds = data.get("seeds", [0])
     if not isinstance(seeds, list) or not 1 <= len(seeds) <= 16:
         raise ApiError(400, "field 'seeds': a list of 1..16 unsigned 32-bit integers")
@@ -578,6 +601,10 @@ def routes() -> list[BaseRoute]:
         _api("/api/tournaments/{id:rowid}", get_tournament),
         _api("/api/tournaments/{id:rowid}/publish", publish_tournament, ["POST"]),
         _api("/api/tournaments/{id:rowid}/events", tournament_events),
+        _api("/api/workers", list_workers),
+        _api("/api/workers/connect", connect_worker),
+        WebSocketRoute("/api/workers/connect", worker_socket),
+        _api("/api/workers/{name:path}/runs", worker_runs),
         Mount("/static", static_files(), name="static"),
     ]
 
@@ -590,6 +617,8 @@ def route_sides(app_routes: list[BaseRoute] | None = None) -> list[tuple[str, st
         if isinstance(route, Mount):
             table.append(("GET", f"{route.path}/{{path}}", Side.PUBLIC))
             continue
+        if isinstance(route, WebSocketRoute):
+            continue  # its handshake is the GET of the route of the same path
         assert isinstance(route, Route)
         for method in sorted(route.methods or (), key=lambda m: (m != "GET", m)):
             if method == "HEAD":
@@ -623,4 +652,5 @@ def site_app(site: Site, token: str, *, allowed_hosts: Collection[str] | None = 
     )
     app.state.site = site
     app.state.keyring = keyring
+    app.state.workers = Workers(site)
     return app

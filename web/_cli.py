@@ -134,6 +134,31 @@ def cmd_token(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    import arena
+    from web._token import TOKEN_ENV
+    from web._worker import run_worker
+
+    if args.token_file is not None:
+        try:
+            token = Path(args.token_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise arena.ArenaError(
+                f"--token-file {args.token_file}: cannot read it: {exc}"
+            ) from None
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise arena.ArenaError(
+            f"no token: set ${TOKEN_ENV} or give --token-file (arena token create --role worker"
+            f" --name {args.name} on the server)"
+        )
+    return run_worker(args.server, args.name, token, every=args.every)
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -143,8 +168,8 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``arena serve``, ``arena push``, ``arena token`` and ``arena view`` to arena's
-    command parser."""
+    """Add ``arena serve``, ``arena push``, ``arena token``, ``arena worker`` and ``arena view``
+    to arena's command parser."""
     s = sub.add_parser(
         "serve", help="serve the site (runs, matches, tournaments, the console) over the data dir"
     )
@@ -206,6 +231,25 @@ def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tr.add_argument("token", help="the token's name or id (arena token list)")
     tr.add_argument("--json", action="store_true", help="print its record as JSON")
     t.set_defaults(func=cmd_token)
+    w = sub.add_parser(
+        "worker",
+        help="offer this data dir's local runs to a site, over a connection this opens itself",
+    )
+    w.add_argument("--server", required=True, help="the site's address, http://host:port")
+    w.add_argument("--name", required=True, help="the worker's name (its worker token's name)")
+    w.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="a file holding the worker token (default: $ARENA_TOKEN)",
+    )
+    w.add_argument(
+        "--every",
+        type=_seconds,
+        default=5.0,
+        metavar="S",
+        help="seconds between two reads of the local runs (default 5)",
+    )
+    w.set_defaults(func=cmd_worker)
     v = sub.add_parser(
         "view", help="watch a replay file in the browser (served on 127.0.0.1, no store or token)"
     )

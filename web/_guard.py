@@ -93,15 +93,18 @@ class Guard:
         self.hosts = None if allowed_hosts is None else {host_name(h) for h in allowed_hosts}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        # A WebSocket's handshake (a worker's connection) is checked alike: its refusal is
+        # an HTTP answer (the denial response), or a close where the server has none.
+        http = scope["type"] == "http"
         headers = Headers(scope=scope)
         refusal, caller = self._check(headers)
         scope = {**scope, CALLER: caller}
 
         async def send_guarded(message: Message) -> None:
-            if message["type"] == "http.response.start":
+            if message["type"] in ("http.response.start", "websocket.http.response.start"):
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(k, v) for k, v in SECURITY_HEADERS if k not in present]
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
@@ -111,9 +114,15 @@ class Guard:
             await self.app(scope, receive, send_guarded)
             return
         status, body, more = refusal
+        if not http:
+            if "websocket.http.response" not in scope.get("extensions", {}):
+                await send({"type": "websocket.close", "code": 1008, "reason": ""})
+                return
+            await receive()  # websocket.connect: the handshake is answered after it
+        prefix = "" if http else "websocket."
         await send_guarded(
             {
-                "type": "http.response.start",
+                "type": f"{prefix}http.response.start",
                 "status": status,
                 "headers": [
                     (b"content-type", b"application/json"),
@@ -123,7 +132,7 @@ class Guard:
                 ],
             }
         )
-        await send_guarded({"type": "http.response.body", "body": body})
+        await send_guarded({"type": f"{prefix}http.response.body", "body": body})
 
     def _check(
         self, headers: Headers

@@ -11,10 +11,10 @@ from typing import Final
 
 from starlette.responses import HTMLResponse
 
-__all__ = ["CSP", "first_draw_modules", "viewer_page"]
+__all__ = ["CSP", "first_draw_modules", "page_script", "viewer_page"]
 
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
-"""The viewer's static files: scripts, styles, and the vendored libraries."""
+"""The viewer's static files: scripts, styles, the vendored libraries, and the pages' bundles."""
 
 CSP: Final = (
     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
@@ -23,15 +23,23 @@ CSP: Final = (
 """Pages load only the site's own scripts and styles: replays are untrusted, and the
 viewer writes their strings (names, details, notes) as text, never as markup."""
 
-# A static import or re-export of a relative module: `import ... from "./x.js"`.
+# A static import or re-export of a relative module: `import ... from "./x.js"`,
+# `export ... from "./x.js"`, or `import "./x.js"` (a chunk the bundler imports for its
+# effects).
 _IMPORT: Final = re.compile(
-    r"""^\s*(?:import|export)\b[^;'"]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']""", re.M
+    r"""^\s*(?:import|export)\b(?:[^;'"]*?\bfrom)?\s*["'](\.{1,2}/[^"']+)["']""", re.M
 )
 
 
+def page_script(page: str) -> str:
+    """The bundle of ``static/<page>.js`` (``web/build.sh``), a path under static/: what a page
+    loads, its chunks preloaded (``first_draw_modules``)."""
+    return f"dist/{page}.js"
+
+
 @functools.cache
-def first_draw_modules(entry: str = "view.js") -> tuple[str, ...]:
-    """The modules ``entry`` imports statically, directly or not (paths under static/).
+def first_draw_modules(entry: str) -> tuple[str, ...]:
+    """``entry`` and the modules it imports statically, directly or not (paths under static/).
 
     The pages preload them all at once: otherwise the browser finds them one level
     of imports at a time, a round trip each, before it can draw. Modules loaded
@@ -47,7 +55,14 @@ def first_draw_modules(entry: str = "view.js") -> tuple[str, ...]:
         source = (STATIC_DIR / path).read_text(encoding="utf-8")
         base = posixpath.dirname(path)
         todo += [posixpath.normpath(posixpath.join(base, m)) for m in _IMPORT.findall(source)]
-    return tuple(sorted(found))
+    return (entry, *sorted(found[1:]))
+
+
+def _preloads(page: str) -> str:
+    return "\n".join(
+        f'<link rel="modulepreload" href="/static/{m}">'
+        for m in first_draw_modules(page_script(page))
+    )
 
 
 _VIEWER_PAGE: Final = """<!doctype html>
@@ -58,10 +73,10 @@ _VIEWER_PAGE: Final = """<!doctype html>
 <title>{title} · Foray Arena</title>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="preload" href="{replay_url}" as="fetch" crossorigin="anonymous">
+{preloads}
 <link rel="stylesheet" href="/static/vendor/uplot/uPlot.min.css">
 <link rel="stylesheet" href="/static/viewer.css">
-{preloads}
-<script type="module" src="/static/view.js"></script>
+<script type="module" src="/static/{script}"></script>
 </head>
 <body class="fv-page">
 <main id="viewer" data-replay-url="{replay_url}">
@@ -74,13 +89,11 @@ _VIEWER_PAGE: Final = """<!doctype html>
 
 def viewer_page(replay_url: str, title: str) -> HTMLResponse:
     """A page with one viewer of the replay stream at ``replay_url`` (opens at ``?tick=N``)."""
-    preloads = "\n".join(
-        f'<link rel="modulepreload" href="/static/{m}">' for m in first_draw_modules()
-    )
     body = _VIEWER_PAGE.format(
         title=html.escape(title),
         replay_url=html.escape(replay_url, quote=True),
-        preloads=preloads,
+        preloads=_preloads("view"),
+        script=page_script("view"),
     )
     return HTMLResponse(body, headers={"Content-Security-Policy": CSP})
 
@@ -92,11 +105,11 @@ _SITE_PAGE: Final = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title} · Foray Arena</title>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+{preloads}
 <link rel="stylesheet" href="/static/vendor/uplot/uPlot.min.css">
 <link rel="stylesheet" href="/static/viewer.css">
 <link rel="stylesheet" href="/static/site.css">
-{preloads}
-<script type="module" src="/static/{page}.js"></script>
+<script type="module" src="/static/{script}"></script>
 </head>
 <body class="fv-page site" data-page="{page}" data-id="{ident}" data-side="{side}">
 <main id="page">
@@ -107,7 +120,7 @@ _SITE_PAGE: Final = """<!doctype html>
 """
 
 SITE_PAGES: Final = ("index", "run", "match", "tournament", "console")
-"""The site's pages: each is static/<name>.js over the JSON API."""
+"""The site's pages: each is static/<name>.js over the JSON API (bundled: ``page_script``)."""
 
 
 def site_page_html(
@@ -121,15 +134,13 @@ def site_page_html(
     """
     if page not in SITE_PAGES:
         raise ValueError(f"no page {page!r}")
-    preloads = "\n".join(
-        f'<link rel="modulepreload" href="/static/{m}">' for m in first_draw_modules(f"{page}.js")
-    )
     body = _SITE_PAGE.format(
         title=html.escape(title if ident is None else f"{title} #{ident}"),
         page=page,
         ident="" if ident is None else str(ident),
         side=html.escape(side, quote=True),
-        preloads=preloads,
+        preloads=_preloads(page),
+        script=page_script(page),
     )
     return HTMLResponse(body, headers={"Content-Security-Policy": CSP})
 

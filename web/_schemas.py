@@ -71,6 +71,12 @@ NAME: Final = {
 }
 BINARY: Final = {"type": "string", "format": "binary"}
 
+_WORKER: Final = {
+    **NAME,
+    "description": "the worker whose local runs the names or sha256s may be (docs/web.md,"
+    " Workers): each is fetched from it and admitted as an upload first",
+}
+
 SCHEMAS: Final[dict[str, Any]] = {
     "Error": {
         "type": "object",
@@ -131,6 +137,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "a": NAME,
             "b": NAME,
             "seed": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+            "worker": _WORKER,
         },
     },
     "Run": {
@@ -267,6 +274,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             },
             "rounds": {"type": "integer", "minimum": 1, "maximum": 64},
             "shuffle": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+            "worker": _WORKER,
         },
     },
     "Bundle": {

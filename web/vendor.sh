@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the browser libraries pinned in package-lock.json and copy their built
 # browser files and licences into static/vendor/ (committed; node_modules is not).
-# Run it after changing a version in package.json (then `npm install` to relock).
+# Run it after changing a version in package.json (then `npm install` to relock);
+# it ends by bundling the pages again (build.sh), since their bundles hold the libraries.
 set -euo pipefail
 cd "$(dirname "$0")"
 npm ci --no-audit --no-fund --ignore-scripts
@@ -28,3 +29,6 @@ for (const name of ["@msgpack/msgpack", "uplot"]) {
   console.log(`${name} ${p.version} ${p.license} ${p.integrity}`);
 }' > "$out/VERSIONS"
 cat "$out/VERSIONS"
+
+# The pages' bundles hold the libraries: build them again.
+./build.sh

@@ -3,7 +3,6 @@
 from ._build import (
     ASC_FLAGS as ASC_FLAGS,
     ASSEMBLYSCRIPT_DIR as ASSEMBLYSCRIPT_DIR,
-    BASELINES_DIR as BASELINES_DIR,
     ZIG_BUILD_FLAGS as ZIG_BUILD_FLAGS,
     ZIG_FLAGS as ZIG_FLAGS,
     BuildError as BuildError,
@@ -15,6 +14,7 @@ from ._build import (
 )
 from ._registry import (
     BASELINES as BASELINES,
+    BASELINES_DIR as BASELINES_DIR,
     Baseline as Baseline,
     baseline_path as baseline_path,
     build_baselines as build_baselines,

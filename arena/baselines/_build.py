@@ -16,10 +16,11 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena.baselines._registry import BASELINES_DIR
+
 __all__ = [
     "ASC_FLAGS",
     "ASSEMBLYSCRIPT_DIR",
-    "BASELINES_DIR",
     "ZIG_BUILD_FLAGS",
     "ZIG_FLAGS",
     "BuildError",
@@ -29,8 +30,6 @@ __all__ = [
     "compile_zig",
     "pinned_asc",
 ]
-
-BASELINES_DIR: Path = Path(__file__).resolve().parents[2] / "baselines"
 
 ASSEMBLYSCRIPT_DIR: Path = BASELINES_DIR / "assemblyscript"
 """The AssemblyScript project's own files, and where ``./scripts/setup.sh`` installs the

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena._errors import UnknownControllerError
-from arena.baselines._build import BASELINES_DIR, compile_c
 
 __all__ = [
     "BASELINES",
+    "BASELINES_DIR",
     "Baseline",
     "baseline_path",
     "build_baselines",
@@ -22,6 +22,13 @@ __all__ = [
     "check_baselines",
     "load_baseline",
 ]
+
+
+BASELINES_DIR: Path = Path(__file__).resolve().parents[2] / "baselines"
+"""The committed baselines' sources and modules (and the headers controllers build with).
+
+Here, not with the compilers (``_build.py``): a match loads a baseline by name
+and builds nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +108,8 @@ def load_baseline(name: str) -> bytes:
 
 def build_baselines(out_dir: Path) -> dict[str, bytes]:
     """Compile every baseline from source into ``out_dir``; return name -> module bytes."""
+    from arena.baselines._build import compile_c
+
     out_dir.mkdir(parents=True, exist_ok=True)
     built: dict[str, bytes] = {}
     for name, b in BASELINES.items():
@@ -128,6 +137,8 @@ def build_extra(name: str) -> bytes:
     if not source.is_file():
         raise UnknownControllerError(f"no extra bot {name!r} ({source.name} does not exist)")
     import tempfile
+
+    from arena.baselines._build import compile_c
 
     with tempfile.TemporaryDirectory() as tmp:
         return compile_c([source], Path(tmp) / f"{name}.wasm", include=[BASELINES_DIR])

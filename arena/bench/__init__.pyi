@@ -24,4 +24,8 @@ from ._strength import (
     play_all as play_all,
     render_markdown as render_markdown,
 )
-from ._tournament import tournament_figures as tournament_figures
+from ._tournament import (
+    JUDGED_SCALING as JUDGED_SCALING,
+    scaling_verdict as scaling_verdict,
+    tournament_figures as tournament_figures,
+)

@@ -77,7 +77,7 @@ def run_benchmarks(
     size: Size | None = None,
 ) -> None:
     """Print the one-run summary (``which`` None), or the detailed figures for ``which``: all,
-    sim, match, store, tournament, parts, process, or a figure another package adds.
+    sim, match, store, tournament, parts, process, startup, or a figure another package adds.
 
     ``before`` is an earlier checkout of the project: ``parts`` and ``process``
     then measure it too, in turns with this tree, and print both side by side.
@@ -132,6 +132,10 @@ def _detailed(which: str, size: Size, before: Path | None) -> None:
         parts_figures(trees, rounds=repeat, repeat=5 if size is Size.FULL else 3)
     if which in ("all", "process"):
         process_figures(trees, rounds=7 if size is Size.FULL else 3)
+    if which in ("all", "startup"):
+        from arena.bench._startup import startup_figures
+
+        startup_figures(rounds=11 if size is Size.FULL else 5)
 
 
 @contextlib.contextmanager

@@ -7,7 +7,11 @@ custom section is never executed. The swiss is stored in a fresh store and
 played by a Ray driver in a child process (no process may play wasm after
 ``ray.init``, and ``arena bench all`` plays wasm in this one): first one
 1-tick match of each module against itself (Ray's workers start, every module
-compiles into the shared disk cache), then the swiss, timed. The same child
+compiles into the shared disk cache), then the swiss, timed. Then the same
+swiss once more as a user runs it, ``arena tournament --executor ray`` on the
+64 modules as files, timed from the command's start to its end: Python's
+start, Ray's, its workers' and the store's included (the compiled modules
+are in the disk cache by then, as on any second run). The same child
 reports the coordinator's memory and what the executor sent to Ray. Then,
 in this process, the coordinator's own cost per match is measured on
 results made up without playing (the scheduler's time and memory per match
@@ -38,7 +42,7 @@ from arena.coordinator import (
     store_contestant,
     tournament_rules,
 )
-from arena.executors import RayExecutor, RayStats, default_jobs
+from arena.executors import RAY_ADDRESS_ENV, RayExecutor, RayStats, default_jobs
 from arena.match import Contestant
 from arena.store import STORE_FILE, Store
 from arena.tournament import Format, Pairing, Played, Scheduler, TournamentPlan
@@ -142,6 +146,35 @@ print(json.dumps(drive_on_ray(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[
 """
 
 
+def _from_the_command_line(seeds: int, cpus: int) -> tuple[float, int] | str:
+    """The swiss as ``arena tournament --executor ray`` plays it from nothing but the module
+    cache: the command's wall time and its matches, or why it failed."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-scale-cli-") as tmp:
+        paths = []
+        for c in numbered_field(SCALE_ENTRANTS):
+            path = Path(tmp) / f"{c.name}.wasm"
+            path.write_bytes(c.blob)
+            paths.append(str(path))
+        env = {**os.environ, "FORAY_DATA_DIR": str(Path(tmp) / "data")}
+        env.pop(RAY_ADDRESS_ENV, None)
+        args = ["--executor", "ray", "--jobs", str(cpus), "--format", "swiss"]
+        args += ["--rounds", str(SCALE_ROUNDS), "--seeds", str(seeds), "--json", *paths]
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "arena", "tournament", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=3600,
+        )
+        wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        last = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+        return f"failed: {last[0][:200]}"
+    return wall, int(json.loads(proc.stdout)["matches"])
+
+
 def _made_up(pairing: Pairing) -> Played:
     """A result for ``pairing`` without playing it (side A wins on even slots)."""
     winner = (pairing.round + pairing.slot) % 2
@@ -240,6 +273,7 @@ def scale_figures(
                 print(f"  Ray: failed: {last[0][:200]}")
                 ray_ok = False
             else:
+                cli = _from_the_command_line(n_seeds, cpus)
                 got: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
                 with Store.open(root) as store:
                     # A resumed coordinator reads every stored match of the tournament.
@@ -286,9 +320,20 @@ def scale_figures(
             )
             print(
                 f"  {matches} matches ({got['errors']} errors) in {got['wall']:.1f} s: "
-                f"{rate:.1f} matches/s, {rate / cpus:.1f} matches/s per core; "
-                f"winner {got['winner']}"
+                f"{rate:.1f} matches/s, {rate / cpus:.1f} matches/s per core, Ray and its "
+                f"workers up beforehand; winner {got['winner']}"
             )
+            if isinstance(cli, str):
+                print(f"  the same from the command line: {cli}")
+            else:
+                cli_rate = cli[1] / cli[0]
+                figures |= {"cli_wall_s": cli[0], "cli_matches_per_s_per_core": cli_rate / cpus}
+                print(
+                    f"  the same from the command line (arena tournament --executor ray, "
+                    f"Python's, Ray's and its workers' start included, modules cached): "
+                    f"{cli[1]} matches in {cli[0]:.1f} s, {cli_rate:.1f} matches/s, "
+                    f"{cli_rate / cpus:.1f} matches/s per core"
+                )
             print(
                 f"  Ray object store: {got['puts']} puts ({_mib(got['put_bytes'])}, one per "
                 f"module, mean module {module_bytes / SCALE_ENTRANTS:,.0f} bytes) for "

@@ -59,7 +59,13 @@ from arena.executors import (
 from arena.match import MatchResult, load_contestant
 from arena.store import Store, TournamentRecord
 
-__all__ = ["TournamentFigures", "machine_scaling", "tournament_figures"]
+__all__ = [
+    "JUDGED_SCALING",
+    "TournamentFigures",
+    "machine_scaling",
+    "scaling_verdict",
+    "tournament_figures",
+]
 
 _CACHE_ENV = "FORAY_CACHE_DIR"
 
@@ -91,6 +97,42 @@ def machine_scaling(processes: int, seconds: float = 1.0) -> float:
         list(pool.map(_spin, [n] * processes))
         together = time.perf_counter() - start
     return processes * alone / together
+
+
+JUDGED_SCALING = 0.65
+"""The share of perfect scaling (``processes``) the machine's own loop must reach for the
+tournament's speed-up to be judged against it: 1.3x at 2 processes. Below it the cores were
+busy with other work, and a ratio of two small speed-ups says nothing of the arena."""
+
+
+def scaling_verdict(speedup: float, loop: float, work: float, processes: int) -> str:
+    """The speed-up at ``processes`` workers, printed beside the machine's own scaling (its
+    Python ``loop``, and the same matches' ``work`` in independent processes), as a share of
+    the loop's only when the loop scaled to ``JUDGED_SCALING`` of ``processes`` or more."""
+    floor = JUDGED_SCALING * processes
+    head = (
+        f"speed-up at {processes} workers: {speedup:.2f}x, beside the machine's own "
+        f"{loop:.2f}x (a Python loop) and {work:.2f}x (the same matches)"
+    )
+    if processes < 2:
+        return f"{head}: one worker, nothing to judge"
+    if not loop >= floor:  # NaN too: not measured
+        return (
+            f"{head}: cannot be judged, the machine's own loop scaled under {floor:.2f}x "
+            f"({JUDGED_SCALING:.0%} of {processes} processes; other work held its cores)"
+        )
+    return (
+        f"{head}: {speedup / loop:.0%} of the loop's scaling (goal: >= 90%), "
+        f"{speedup / work:.0%} of the matches' own"
+    )
+
+
+def _load_average() -> list[float]:
+    """The 1, 5 and 15-minute load averages, rounded (empty where the system has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
 
 
 @contextmanager
@@ -315,6 +357,7 @@ def tournament_figures(
     passes = 1 if repeat == 1 else 2
     workers = default_jobs()
     matches = len(_jobs(n_seeds, max_ticks)[0])
+    load_start = _load_average()
     with _module_cache() as cache:
         before = machine_scaling(workers, loop_seconds) if detail else math.nan
         inside = one = many = math.inf
@@ -335,6 +378,7 @@ def tournament_figures(
             _row("1 local worker", one, matches)
             _row(f"{workers} local workers", many, matches)
             return figures
+        load_timed = _load_average()
         timed = _inside_a_worker(n_seeds, max_ticks)
         work = _match_scaling(workers, max(1, n_seeds // 2), max_ticks)
         on_ray = _on_ray(n_seeds, workers) if ray else "left out"
@@ -359,9 +403,12 @@ def tournament_figures(
         f"({before:.2f}x before the tournaments, {after:.2f}x after); the same matches in "
         f"independent processes {work:.2f}x"
     )
+    print(f"  {scaling_verdict(speedup, loop, work, workers)}")
     print(
-        f"  speed-up at {workers} workers: {speedup:.2f}x, {speedup / loop:.0%} of the loop's "
-        f"scaling (goal: >= 90%), {speedup / work:.0%} of the matches' own"
+        f"  load average (1, 5, 15 minutes): {load_start} at the start, {load_timed} as the "
+        f"timed worker's tournament began, {_load_average()} at the end, on {os.cpu_count()} "
+        f"cores (the bench's own processes count up to about {workers + 1}; more is other "
+        "work, which slows every figure and makes the time outside matches larger)"
     )
     played, start = timed.spans, timed.start
     total = timed.finished - start
@@ -370,7 +417,8 @@ def tournament_figures(
     first, last = played[0][0] - start, timed.finished - played[-1][1]
     print(
         "  time not spent inside matches, 1 worker, timed inside it: "
-        f"{1 - inside_worker / total:.2%} of the total {total:.2f} s (goal: < 2%):"
+        f"{1 - inside_worker / total:.2%} of the total {total:.2f} s (goal: < 2%; load "
+        f"average {load_timed[:1] or '?'} as it began):"
     )
     print(
         f"    once: the first match began {first:.3f} s after the start ({first / total:.1%}: "

@@ -14,8 +14,7 @@ from arena._errors import ArenaError
 from arena._files import open_regular
 from arena.cases._errors import CaseNotFoundError
 from arena.cases._roles import Role
-from arena.executors import MatchJob
-from arena.match import Contestant
+from arena.match import Contestant, MatchJob
 from arena.sandbox import MAX_MODULE_BYTES, Limits
 
 __all__ = [

@@ -45,6 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "scale",
         "parts",
         "process",
+        "startup",
         *extensions(BENCHMARKS),
     ]
     be.add_argument("which", nargs="?", default=None, choices=choices)

@@ -8,26 +8,18 @@ with a message; anything else is a bug and shows its traceback.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
+import importlib
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 import replays
 import sim
 from arena._errors import ArenaError
 from arena._extensions import COMMANDS, extensions
-from arena.cli import (
-    _baselines,
-    _bench,
-    _cases,
-    _demo,
-    _map,
-    _match,
-    _prove,
-    _prune,
-    _replay,
-    _tournament,
-)
 from arena.cli._common import shown
 
 __all__ = ["OPERATOR_ERRORS", "build_parser", "main"]
@@ -41,28 +33,48 @@ OPERATOR_ERRORS: tuple[type[Exception], ...] = (
 """What the operator or a file got wrong: exit 2 with the message, no traceback."""
 
 
-# The command group that registers each command: a command line names one
-# command, and building only its group's parser saves most of the parser's
-# cost (argparse looks up a translation for every help string it makes).
+# The command group (a module of arena.cli) that registers each command: a
+# command line names one command, and only its group's module is imported and
+# its parser built. A group imports what its commands use when they run, so
+# `arena match` loads neither the other commands' code nor their imports, and
+# argparse looks up a translation for fewer help strings.
 _GROUP_OF = {
-    "map": _map,
-    "check": _match,
-    "match": _match,
-    "prune": _prune,
-    "replay": _replay,
-    "baselines": _baselines,
-    "case": _cases,
-    "cases": _cases,
-    "new": _prove,
-    "build": _prove,
-    "prove": _prove,
-    "runs": _prove,
-    "tournament": _tournament,
-    "tournaments": _tournament,
-    "standings": _tournament,
-    "demo": _demo,
-    "bench": _bench,
+    "map": "_map",
+    "check": "_match",
+    "match": "_match",
+    "prune": "_prune",
+    "replay": "_replay",
+    "baselines": "_baselines",
+    "case": "_cases",
+    "cases": "_cases",
+    "new": "_prove",
+    "build": "_prove",
+    "prove": "_prove",
+    "runs": "_prove",
+    "tournament": "_tournament",
+    "tournaments": "_tournament",
+    "standings": "_tournament",
+    "demo": "_demo",
+    "bench": "_bench",
 }
+_GROUPS = (
+    "_map",
+    "_match",
+    "_prune",
+    "_replay",
+    "_tournament",
+    "_baselines",
+    "_cases",
+    "_prove",
+    "_demo",
+    "_bench",
+)
+"""Every group, in the order of ``arena --help``."""
+
+
+def _group(name: str) -> ModuleType:
+    """The command group module ``arena.cli.<name>`` (one of ``_GROUPS``)."""
+    return importlib.import_module(f"arena.cli.{name}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -95,11 +107,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     group = _GROUP_OF.get(command or "")
     if group is not None:
-        group.register(sub)
+        _group(group).register(sub)
         return p
-    groups = (_map, _match, _prune, _replay, _tournament, _baselines, _cases, _prove, _demo, _bench)
-    for each in groups:
-        each.register(sub)
+    for name in _GROUPS:
+        _group(name).register(sub)
     # Commands of the packages above arena (``arena view`` is web's).
     for entry in extensions(COMMANDS).values():
         entry.load()(sub)
@@ -108,6 +119,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script."""
+    # The process ends when the command does: the interpreter's last garbage collections
+    # would walk everything the command loaded, for memory the kernel frees anyway (as a
+    # worker skips them, docs/benchmarks.md). Objects made after the freeze are still
+    # collected, and files and the store are closed by the command itself.
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word names the command (the parser itself takes no options but -h).
     args = build_parser(argv[0] if argv else None).parse_args(argv)

@@ -13,8 +13,8 @@ _TINY = 256
 """Bytes below which a module with a missing export probably lost them all at link time."""
 
 
-# The commands import the sandbox when they run: the parser is built for every
-# command, and wasmtime is the largest import of all.
+# The commands import what they use when they run: wasmtime is the largest import of
+# all, and `arena check` needs none of the store.
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -42,12 +42,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
+    # The match path: nothing of the executors, the coordinator or the builds
+    # (tests/test_startup.py lists every module it loads).
     from arena._files import check_directory, check_output, data_dir, write_output
     from arena.cases import default_case
-    from arena.coordinator import store_contestant
-    from arena.executors import play
-    from arena.match import load_contestant, load_map
-    from arena.store import Store
+    from arena.match import load_contestant, load_map, play
+    from arena.store import Store, store_contestant
 
     a, b = load_contestant(args.a), load_contestant(args.b)
     # The rules and limits are the Foray case's; the replay names the case they came

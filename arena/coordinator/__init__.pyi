@@ -13,6 +13,7 @@ from ._run import (
     OnProgress as OnProgress,
     TournamentProgress as TournamentProgress,
     TournamentResult as TournamentResult,
+    TournamentStoppedError as TournamentStoppedError,
     run_tournament as run_tournament,
     run_tournament_sync as run_tournament_sync,
 )

@@ -1,4 +1,8 @@
-"""Who plays and where: controllers named on a command line into the store, and the executor."""
+"""Who plays and where: controllers named on a command line into the store, and the executor.
+
+``store_contestant`` is the store's (``arena match`` records its two sides without the
+coordinator); it is lent here beside ``add_contestant``, which loads and stores in one call.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,8 @@ import os
 from typing import TYPE_CHECKING
 
 from arena._errors import ArenaError
-from arena.baselines import BASELINES, load_baseline
 from arena.match import Contestant, load_contestant
-from arena.store import Entrant, Origin, Store
+from arena.store import Entrant, Store, store_contestant
 
 if TYPE_CHECKING:
     from arena.executors import Executor
@@ -18,24 +21,6 @@ __all__ = ["EXECUTORS", "add_contestant", "make_executor", "store_contestant"]
 
 EXECUTORS = ("local", "ray")
 """The executors ``make_executor`` knows, by name."""
-
-
-def store_contestant(store: Store, contestant: Contestant, *, name: str | None = None) -> Entrant:
-    """Store ``contestant``'s controller and return it as an entrant.
-
-    Its origin is ``baseline`` when it is a committed baseline's module under
-    that baseline's name (a hidden baseline stays hidden), else ``file``.
-    ``name`` is the name it enters under (default: the contestant's).
-    """
-    baseline = BASELINES.get(contestant.name)
-    is_baseline = baseline is not None and contestant.blob == load_baseline(contestant.name)
-    record = store.add_controller(
-        contestant.blob,
-        name=name or contestant.name,
-        origin=Origin.BASELINE if is_baseline else Origin.FILE,
-        hidden=baseline.hidden if baseline is not None and is_baseline else False,
-    )
-    return Entrant(name or contestant.name, record.sha256)
 
 
 def add_contestant(store: Store, spec: str) -> tuple[Contestant, Entrant]:

@@ -11,10 +11,11 @@ matches in flight.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -22,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 import trio
 
 import sim
+from arena._errors import ArenaError
 from arena.cases import Case
 from arena.coordinator._stored import (
     played_of,
@@ -30,7 +32,15 @@ from arena.coordinator._stored import (
     tournament_plan,
     tournament_rules,
 )
-from arena.executors import Executor, JobFailed, MatchJob, Outcome, WorkersUnavailableError
+from arena.executors import (
+    Executor,
+    ExecutorLostError,
+    JobFailed,
+    MatchJob,
+    Outcome,
+    Session,
+    WorkersUnavailableError,
+)
 from arena.match import Contestant, MatchResult
 from arena.store import Entrant, MatchRecord, Store, TournamentRecord, TournamentStatus
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings
@@ -43,6 +53,7 @@ __all__ = [
     "OnProgress",
     "TournamentProgress",
     "TournamentResult",
+    "TournamentStoppedError",
     "run_tournament",
     "run_tournament_sync",
 ]
@@ -122,6 +133,26 @@ class MatchRaisedError(RuntimeError):
         self.tournament_id = tournament_id
         self.raised = raised
         """Each match that raised, and what it raised."""
+
+
+class TournamentStoppedError(ArenaError):
+    """The executor was lost mid-tournament (``ExecutorLostError``): every match that came
+    back before is recorded, the tournament is marked failed with the reason, and
+    ``arena tournament --resume`` plays the rest."""
+
+    def __init__(self, tournament_id: int, lost: ExecutorLostError, recorded: int, left: int):
+        super().__init__(
+            f"tournament {tournament_id} stopped: {lost.reason}; the {recorded} match(es) "
+            f"played are recorded and {left} are left: once the executor is back, arena "
+            f"tournament --resume {tournament_id} plays them"
+        )
+        self.tournament_id = tournament_id
+        self.reason = lost.reason
+
+
+LOST_GRACE = 5.0
+"""Seconds the coordinator waits, once its executor is lost, for the matches in flight to
+come back (each with its result, or the loss) before it stops without them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +347,8 @@ async def _play(
     exhausted = False
     played = errors = 0
     store_wall = store_cpu = 0.0
+    lost: ExecutorLostError | None = None  # the executor is gone: record what came, then stop
+    lost_deadline = math.inf
     outcomes_send, outcomes_recv = trio.open_memory_channel[tuple[Pairing, Outcome | Exception]](
         math.inf
     )
@@ -357,7 +390,7 @@ async def _play(
                 it): as many as the player's batch while much is left, fewer towards the end
                 (a share of what is left for each call), one at the last."""
                 nonlocal calls, playing
-                if calls >= slots:
+                if calls >= slots or lost is not None:
                     return []
                 left = sched.total - sched.recorded - len(handed)
                 size = max(1, min(batcher.batch, left // (2 * slots)))
@@ -398,7 +431,11 @@ async def _play(
             report()
             while handed:
                 # Everything that has arrived is recorded together (a batch's results).
-                arrived = [await outcomes_recv.receive()]
+                arrived: list[tuple[Pairing, Outcome | Exception]] = []
+                with trio.move_on_at(lost_deadline):
+                    arrived.append(await outcomes_recv.receive())
+                if not arrived:
+                    break  # lost: what is still out will not come back
                 while True:
                     try:
                         arrived.append(outcomes_recv.receive_nowait())
@@ -406,7 +443,11 @@ async def _play(
                         break
                 outcomes: list[tuple[Pairing, Outcome]] = []
                 for pairing, outcome in arrived:
-                    if isinstance(outcome, Exception):
+                    if isinstance(outcome, ExecutorLostError):
+                        handed.discard(pairing)
+                        if lost is None:
+                            lost, lost_deadline = outcome, trio.current_time() + LOST_GRACE
+                    elif isinstance(outcome, Exception):
                         handed.discard(pairing)
                         held.add(pairing)
                         raised.append((pairing, outcome))
@@ -436,6 +477,10 @@ async def _play(
                             pending, exhausted = None, False
                         fill()
                     report(result, match.id)
+            nursery.cancel_scope.cancel()  # what is left in flight (after a loss)
+    if lost is not None:
+        left = sched.total - sched.recorded
+        raise TournamentStoppedError(t.record.id, lost, sched.recorded, left) from lost
     if raised:
         raise MatchRaisedError(t.record.id, raised) from raised[0][1]
     if not sched.finished:
@@ -484,28 +529,44 @@ async def run_tournament(
     """
     if not isinstance(executor, Executor) and (slots is None or slots < 1):
         raise ValueError("a MatchPlayer needs slots: how many matches it plays at once")
-    t = await trio.to_thread.run_sync(_load, store, tournament_id)
     stats = CoordinatorStats(0, 0, 0.0, 0.0, 0.0)
-    if not t.scheduler.finished:
-        try:
-            if isinstance(executor, Executor):
-                async with executor.open_session() as session:
-                    stats = await _play(store, t, session, slots or session.slots, on_progress)
-            else:
+    async with contextlib.AsyncExitStack() as stack:
+        player: Executor | MatchPlayer = executor
+        status = (await trio.to_thread.run_sync(store.tournament, tournament_id)).status
+        if isinstance(player, Executor) and status is not TournamentStatus.FINISHED:
+            # The session opens first: its workers start while the plan is read and built.
+            async with _failing(store, tournament_id):
+                player = await stack.enter_async_context(player.open_session())
+        t = await trio.to_thread.run_sync(_load, store, tournament_id)
+        if not t.scheduler.finished:
+            async with _failing(store, tournament_id):
+                if isinstance(player, Executor):
+                    player = await stack.enter_async_context(player.open_session())
+                if isinstance(player, Session):
+                    slots = slots or player.slots
                 assert slots is not None
-                stats = await _play(store, t, executor, slots, on_progress)
-        except WorkersUnavailableError:
-            raise  # the executor's failure, not the tournament's: it stays running
-        except Exception as exc:
-            reason = f"{type(exc).__name__}: {exc}"
-            try:
-                await trio.to_thread.run_sync(store.fail_tournament, tournament_id, reason)
-            except Exception as also:  # the store itself may be what failed
-                exc.add_note(f"marking tournament {tournament_id} failed did not work: {also}")
-            raise
+                stats = await _play(store, t, player, slots, on_progress)
     standings = t.scheduler.standings()
     record = await trio.to_thread.run_sync(_finish, store, t, standings)
     return TournamentResult(record, standings, stats)
+
+
+@contextlib.asynccontextmanager
+async def _failing(store: Store, tournament_id: int) -> AsyncIterator[None]:
+    """Any error but a cancellation marks the tournament failed, with the error, and goes on;
+    but workers that cannot start are the executor's failure, not the tournament's: it stays
+    running, for ``--resume``."""
+    try:
+        yield
+    except WorkersUnavailableError:
+        raise
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        try:
+            await trio.to_thread.run_sync(store.fail_tournament, tournament_id, reason)
+        except Exception as also:  # the store itself may be what failed
+            exc.add_note(f"marking tournament {tournament_id} failed did not work: {also}")
+        raise
 
 
 def run_tournament_sync(

@@ -2,6 +2,7 @@
 
 from ._abc import (
     Executor as Executor,
+    ExecutorLostError as ExecutorLostError,
     OnOutcome as OnOutcome,
     Session as Session,
     WorkersUnavailableError as WorkersUnavailableError,
@@ -25,6 +26,7 @@ from ._play import (
 from ._ray import (
     RAY_ADDRESS_ENV as RAY_ADDRESS_ENV,
     RayExecutor as RayExecutor,
+    RayNodeLostError as RayNodeLostError,
     RayStats as RayStats,
     RayUnavailableError as RayUnavailableError,
 )

@@ -19,7 +19,21 @@ import trio
 from arena._errors import ArenaError
 from arena.executors._job import MatchJob, Outcome
 
-__all__ = ["Executor", "OnOutcome", "Session", "WorkersUnavailableError"]
+__all__ = ["Executor", "ExecutorLostError", "OnOutcome", "Session", "WorkersUnavailableError"]
+
+
+class ExecutorLostError(ArenaError):
+    """Where the matches run is gone (a Ray cluster's node or GCS lost): no match can be
+    played there any more, whoever's fault that was, the arena's and the controllers' aside.
+
+    A session's ``play`` raises it for every match in flight and every later one; the
+    coordinator records what came back before it and stops (``TournamentStoppedError``).
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
 
 OnOutcome = Callable[[int, Outcome], Awaitable[None] | None]
 """Called with a job's index and its outcome as it completes (``Executor.run``)."""
@@ -75,12 +89,17 @@ async def _each(
 
 @contextmanager
 def _unavailable_as_itself() -> Iterator[None]:
-    """A nursery's group of ``WorkersUnavailableError`` (each call that met it) raised as the
-    first of them, so that callers catch it by type (a command exits 2 on it)."""
+    """The executor's own failure raised as one error, so that callers catch it by type (a
+    command exits 2 on it): a lost executor (``ExecutorLostError``), whatever number of
+    plays it stopped and whatever else they raised meanwhile; or a nursery's group made only
+    of ``WorkersUnavailableError`` (each call that met it), as the first of them."""
     try:
         yield
     except BaseExceptionGroup as group:
         leaves = list(_leaves(group))
+        lost = [e for e in leaves if isinstance(e, ExecutorLostError)]
+        if lost:
+            raise lost[0] from None
         if all(isinstance(e, WorkersUnavailableError) for e in leaves):
             raise leaves[0] from None
         raise
@@ -107,7 +126,8 @@ class Executor(ABC):
         Outcomes arrive in completion order, each exactly once, in the calling
         task (so a coordinator may write them to its store without locks).
         ``WorkersUnavailableError`` (raised as itself, however many calls met it)
-        if the executor's workers cannot start.
+        if the executor's workers cannot start; ``ExecutorLostError`` if where they run
+        is gone.
         """
         done_send, done_recv = trio.open_memory_channel[tuple[int, Outcome]](math.inf)
         with _unavailable_as_itself():

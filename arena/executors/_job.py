@@ -1,7 +1,9 @@
-"""What a match depends on (``MatchJob``) and what running one gives (``Outcome``).
+"""What running a job gives (``Outcome``), and ``MatchJob`` as the executors take it.
 
-Kept apart from the executors and from playing (``_play.py``): a job is built,
-stored and sent without trio, trio-parallel or the sandbox's engine.
+``MatchJob`` is ``arena.match``'s (a match is played without the executors);
+this module is kept apart from the executors and from playing (``_play.py``):
+a job is built, stored and sent without trio, trio-parallel or the sandbox's
+engine.
 """
 
 from __future__ import annotations
@@ -9,31 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import replays
-import sim
-from arena.match import Contestant, MatchResult
-from arena.sandbox import Limits
+from arena.match import MatchJob, MatchResult
 
 __all__ = ["JobFailed", "MatchJob", "Outcome", "default_jobs"]
-
-
-@dataclass(frozen=True, slots=True)
-class MatchJob:
-    """Everything one match depends on; the same job always gives the same replay bytes.
-
-    A case builds the job of a match played under it (``Case.match_job``): its
-    rules, limits, map, identity and replay version.
-    """
-
-    a: Contestant
-    b: Contestant
-    seed: int = 0
-    config: sim.Config | None = None
-    limits: Limits | None = None
-    game_map: sim.GameMap | None = None
-    case: replays.CaseRef | None = None
-    replay_version: int = replays.VERSION
-    """The replay format version written (the one a case records in)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ by every call, so a batch of ``LocalExecutor.batch`` pays it once for them all
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -58,6 +59,16 @@ class _LocalSession(Session):
         self.batch = batch
         self._pool = pool
         self._limiter = trio.CapacityLimiter(slots)
+
+    async def start_worker(self) -> None:
+        """Start one worker ahead of the first match (it holds a slot until it is up, so no
+        match starts a worker of its own meanwhile); one that fails to start is left to the
+        first match's retries, and workers that cannot start at all to the first match too
+        (it raises ``WorkersUnavailableError`` where the session's user sees it: this task
+        is the system's, where an error would end the run)."""
+        async with self._limiter:
+            with contextlib.suppress(WorkerDied, WorkersUnavailableError):
+                await self._pool.call(worker_ready, doing="starting")
 
     async def play(self, job: MatchJob) -> Outcome:
         async with self._limiter:
@@ -279,6 +290,29 @@ class LocalExecutor(Executor):
 
     @asynccontextmanager
     async def open_session(self) -> AsyncIterator[Session]:
-        """Up to ``jobs`` worker processes for the life of the block; workers idle 60 s retire."""
+        """Up to ``jobs`` worker processes for the life of the block; workers idle 60 s retire.
+
+        The workers start as the session opens, not at the first match: a coordinator
+        reads and builds its plan meanwhile.
+        """
         async with open_worker_pool(retries=self.retries) as pool:
-            yield _LocalSession(self.jobs, self.batch, pool)
+            session = _LocalSession(self.jobs, self.batch, pool)
+            # A task of its own, not a nursery's: what the session's user raises stays itself.
+            scope, started = trio.CancelScope(), trio.Event()
+
+            async def start_workers() -> None:
+                try:
+                    with scope:
+                        async with trio.open_nursery() as nursery:
+                            for _ in range(self.jobs):
+                                nursery.start_soon(session.start_worker)
+                finally:
+                    started.set()
+
+            trio.lowlevel.spawn_system_task(start_workers)
+            try:
+                yield session
+            finally:
+                scope.cancel()
+                with trio.CancelScope(shield=True):
+                    await started.wait()  # before the pool closes

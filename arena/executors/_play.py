@@ -1,8 +1,9 @@
-"""Playing jobs in this process (``play``): the whole of what a worker does.
+"""Playing jobs in this process (``play``, ``arena.match``'s, and batches of it): the whole
+of what a worker does.
 
-Importing this module loads the match runner and with it the sandbox's engine;
-a command playing one match in its own process (``arena match``) imports
-neither trio nor trio-parallel.
+Importing this module loads the match runner and with it the sandbox's engine.
+A command playing one match in its own process (``arena match``) plays it with
+``arena.match.play`` and imports nothing of the executors.
 """
 
 from __future__ import annotations
@@ -15,24 +16,9 @@ import time
 import traceback
 from collections.abc import Sequence
 
-from arena.executors._job import MatchJob
-from arena.match import MatchResult, run_match
+from arena.match import MatchJob, MatchResult, play
 
 __all__ = ["play", "play_batch", "play_batch_timed", "worker_ready", "worker_started"]
-
-
-def play(job: MatchJob) -> MatchResult:
-    """Play one job in this process. This is the whole of what a worker does."""
-    return run_match(
-        job.a,
-        job.b,
-        seed=job.seed,
-        config=job.config,
-        limits=job.limits,
-        game_map=job.game_map,
-        case=job.case,
-        replay_version=job.replay_version,
-    )
 
 
 def play_batch(jobs: Sequence[MatchJob]) -> list[MatchResult | Exception]:
@@ -87,6 +73,7 @@ def worker_started() -> None:
 
 
 def worker_ready() -> int:
-    """A call that does nothing but answer (the worker's pid): how the local pool checks,
-    after a worker died, that a fresh one starts at all."""
+    """A call that does nothing but answer (the worker's pid): how a local session starts
+    its workers ahead of the first match, and how the pool checks, after a worker died,
+    that a fresh one starts at all."""
     return os.getpid()

@@ -11,6 +11,7 @@ from ._contract import (
     encode_obs_for as encode_obs_for,
 )
 from ._fuel import FuelStats as FuelStats
+from ._job import MatchJob as MatchJob
 from ._rematch import (
     Rematch as Rematch,
     rematch as rematch,
@@ -25,4 +26,7 @@ from ._result import (
     MatchResult as MatchResult,
     SideResult as SideResult,
 )
-from ._runner import run_match as run_match
+from ._runner import (
+    play as play,
+    run_match as run_match,
+)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,9 +32,13 @@ class FuelStats:
         ordered = sorted(tick_fuel)
         rank = math.ceil(0.9 * len(ordered))
         peak = ordered[-1]
+        # statistics.fmean and statistics.median, spelled out: importing statistics
+        # (with fractions and decimal) would cost a one-off match more than the figures.
+        n = len(ordered)
+        middle = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
         return cls(
-            mean=statistics.fmean(tick_fuel),
-            median=float(statistics.median(ordered)),
+            mean=math.fsum(tick_fuel) / n,
+            median=float(middle),
             p90=ordered[rank - 1],
             peak=peak,
             peak_tick=list(tick_fuel).index(peak),

@@ -14,10 +14,26 @@ import replays
 import sim
 from arena._errors import ArenaError
 from arena.match._contract import decode_actions, encode_init, encode_obs_for
+from arena.match._job import MatchJob
 from arena.match._result import Contestant, MatchResult, SideResult
 from arena.sandbox import WASMTIME_VERSION, Controller, Fault, Limits
 
-__all__ = ["run_match"]
+__all__ = ["play", "run_match"]
+
+
+def play(job: MatchJob) -> MatchResult:
+    """Play one job in this process: ``run_match`` of what the job holds. This is the whole
+    of what a worker does (``arena.executors``), and what ``arena match`` does."""
+    return run_match(
+        job.a,
+        job.b,
+        seed=job.seed,
+        config=job.config,
+        limits=job.limits,
+        game_map=job.game_map,
+        case=job.case,
+        replay_version=job.replay_version,
+    )
 
 
 def run_match(

@@ -4,6 +4,7 @@ from ._blobs import (
     FileCoding as FileCoding,
     StoredReplay as StoredReplay,
 )
+from ._contestants import store_contestant as store_contestant
 from ._errors import (
     CorruptFileError as CorruptFileError,
     NotInStoreError as NotInStoreError,

@@ -37,3 +37,9 @@ from ._process import (
     Memory as Memory,
     ServerProcess as ServerProcess,
 )
+from ._viewer import (
+    ViewerRun as ViewerRun,
+    bench_replay as bench_replay,
+    measure_viewer as measure_viewer,
+    viewer_figures as viewer_figures,
+)

@@ -6,6 +6,7 @@
 import {
   api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pageHref, rankCell, savedToken, saveToken, table, when,
 } from "./site.js";
+import { workerPicker } from "./workers.js";
 
 // A link with the token in its fragment (arena demo prints one): the fragment never
 // reaches a server or a log; it is kept for this tab and taken out of the address.
@@ -18,14 +19,15 @@ import {
 }
 
 const main = frame("console");
+// Local runs come from the worker dropdown (the server's own, by default).
 const GROUPS = [
   ["baseline", "committed opponents"],
-  ["run", "local runs"],
   ["upload", "uploaded and pushed"],
   ["file", "files"],
 ];
 
 let controllers = [];
+const WORKERS_EVERY_MS = 5000;
 const message = (el, text, ok = true) => {
   el.textContent = text;
   el.classList.toggle("site-ok", ok);
@@ -60,6 +62,9 @@ uploadFile.addEventListener("change", () => {
   const file = uploadFile.files[0];
   if (file && !uploadName.value) uploadName.value = file.name.replace(/\.wasm$/, "");
 });
+
+// ---------------------------------------------------------------- worker
+const worker = workerPicker(() => { options(pickA); options(pickB); fieldBoxes(); });
 
 // ---------------------------------------------------------------- quick match
 const pickA = h("select", { class: "site-pick-a", "aria-label": "side A" });
@@ -169,6 +174,7 @@ main.append(
   h("section", { class: "site-section" }, h("h2", {}, "Token"), tokenForm),
   h("section", { class: "site-section" }, h("h2", {}, "Upload a controller"), uploadForm),
   h("section", { class: "site-section" }, h("h2", {}, "Controllers"), list),
+  h("section", { class: "site-section" }, h("h2", {}, "Local runs"), worker.element),
   h("section", { class: "site-section" }, h("h2", {}, "Quick match"), matchForm, matchNote, matchViewer),
   h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field, tournamentNote, tournamentBox),
   h(
@@ -192,12 +198,28 @@ function label(c) {
 function options(select) {
   const keep = select.value;
   select.replaceChildren(
-    ...GROUPS.map(([origin, title]) => {
-      const mine = controllers.filter((c) => c.origin === origin);
-      return mine.length ? h("optgroup", { label: title }, mine.map((c) => h("option", { value: c.sha256 }, label(c)))) : null;
-    }).filter(Boolean),
+    ...[
+      worker.optgroup(),
+      ...GROUPS.map(([origin, title]) => {
+        const mine = controllers.filter((c) => c.origin === origin);
+        return mine.length ? h("optgroup", { label: title }, mine.map((c) => h("option", { value: c.sha256 }, label(c)))) : null;
+      }),
+    ].filter(Boolean),
   );
-  if (keep && controllers.some((c) => c.sha256 === keep)) select.value = keep;
+  const choosable = [...select.options].some((o) => o.value === keep && !o.disabled);
+  if (keep && choosable) select.value = keep;
+  else if (select.selectedOptions[0]?.disabled) select.value = [...select.options].find((o) => !o.disabled)?.value ?? "";
+}
+
+function fieldBoxes() {
+  const stored = controllers.filter((c) => c.origin !== "run");
+  const checked = new Set([...field.querySelectorAll("input:checked")].map((i) => i.value));
+  field.replaceChildren(
+    h("legend", {}, "field"),
+    ...worker.checkboxes(),
+    ...stored.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`)),
+  );
+  for (const box of field.querySelectorAll("input")) box.checked = checked.has(box.value) && !box.disabled;
 }
 
 async function refresh() {
@@ -214,16 +236,11 @@ async function refresh() {
       controllers,
     ),
   );
-  options(pickA);
-  options(pickB);
+  await worker.refresh(true); // fills the selects and the field, the chosen worker's runs first
   if (!pickB.value || pickB.value === pickA.value) {
-    const other = controllers.find((c) => c.sha256 !== pickA.value);
-    if (other) pickB.value = other.sha256;
+    const other = [...pickB.options].find((o) => !o.disabled && o.value !== pickA.value);
+    if (other) pickB.value = other.value;
   }
-  field.replaceChildren(
-    h("legend", {}, "field"),
-    ...controllers.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`)),
-  );
 }
 
 async function useToken(token) {
@@ -267,7 +284,7 @@ async function quickMatch() {
   try {
     const match = await api("/api/matches", {
       method: "POST",
-      body: { a: pickA.value, b: pickB.value, seed: Number(seed.value) },
+      body: { a: pickA.value, b: pickB.value, seed: Number(seed.value), ...worker.body() },
       token: savedToken(),
     });
     const show = (m) => {
@@ -292,7 +309,7 @@ async function startTournament() {
   try {
     const t = await api("/api/tournaments", {
       method: "POST",
-      body: { format: format.value, field: chosen, seeds: seedList },
+      body: { format: format.value, field: chosen, seeds: seedList, ...worker.body() },
       token: savedToken(),
     });
     const show = (x) => {
@@ -329,4 +346,6 @@ guarded(main, async () => {
   tokenInput.value = savedToken();
   await useToken(savedToken());
   main.dataset.state = "ready";
+  // Workers come and go: their list is read again, so a gone worker's runs turn unselectable.
+  setInterval(() => { if (savedToken()) worker.refresh().catch(() => {}); }, WORKERS_EVERY_MS);
 });

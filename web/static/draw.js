@@ -61,16 +61,20 @@ export class MapRenderer {
     ctx.fillRect(0, 0, width * c, height * c);
     const rock = this.replay.header.map.rock;
     const gap = c >= 10 ? 1 : 0;
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const isRock = rock[y * width + x] === 1;
-        ctx.fillStyle = isRock ? ROCK : OPEN;
-        ctx.fillRect(x * c, y * c, c - gap, c - gap);
-        if (isRock && c >= 10) {
-          ctx.fillStyle = ROCK_EDGE;
-          ctx.fillRect(x * c, y * c, c - gap, 2);
-        }
+    // One colour at a time (open ground, rock, rock's top edge): a style change per
+    // cell would cost one each, thousands on a large map.
+    const cells = (isRock, draw) => {
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) if ((rock[y * width + x] === 1) === isRock) draw(x * c, y * c);
       }
+    };
+    ctx.fillStyle = OPEN;
+    cells(false, (x, y) => ctx.fillRect(x, y, c - gap, c - gap));
+    ctx.fillStyle = ROCK;
+    cells(true, (x, y) => ctx.fillRect(x, y, c - gap, c - gap));
+    if (c >= 10) {
+      ctx.fillStyle = ROCK_EDGE;
+      cells(true, (x, y) => ctx.fillRect(x, y, c - gap, 2));
     }
     return layer;
   }
@@ -98,7 +102,7 @@ export class MapRenderer {
     const { ctx, cell: c, replay } = this;
     const inset = Math.max(1, Math.round(c * 0.12));
     const side = c - 2 * inset - 1;
-    // One path per shade: a fill per cell would cost a style change each.
+    // One shade at a time: a style change per cell would cost one each.
     const shades = Array.from({ length: ORE_SHADES }, () => []);
     for (let i = 0; i < ore.length; i++) {
       if (ore[i] > 0) shades[Math.round((ORE_SHADES - 1) * Math.min(1, ore[i] / this._oreScale))].push(i);
@@ -106,12 +110,10 @@ export class MapRenderer {
     shades.forEach((cells, shade) => {
       if (cells.length === 0) return;
       ctx.fillStyle = ORE_STYLES[shade];
-      ctx.beginPath();
       for (const i of cells) {
         const x = i % replay.width;
-        ctx.rect(x * c + inset, ((i - x) / replay.width) * c + inset, side, side);
+        ctx.fillRect(x * c + inset, ((i - x) / replay.width) * c + inset, side, side);
       }
-      ctx.fill();
     });
   }
 

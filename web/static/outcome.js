@@ -1,7 +1,7 @@
 // The outcome of a match in words (rules §7): the winner, the reason, and the
 // tie-break that decided it.
 
-const num = new Intl.NumberFormat("en-US").format;
+import { num } from "./format.js";
 
 /** "A (name)" for side 0 or 1. */
 export function sideLabel(replay, side) {

@@ -8,9 +8,10 @@
 // Every name and detail from the server is written as text (dom.js), never as markup.
 
 import { h } from "./dom.js";
+import { num } from "./format.js";
 import { mountViewer } from "./viewer.js";
 
-export { h };
+export { h, num };
 
 const TOKEN_KEY = "foray-arena-token";
 
@@ -170,8 +171,6 @@ export function table(columns, rows, { empty = "none yet", rowClass = null } = {
     ),
   );
 }
-
-export const num = new Intl.NumberFormat("en-US").format;
 
 /** A standings row's rank; a gauntlet ranks only its entrant, its opponents have none. */
 export function rankCell(row) {

@@ -9,6 +9,7 @@
 
 import { h } from "./dom.js";
 import { MapRenderer, SIDE_COLORS } from "./draw.js";
+import { num } from "./format.js";
 import { describeOutcome, forfeitText, sideLabel } from "./outcome.js";
 import { SOLDIER, streamReplay } from "./replay.js";
 
@@ -41,18 +42,21 @@ export function mountViewer(element, options) {
   return new Viewer(element, options);
 }
 
-const num = new Intl.NumberFormat("en-US").format;
 /** 0.0123 -> "1.2%", 0.00016 -> "0.016%". */
 const percent = (share) => {
   const pct = 100 * share;
   return `${pct >= 0.1 || pct === 0 ? pct.toFixed(1) : pct.toPrecision(2)}%`;
 };
 
+// The viewer's stylesheets, unless the page links them already. Known by file name: a
+// page's bundle runs from static/dist/, so its own address does not say where they are.
 function ensureStyles() {
+  const links = document.querySelectorAll('link[rel="stylesheet"]');
+  const linked = [...links].map((link) => new URL(link.href).pathname);
   for (const href of ["./vendor/uplot/uPlot.min.css", "./viewer.css"]) {
-    const url = new URL(href, import.meta.url).href;
-    if (![...document.querySelectorAll('link[rel="stylesheet"]')].some((link) => link.href === url)) {
-      document.head.append(h("link", { rel: "stylesheet", href: url }));
+    const name = href.slice(href.lastIndexOf("/"));
+    if (!linked.some((path) => path.endsWith(name))) {
+      document.head.append(h("link", { rel: "stylesheet", href: new URL(href, import.meta.url).href }));
     }
   }
 }
@@ -208,11 +212,15 @@ export class Viewer {
 
   _resize() {
     if (this.renderer === null) return;
+    if (this._fit()) this._render();
+    if (this.charts !== null) this.charts.resize();
+  }
+
+  /** Size the canvas to the page; whether its size changed (it is then blank). */
+  _fit() {
     const room = this.ui.board.clientWidth || 640;
     const tall = Math.max(240, window.innerHeight - 220);
-    const fit = Math.min(room, (tall * this.replay.width) / this.replay.height);
-    if (this.renderer.resize(fit)) this._render();
-    if (this.charts !== null) this.charts.resize();
+    return this.renderer.resize(Math.min(room, (tall * this.replay.width) / this.replay.height));
   }
 
   // ------------------------------------------------------------------ the stream
@@ -234,7 +242,12 @@ export class Viewer {
     });
     this.ui.outcome.textContent = "";
     this.renderer = new MapRenderer(this.ui.canvas, replay);
-    this._resize(); // sizes the canvas and draws the map, before any frame
+    this._fit();
+    // The bare map on the next animation frame, unless a frame is drawn first: the
+    // first frame often comes in the header's own network chunk.
+    requestAnimationFrame(() => {
+      if (this.tick < 0 && !this._destroyed) this._render();
+    });
     this._setState("streaming");
   }
 

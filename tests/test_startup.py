@@ -1,0 +1,189 @@
+"""Start-up: a command loads only what it uses.
+
+A one-off ``arena match`` imports the match path and nothing else: nothing of
+the builds, the proving, the coordinator, the tournament, the executors, nor
+of the store beyond what records its match (docs/decisions.md, Speed). Every
+module of the project the match path loads is listed below; one that joins
+without being listed fails the test by name, and so does one listed that no
+longer loads (the list stays exact). ``arena bench startup`` gives the time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli import _main, build_parser
+from tests._support import ROOT
+
+PROJECT = ("arena", "sim", "replays", "web")
+
+MATCH_PATH = {
+    # the command line: its entry point, and the match command's group
+    "arena",
+    "arena._errors",
+    "arena._extensions",
+    "arena._files",
+    "arena.cli",
+    "arena.cli._common",
+    "arena.cli._main",
+    "arena.cli._match",
+    # the rules, and writing the replay
+    "sim",
+    "sim._actions",
+    "sim._checksum",
+    "sim._config",
+    "sim._game",
+    "sim._maps",
+    "sim._native",
+    "sim._native._load",
+    "sim._observer",
+    "sim._rules",
+    "sim._state",
+    "sim._units",
+    "replays",
+    "replays._errors",
+    "replays._format",
+    "replays._limits",
+    "replays._native",
+    "replays._native._load",
+    "replays._recorder",
+    # the default case: its rules, limits and identity
+    "arena.cases",
+    "arena.cases._catalog",
+    "arena.cases._errors",
+    "arena.cases._manifest",
+    "arena.cases._model",
+    "arena.cases._roles",
+    "arena.cases._tables",
+    "arena.cases._toml",
+    # a baseline by name (its committed module; nothing is built)
+    "arena.baselines",
+    "arena.baselines._registry",
+    # playing: the contract, the runner, the sandbox
+    "arena.match",
+    "arena.match._contract",
+    "arena.match._fuel",
+    "arena.match._job",
+    "arena.match._resolve",
+    "arena.match._result",
+    "arena.match._runner",
+    "arena.sandbox",
+    "arena.sandbox._admission",
+    "arena.sandbox._compile_worker",
+    "arena.sandbox._controller",
+    "arena.sandbox._engine",
+    "arena.sandbox._features",
+    "arena.sandbox._ffi",
+    "arena.sandbox._limits",
+    "arena.sandbox._native",
+    "arena.sandbox._native._load",
+    "arena.sandbox._opcode_cost",
+    "arena.sandbox._structural_limits",
+    "arena.sandbox._structure",
+    "arena.sandbox._toolchains",
+    # recording: the store's controllers and matches (``Store`` is one class over every
+    # table's mixin, so the other tables' modules load with it)
+    "arena.store",
+    "arena.store._blobs",
+    "arena.store._contestants",
+    "arena.store._controllers",
+    "arena.store._db",
+    "arena.store._errors",
+    "arena.store._facade",
+    "arena.store._match_rows",
+    "arena.store._matches",
+    "arena.store._names",
+    "arena.store._prune",
+    "arena.store._published",
+    "arena.store._records",
+    "arena.store._runs",
+    "arena.store._schema",
+    "arena.store._store",
+    "arena.store._tokens",
+    "arena.store._tournaments",
+}
+"""Every module of the project that a recorded one-off match loads."""
+
+NATIVE = {"sim._native._core", "arena.sandbox._native._call", "replays._native._frames"}
+"""The native parts, loaded where they were built (setup says when they could not be)."""
+
+THIRD_PARTY = {"lazy_loader", "msgpack", "wasmtime"}
+"""The installed packages it loads (besides the interpreter's site machinery)."""
+
+NEVER = ("multiprocessing", "concurrent", "tempfile", "shutil", "importlib.metadata", "asyncio")
+"""Standard modules a one-off match has no use for (subprocess compiles a module the
+cache does not hold)."""
+
+# arena ARGV[2:], then the modules the process holds as JSON in ARGV[1].
+_LISTED = (
+    "import json, sys; from arena.cli import main; code = main(sys.argv[2:]);"
+    " open(sys.argv[1], 'w').write(json.dumps(list(sys.modules))); sys.exit(code)"
+)
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+@pytest.mark.processes  # an arena command in a process of its own
+def test_a_one_off_match_loads_only_the_listed_modules(
+    idle: bytes, data_dir: Path, tmp_path: Path
+) -> None:
+    module = tmp_path / "idle.wasm"
+    module.write_bytes(idle)
+    out = tmp_path / "modules.json"
+    args = ["match", str(module), str(module), "--max-ticks", "1"]
+    ran = subprocess.run(
+        [sys.executable, "-c", _LISTED, str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "replay:" in ran.stdout  # recorded in the store
+    loaded = set(json.loads(out.read_text(encoding="utf-8")))
+    project = {m for m in loaded if _top(m) in PROJECT}
+    joined = sorted(project - MATCH_PATH - NATIVE)
+    assert not joined, f"modules joined the match path without being listed: {', '.join(joined)}"
+    gone = sorted(MATCH_PATH - project)
+    assert not gone, f"listed modules the match path no longer loads: {', '.join(gone)}"
+    installed = {
+        _top(m)
+        for m in loaded
+        if _top(m) not in sys.stdlib_module_names
+        and _top(m) not in PROJECT
+        and not m.startswith("_")  # the site's editable finder, Cython's runtime
+        and m != "cython_runtime"
+    }
+    assert installed == THIRD_PARTY, f"installed packages loaded: {sorted(installed)}"
+    unused = sorted(m for m in loaded if m.startswith(NEVER))
+    assert not unused, f"a one-off match loads {', '.join(unused)}"
+
+
+def test_each_command_is_registered_by_its_group() -> None:
+    """The command line imports one group for the named command (``_GROUP_OF``): it must
+    be the group that registers it, and ``_GROUPS`` must hold every group."""
+    groups = {
+        path.stem
+        for path in (ROOT / "arena" / "cli").glob("_*.py")
+        if "\ndef register(" in path.read_text(encoding="utf-8")
+    }
+    assert set(_main._GROUPS) == groups
+    assert set(_main._GROUP_OF.values()) == groups
+    for command in _main._GROUP_OF:
+        parser = build_parser(command)
+        (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        assert command in sub.choices, f"{command}'s group does not register it"
+
+
+def test_the_whole_parser_has_every_command() -> None:
+    parser = build_parser()
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(_main._GROUP_OF) <= set(sub.choices)

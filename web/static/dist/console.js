@@ -1,0 +1,437 @@
+import {
+  api,
+  follow,
+  frame,
+  guarded,
+  mountMatchViewer,
+  outcomeText,
+  pageHref,
+  rankCell,
+  saveToken,
+  savedToken,
+  table,
+  when
+} from "./chunk-FV7PAGYW.js";
+import {
+  h,
+  num
+} from "./chunk-TRQEZHYF.js";
+import "./chunk-CAKUANQQ.js";
+
+// static/workers.js
+function workerPicker(onChange) {
+  const select = h("select", { class: "site-worker", "aria-label": "worker" });
+  const note = h("span", { class: "site-note site-worker-note", role: "status" });
+  const state = { name: "", own: true, runs: [], reason: null };
+  let workers = [];
+  let shown = null;
+  async function loadRuns() {
+    const name = select.value;
+    if (!name) {
+      Object.assign(state, { name: "", own: true, runs: [], reason: null });
+    } else {
+      const listing = await api(`/api/workers/${encodeURIComponent(name)}/runs`, { token: savedToken() });
+      const entry = workers.find((w) => w.name === name);
+      Object.assign(state, { name, own: !!(entry && entry.own), runs: listing.runs, reason: listing.reason });
+    }
+    note.textContent = state.reason ? state.reason : `${state.runs.length} local run${state.runs.length === 1 ? "" : "s"}`;
+    note.classList.toggle("site-error", !!state.reason);
+    select.dataset.state = state.reason ? "gone" : "connected";
+    const now = JSON.stringify(state);
+    if (now !== shown) {
+      shown = now;
+      onChange();
+    }
+  }
+  async function refresh2(redraw = false) {
+    if (redraw) shown = null;
+    const keep = select.value;
+    try {
+      workers = savedToken() ? await api("/api/workers", { token: savedToken() }) : [];
+    } catch {
+      workers = [];
+    }
+    const listed = JSON.stringify(workers.map((w) => [w.name, w.own, w.connected, w.reason]));
+    if (listed !== select.dataset.listed) select.replaceChildren(
+      ...workers.map((w) => h(
+        "option",
+        { value: w.name, title: w.reason || "" },
+        w.own ? `${w.name} (this server)` : w.connected ? w.name : `${w.name} (gone)`
+      ))
+    );
+    select.dataset.listed = listed;
+    if (keep && workers.some((w) => w.name === keep)) select.value = keep;
+    await loadRuns();
+  }
+  select.addEventListener("change", () => {
+    loadRuns().catch((err) => {
+      note.textContent = err.message;
+    });
+  });
+  function optgroup() {
+    if (!state.runs.length) return null;
+    const title = state.own ? "local runs" : `local runs of ${state.name}`;
+    return h(
+      "optgroup",
+      { label: title },
+      state.runs.map((r) => h(
+        "option",
+        { value: r.sha256, disabled: !r.selectable, title: r.selectable ? `run ${r.run} · ${r.outcome}` : state.reason },
+        `${r.controller} (run ${r.run})`
+      ))
+    );
+  }
+  function checkboxes() {
+    return state.runs.map((r) => h(
+      "label",
+      { class: "site-check", title: r.selectable ? "" : state.reason },
+      h("input", { type: "checkbox", value: r.sha256, disabled: !r.selectable }),
+      ` ${r.controller} (run ${r.run}${state.own ? "" : ` on ${state.name}`})`
+    ));
+  }
+  function body() {
+    return state.name && !state.own ? { worker: state.name } : {};
+  }
+  return { element: h("label", {}, "worker ", select, " ", note), refresh: refresh2, optgroup, checkboxes, body, state };
+}
+
+// static/console.js
+{
+  const fromLink = new URLSearchParams(window.location.hash.slice(1)).get("token");
+  if (fromLink) {
+    saveToken(fromLink);
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+}
+var main = frame("console");
+var GROUPS = [
+  ["baseline", "committed opponents"],
+  ["upload", "uploaded and pushed"],
+  ["file", "files"]
+];
+var controllers = [];
+var WORKERS_EVERY_MS = 5e3;
+var message = (el, text, ok = true) => {
+  el.textContent = text;
+  el.classList.toggle("site-ok", ok);
+  el.classList.toggle("site-error", !ok);
+};
+var tokenInput = h("input", { type: "password", class: "site-token", autocomplete: "off", placeholder: "the server's token", "aria-label": "token" });
+var tokenNote = h("span", { class: "site-note", role: "status" });
+var tokenForm = h(
+  "form",
+  { class: "site-form", onsubmit: (e) => {
+    e.preventDefault();
+    useToken(tokenInput.value.trim());
+  } },
+  h("label", {}, "token ", tokenInput),
+  h("button", { type: "submit" }, "use"),
+  h("button", { type: "button", onclick: () => {
+    tokenInput.value = "";
+    useToken("");
+  } }, "forget"),
+  tokenNote
+);
+var list = h("div", { class: "site-controllers" });
+var uploadName = h("input", { type: "text", maxlength: "256", placeholder: "name", "aria-label": "name", required: true });
+var uploadFile = h("input", { type: "file", accept: ".wasm,application/wasm", "aria-label": "module", required: true });
+var uploadNote = h("span", { class: "site-note", role: "status" });
+var uploadForm = h(
+  "form",
+  { class: "site-form site-upload", onsubmit: (e) => {
+    e.preventDefault();
+    upload();
+  } },
+  uploadName,
+  uploadFile,
+  h("button", { type: "submit" }, "upload"),
+  uploadNote
+);
+uploadFile.addEventListener("change", () => {
+  const file = uploadFile.files[0];
+  if (file && !uploadName.value) uploadName.value = file.name.replace(/\.wasm$/, "");
+});
+var worker = workerPicker(() => {
+  options(pickA);
+  options(pickB);
+  fieldBoxes();
+});
+var pickA = h("select", { class: "site-pick-a", "aria-label": "side A" });
+var pickB = h("select", { class: "site-pick-b", "aria-label": "side B" });
+var seed = h("input", { type: "number", min: "0", max: "4294967295", value: "0", class: "site-seed", "aria-label": "seed" });
+var matchNote = h("p", { class: "site-note site-match-status", role: "status" });
+var matchViewer = h("div", { class: "site-viewer" });
+var matchForm = h(
+  "form",
+  { class: "site-form", onsubmit: (e) => {
+    e.preventDefault();
+    quickMatch();
+  } },
+  h("label", {}, "A ", pickA),
+  h("label", {}, "B ", pickB),
+  h("label", {}, "seed ", seed),
+  h("button", { type: "submit" }, "play")
+);
+var format = h(
+  "select",
+  { "aria-label": "format" },
+  ["round-robin", "bracket", "swiss", "gauntlet"].map((f) => h("option", { value: f }, f))
+);
+var seeds = h("input", { type: "text", value: "0", class: "site-seeds", "aria-label": "seeds", title: "seeds, separated by commas" });
+var field = h("fieldset", { class: "site-field" }, h("legend", {}, "field"));
+var tournamentNote = h("p", { class: "site-note", role: "status" });
+var tournamentBox = h("div", { class: "site-live-standings" });
+var tournamentForm = h(
+  "form",
+  { class: "site-form site-tournament", onsubmit: (e) => {
+    e.preventDefault();
+    startTournament();
+  } },
+  h("label", {}, "format ", format),
+  h("label", {}, "seeds ", seeds),
+  h("button", { type: "submit" }, "start")
+);
+var reviewNote = h("p", { class: "site-note site-review-status", role: "status" });
+var quickBox = h("div", { class: "site-quick-matches" });
+var tournamentsBox = h("div", { class: "site-tournaments" });
+var runsBox = h("div", { class: "site-runs" });
+function publishedCell(record, url) {
+  if (record.published) return h("span", { class: "site-badge site-published" }, "published");
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "site-publish",
+      onclick: async () => {
+        try {
+          await api(url, { method: "POST", token: savedToken() });
+          message(reviewNote, `published: ${url.replace(/^\/api\//, "").replace(/\/publish$/, "")}`);
+          await review();
+        } catch (err) {
+          message(reviewNote, err.message, false);
+        }
+      }
+    },
+    "publish"
+  );
+}
+async function review() {
+  const [quick, tournaments, runs] = await Promise.all([
+    api("/api/matches?kind=quick&limit=50", { token: savedToken() }),
+    api("/api/tournaments?limit=50", { token: savedToken() }),
+    api("/api/runs?limit=50", { token: savedToken() })
+  ]);
+  quickBox.replaceChildren(
+    table(
+      [
+        { title: "#", cell: (m) => h("a", { href: pageHref("matches", m.id) }, `#${m.id}`) },
+        { title: "A", cell: (m) => h("span", { class: "fv-side-0" }, m.sides[0].name) },
+        { title: "B", cell: (m) => h("span", { class: "fv-side-1" }, m.sides[1].name) },
+        { title: "outcome", cell: (m) => outcomeText(m), class: "site-wide" },
+        { title: "when", cell: (m) => when(m.created_at) },
+        { title: "", cell: (m) => m.status === "finished" ? publishedCell(m, `/api/matches/${m.id}/publish`) : "" }
+      ],
+      quick,
+      { empty: "No quick match kept.", rowClass: (m) => `site-row-${m.id}` }
+    )
+  );
+  tournamentsBox.replaceChildren(
+    table(
+      [
+        { title: "#", cell: (t) => h("a", { href: pageHref("tournaments", t.id) }, `#${t.id}`) },
+        { title: "format", cell: (t) => t.format },
+        { title: "field", cell: (t) => t.field.map((e) => e.name).join(", "), class: "site-wide" },
+        { title: "status", cell: (t) => t.status },
+        { title: "", cell: (t) => publishedCell(t, `/api/tournaments/${t.id}/publish`) }
+      ],
+      tournaments,
+      { empty: "No tournament yet.", rowClass: (t) => `site-row-${t.id}` }
+    )
+  );
+  runsBox.replaceChildren(
+    table(
+      [
+        { title: "#", cell: (r) => h("a", { href: pageHref("runs", r.run) }, `#${r.run}`) },
+        { title: "controller", cell: (r) => r.controller.name, class: "site-wide" },
+        { title: "outcome", cell: (r) => r.outcome },
+        { title: "", cell: (r) => r.published ? h("span", { class: "site-badge site-published" }, "published") : h("span", { class: "site-badge" }, "local: push it to publish") }
+      ],
+      runs,
+      { empty: "No run yet." }
+    )
+  );
+}
+main.append(
+  h("h1", {}, "Console"),
+  h("section", { class: "site-section" }, h("h2", {}, "Token"), tokenForm),
+  h("section", { class: "site-section" }, h("h2", {}, "Upload a controller"), uploadForm),
+  h("section", { class: "site-section" }, h("h2", {}, "Controllers"), list),
+  h("section", { class: "site-section" }, h("h2", {}, "Local runs"), worker.element),
+  h("section", { class: "site-section" }, h("h2", {}, "Quick match"), matchForm, matchNote, matchViewer),
+  h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field, tournamentNote, tournamentBox),
+  h(
+    "section",
+    { class: "site-section site-review" },
+    h("h2", {}, "Review and publish"),
+    reviewNote,
+    h("h3", {}, "Quick matches, newest first"),
+    quickBox,
+    h("h3", {}, "Tournaments"),
+    tournamentsBox,
+    h("h3", {}, "Proof runs"),
+    runsBox
+  )
+);
+function label(c) {
+  return c.hidden ? `${c.name} (hidden)` : c.name;
+}
+function options(select) {
+  const keep = select.value;
+  select.replaceChildren(
+    ...[
+      worker.optgroup(),
+      ...GROUPS.map(([origin, title]) => {
+        const mine = controllers.filter((c) => c.origin === origin);
+        return mine.length ? h("optgroup", { label: title }, mine.map((c) => h("option", { value: c.sha256 }, label(c)))) : null;
+      })
+    ].filter(Boolean)
+  );
+  const choosable = [...select.options].some((o) => o.value === keep && !o.disabled);
+  if (keep && choosable) select.value = keep;
+  else if (select.selectedOptions[0]?.disabled) select.value = [...select.options].find((o) => !o.disabled)?.value ?? "";
+}
+function fieldBoxes() {
+  const stored = controllers.filter((c) => c.origin !== "run");
+  const checked = new Set([...field.querySelectorAll("input:checked")].map((i) => i.value));
+  field.replaceChildren(
+    h("legend", {}, "field"),
+    ...worker.checkboxes(),
+    ...stored.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`))
+  );
+  for (const box of field.querySelectorAll("input")) box.checked = checked.has(box.value) && !box.disabled;
+}
+async function refresh() {
+  controllers = await api("/api/controllers", { token: savedToken() });
+  list.replaceChildren(
+    table(
+      [
+        { title: "name", cell: (c) => h("span", { class: "site-name" }, c.name), class: "site-wide" },
+        { title: "origin", cell: (c) => c.origin },
+        { title: "", cell: (c) => c.hidden ? h("span", { class: "site-badge" }, "hidden") : "" },
+        { title: "sha256", cell: (c) => h("span", { class: "site-sha", title: c.sha256 }, `${c.sha256.slice(0, 12)}…`) },
+        { title: "bytes", cell: (c) => num(c.size), class: "site-num" }
+      ],
+      controllers
+    )
+  );
+  await worker.refresh(true);
+  if (!pickB.value || pickB.value === pickA.value) {
+    const other = [...pickB.options].find((o) => !o.disabled && o.value !== pickA.value);
+    if (other) pickB.value = other.value;
+  }
+}
+async function useToken(token) {
+  saveToken(token);
+  tokenInput.value = token;
+  try {
+    await refresh();
+    if (token) await review();
+    message(tokenNote, token ? "token accepted" : "no token: the console shows only what is published, and nothing can be written", !!token);
+  } catch (err) {
+    saveToken("");
+    message(tokenNote, err.message, false);
+    await refresh();
+  }
+}
+async function upload() {
+  const file = uploadFile.files[0];
+  if (!file) return;
+  message(uploadNote, "checking…");
+  try {
+    const record = await api(`/api/controllers?name=${encodeURIComponent(uploadName.value)}`, {
+      method: "POST",
+      body: file,
+      token: savedToken()
+    });
+    await refresh();
+    pickA.value = record.sha256;
+    message(uploadNote, `stored ${record.name} (sha256 ${record.sha256.slice(0, 12)}…)`);
+  } catch (err) {
+    message(uploadNote, err.message, false);
+  }
+}
+var viewer = null;
+async function quickMatch() {
+  if (viewer !== null) viewer.destroy();
+  viewer = null;
+  matchViewer.replaceChildren();
+  message(matchNote, "sending…");
+  try {
+    const match = await api("/api/matches", {
+      method: "POST",
+      body: { a: pickA.value, b: pickB.value, seed: Number(seed.value), ...worker.body() },
+      token: savedToken()
+    });
+    const show = (m) => {
+      matchNote.replaceChildren(h("a", { href: pageHref("matches", m.id) }, `match #${m.id}`), `: ${m.status === "error" ? `not played: ${m.error}` : outcomeText(m)}`);
+      matchNote.classList.toggle("site-error", m.status === "error");
+      matchNote.classList.toggle("site-ok", m.status !== "error");
+      matchNote.dataset.status = m.status;
+      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false });
+      if (m.status !== "pending") review().catch(() => {
+      });
+    };
+    show(match);
+    follow(`/api/matches/${match.id}/events`, "match", show, (m) => m.status !== "pending");
+  } catch (err) {
+    message(matchNote, err.message, false);
+  }
+}
+async function startTournament() {
+  const chosen = [...field.querySelectorAll("input:checked")].map((i) => i.value);
+  const seedList = seeds.value.split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
+  message(tournamentNote, "starting…");
+  try {
+    const t = await api("/api/tournaments", {
+      method: "POST",
+      body: { format: format.value, field: chosen, seeds: seedList, ...worker.body() },
+      token: savedToken()
+    });
+    const show = (x) => {
+      tournamentNote.replaceChildren(
+        h("a", { href: pageHref("tournaments", x.id) }, `tournament #${x.id}`),
+        `: ${x.status}, ${x.planned ? `${x.matches} of ${x.planned}` : x.matches} matches`
+      );
+      tournamentNote.classList.toggle("site-error", x.status === "failed");
+      tournamentNote.classList.toggle("site-ok", x.status !== "failed");
+      tournamentNote.dataset.status = x.status;
+      tournamentBox.replaceChildren(
+        table(
+          [
+            { title: "rank", cell: rankCell, class: "site-num" },
+            { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+            { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
+            { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
+            { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
+            { title: "rating", cell: (r) => r.rating ? r.rating.ordinal.toFixed(2) : "–", class: "site-num" }
+          ],
+          x.standings || [],
+          { empty: "waiting for the first result…" }
+        )
+      );
+    };
+    show(t);
+    follow(`/api/tournaments/${t.id}/events`, "tournament", show, (x) => x.status !== "running");
+  } catch (err) {
+    message(tournamentNote, err.message, false);
+  }
+}
+guarded(main, async () => {
+  tokenInput.value = savedToken();
+  await useToken(savedToken());
+  main.dataset.state = "ready";
+  setInterval(() => {
+    if (savedToken()) worker.refresh().catch(() => {
+    });
+  }, WORKERS_EVERY_MS);
+});

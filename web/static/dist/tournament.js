@@ -1,0 +1,124 @@
+import {
+  api,
+  follow,
+  frame,
+  guarded,
+  matchLink,
+  rankCell,
+  table,
+  when
+} from "./chunk-FV7PAGYW.js";
+import {
+  h,
+  num
+} from "./chunk-TRQEZHYF.js";
+import "./chunk-CAKUANQQ.js";
+
+// static/tournament.js
+var main = frame("tournament");
+var tournamentId = Number(document.body.dataset.id);
+var head = h("header", { class: "site-head" });
+var standings = h("section", { class: "site-section" });
+var pairings = h("section", { class: "site-section" });
+function rating(row) {
+  const r = row.rating;
+  if (!r) return "–";
+  return h("span", { title: `mu ${r.mu.toFixed(2)}, sigma ${r.sigma.toFixed(2)}` }, r.ordinal.toFixed(2));
+}
+function drawHead(t) {
+  head.replaceChildren(
+    h("h1", {}, `Tournament #${t.id}: ${t.format}`),
+    h(
+      "p",
+      { class: "site-meta" },
+      h("span", { class: `site-status site-${t.status}`, dataset: { status: t.status } }, t.status),
+      ` · ${t.field.length} entrants · seeds ${t.seeds.join(", ")} · `,
+      h("span", { class: "site-progress" }, t.planned ? `${t.matches} of ${t.planned} matches` : `${t.matches} matches`),
+      ` · started ${when(t.created_at)}`,
+      t.error ? h("span", { class: "site-error" }, ` · ${t.error}`) : ""
+    )
+  );
+}
+function drawStandings(t) {
+  standings.replaceChildren(
+    h("h2", {}, t.status === "running" ? "Standings so far" : "Standings"),
+    t.format === "gauntlet" ? h("p", { class: "site-meta" }, `A gauntlet: only its entrant, ${t.entrant}, is ranked; its opponents follow, the hardest first.`) : "",
+    table(
+      [
+        { title: "rank", cell: rankCell, class: "site-num" },
+        { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+        { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
+        { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
+        { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
+        { title: "forfeits", cell: (r) => String(r.forfeits), class: "site-num" },
+        { title: "fuel", cell: (r) => num(r.fuel_total), class: "site-num" },
+        { title: "rating", cell: rating, class: "site-num" }
+      ],
+      t.standings,
+      { empty: "No match played yet." }
+    )
+  );
+}
+function meetingBox(m) {
+  const won = (name) => m.winner === name ? "site-winner" : null;
+  return h(
+    "div",
+    { class: "site-meeting", dataset: { slot: String(m.slot) } },
+    h("div", { class: won(m.a) }, m.a),
+    h("div", { class: won(m.b) }, m.b ?? "(bye)"),
+    h(
+      "div",
+      { class: "site-meeting-matches" },
+      // Each match as it reads: its seed, who was side A and side B, and who won.
+      m.matches.map((x) => {
+        const [a, b] = x.side === 0 ? [m.a, m.b] : [m.b, m.a];
+        const result = x.status === "pending" ? "playing" : x.status === "error" ? "not played" : x.winner ? `${x.winner} wins` : "draw";
+        const link = matchLink(x.id, `seed ${x.seed} · A ${a} · B ${b} · ${result}`);
+        link.title = `match #${x.id}`;
+        link.className = x.winner === null ? "site-draw" : x.winner === m.a ? "site-first" : "site-second";
+        return link;
+      })
+    )
+  );
+}
+function drawPairings(t) {
+  const title = h("h2", {}, t.format === "bracket" ? "Bracket" : "Pairings");
+  if (t.stages.length === 0) {
+    pairings.replaceChildren(title, h("p", { class: "site-empty" }, "No pairing yet."));
+    return;
+  }
+  if (t.format === "bracket") {
+    pairings.replaceChildren(
+      title,
+      h(
+        "div",
+        { class: "site-bracket" },
+        t.stages.map(
+          (s) => h("div", { class: "site-bracket-round" }, h("h3", {}, s.label), h("div", { class: "site-bracket-games" }, s.meetings.map(meetingBox)))
+        )
+      )
+    );
+    return;
+  }
+  pairings.replaceChildren(
+    title,
+    ...t.stages.map(
+      (s) => h("div", { class: "site-stage" }, h("h3", {}, s.label), h("div", { class: "site-meetings" }, s.meetings.map(meetingBox)))
+    )
+  );
+}
+function draw(t) {
+  drawHead(t);
+  drawStandings(t);
+  drawPairings(t);
+  main.dataset.status = t.status;
+}
+guarded(main, async () => {
+  const t = await api(`/api/tournaments/${tournamentId}`);
+  main.append(head, standings, pairings);
+  draw(t);
+  main.dataset.state = "ready";
+  if (t.status === "running") {
+    follow(`/api/tournaments/${tournamentId}/events`, "tournament", draw, (x) => x.status !== "running");
+  }
+});

@@ -1,0 +1,90 @@
+// The console's worker dropdown: whose local runs the quick match and the tournament can use.
+// The first entry is the server's own data directory (named after its host); then the
+// connected workers, then the ones gone, whose runs are listed but cannot be chosen (the
+// reason beside them). A chosen worker's run is sent by its sha256 with `worker` in the body:
+// the site fetches its module from that worker then.
+
+import { api, h, savedToken } from "./site.js";
+
+export function workerPicker(onChange) {
+  const select = h("select", { class: "site-worker", "aria-label": "worker" });
+  const note = h("span", { class: "site-note site-worker-note", role: "status" });
+  const state = { name: "", own: true, runs: [], reason: null };
+  let workers = [];
+  let shown = null; // what the selects show now: they are drawn again only when it changes
+
+  async function loadRuns() {
+    const name = select.value;
+    if (!name) {
+      Object.assign(state, { name: "", own: true, runs: [], reason: null });
+    } else {
+      const listing = await api(`/api/workers/${encodeURIComponent(name)}/runs`, { token: savedToken() });
+      const entry = workers.find((w) => w.name === name);
+      Object.assign(state, { name, own: !!(entry && entry.own), runs: listing.runs, reason: listing.reason });
+    }
+    note.textContent = state.reason ? state.reason : `${state.runs.length} local run${state.runs.length === 1 ? "" : "s"}`;
+    note.classList.toggle("site-error", !!state.reason);
+    select.dataset.state = state.reason ? "gone" : "connected";
+    const now = JSON.stringify(state);
+    if (now !== shown) {
+      shown = now;
+      onChange();
+    }
+  }
+
+  // `redraw`: the controllers changed, so the selects are drawn again whatever the worker.
+  async function refresh(redraw = false) {
+    if (redraw) shown = null;
+    const keep = select.value;
+    try {
+      workers = savedToken() ? await api("/api/workers", { token: savedToken() }) : [];
+    } catch {
+      workers = [];
+    }
+    const listed = JSON.stringify(workers.map((w) => [w.name, w.own, w.connected, w.reason]));
+    if (listed !== select.dataset.listed) select.replaceChildren(
+      ...workers.map((w) => h(
+        "option",
+        { value: w.name, title: w.reason || "" },
+        w.own ? `${w.name} (this server)` : w.connected ? w.name : `${w.name} (gone)`,
+      )),
+    );
+    select.dataset.listed = listed;
+    if (keep && workers.some((w) => w.name === keep)) select.value = keep;
+    await loadRuns();
+  }
+
+  select.addEventListener("change", () => { loadRuns().catch((err) => { note.textContent = err.message; }); });
+
+  // The runs as options of a select: disabled (with the reason) when the worker is gone.
+  function optgroup() {
+    if (!state.runs.length) return null;
+    const title = state.own ? "local runs" : `local runs of ${state.name}`;
+    return h(
+      "optgroup",
+      { label: title },
+      state.runs.map((r) => h(
+        "option",
+        { value: r.sha256, disabled: !r.selectable, title: r.selectable ? `run ${r.run} · ${r.outcome}` : state.reason },
+        `${r.controller} (run ${r.run})`,
+      )),
+    );
+  }
+
+  // The runs as checkboxes of the tournament's field, alike.
+  function checkboxes() {
+    return state.runs.map((r) => h(
+      "label",
+      { class: "site-check", title: r.selectable ? "" : state.reason },
+      h("input", { type: "checkbox", value: r.sha256, disabled: !r.selectable }),
+      ` ${r.controller} (run ${r.run}${state.own ? "" : ` on ${state.name}`})`,
+    ));
+  }
+
+  // What a request adds: the worker, unless it is the server's own (its runs are stored).
+  function body() {
+    return state.name && !state.own ? { worker: state.name } : {};
+  }
+
+  return { element: h("label", {}, "worker ", select, " ", note), refresh, optgroup, checkboxes, body, state };
+}
