@@ -10,7 +10,9 @@ rebuilds the full drawn state of every applied tick from the keyframes and
 delta frames, for viewers; ``iter_ticks`` gives each applied tick's state with
 its events completed (whose unit did what, where), for authors. The bounds
 (``replays._limits``) are defined once: ``MAX_NAME_CHARS`` is the arena's one
-limit on a name.
+limit on a name. ``compress_replay`` and ``decompress_replay`` turn a replay
+into one zstd frame and back (the store keeps replays so, the site sends them
+so); every reader takes either, told apart by ``ZSTD_MAGIC``.
 
 Names load on first use (PEP 562): a process that only writes replays (a
 match) never loads the reader, the verifier or the drawn states.

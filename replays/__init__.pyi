@@ -1,5 +1,14 @@
 """The names of ``replays``, each once; ``__init__.py`` loads them on first use."""
 
+from ._compressed import (
+    MAX_WINDOW_BYTES as MAX_WINDOW_BYTES,
+    STORED_LEVEL as STORED_LEVEL,
+    ZSTD_MAGIC as ZSTD_MAGIC,
+    compress_replay as compress_replay,
+    decompress_replay as decompress_replay,
+    is_compressed as is_compressed,
+    iter_decompressed as iter_decompressed,
+)
 from ._errors import ReplayError as ReplayError
 from ._events import (
     AppliedTick as AppliedTick,

@@ -6,7 +6,9 @@ own limits while decoding (no declared length is ever allocated,
 it (``replays._schema``: exact keys, types, ranges, tick order). Only then is a
 wire object turned into its typed record. Bytes are fed to the decoder in
 chunks, so the reader holds at most one object's bytes beyond what it has
-already yielded.
+already yielded. A zstd-compressed source (``replays._compressed``) is read
+the same way once decompressed: its compressed bytes are held whole (at most
+``max_bytes``), what they decompress to is bounded by ``max_bytes`` too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import BinaryIO, Final
 import msgpack
 
 import sim
+from replays._compressed import is_compressed, iter_decompressed, other_compression
 from replays._errors import ReplayError
 from replays._format import DeltaFrame, ForfeitFrame, Frame, Header, KeyFrame, Result
 from replays._limits import DEFAULT_LIMITS, ReplayLimits
@@ -103,23 +106,46 @@ def read_replay(source: BinaryIO | bytes, limits: ReplayLimits = DEFAULT_LIMITS)
 
 
 def _chunks(source: BinaryIO | bytes, limits: ReplayLimits) -> Iterator[bytes]:
+    """The replay's own bytes, a chunk at a time; a zstd-compressed source is decompressed
+    (``replays._compressed``: read whole, then decompressed within ``max_bytes``)."""
     if isinstance(source, bytes | bytearray | memoryview):
         view = memoryview(source)
+        if is_compressed(view):
+            yield from iter_decompressed(bytes(view), limits, _CHUNK)
+            return
+        _refuse_other(bytes(view[:8]))
         if view.nbytes > limits.max_bytes:
             raise ReplayError(f"replay is {view.nbytes} bytes, over max_bytes {limits.max_bytes}")
         for i in range(0, view.nbytes, _CHUNK):
             yield bytes(view[i : i + _CHUNK])
         return
     total = 0
+    first = True
     while True:
         # Never ask for more than one byte past the bound: enough to detect it.
         chunk = source.read(min(_CHUNK, limits.max_bytes + 1 - total))
         if not chunk:
             return
+        if first:
+            first = False
+            if is_compressed(chunk):
+                rest = source.read(limits.max_bytes + 1 - len(chunk))
+                yield from iter_decompressed(chunk + rest, limits, _CHUNK)
+                return
+            _refuse_other(chunk[:8])
         total += len(chunk)
         if total > limits.max_bytes:
             raise ReplayError(f"replay is over max_bytes {limits.max_bytes}")
         yield bytes(chunk)
+
+
+def _refuse_other(head: bytes) -> None:
+    """A file another compressor wrote is named as such, not read as broken msgpack."""
+    name = other_compression(head)
+    if name is not None:
+        raise ReplayError(
+            f"the file is {name}-compressed: a replay is read as msgpack or zstd-compressed"
+        )
 
 
 # What msgpack raises on malformed input: limit overruns and bad map keys are

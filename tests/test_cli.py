@@ -6,6 +6,7 @@ smoke tests at the end start ``python -m arena`` as its own process.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -13,7 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import zstandard
 
+import replays
 from tests._support import EXTRA, Builder, cli, cli_process, require_native
 
 Capture = pytest.CaptureFixture[str]
@@ -170,6 +173,18 @@ def test_host_overhead_bench_runs(idle: bytes) -> None:
 
     us, size, records = host_overhead_us(idle, sim.Game(sim.generate_map(1), sim.Config()), 50)
     assert us > 0 and size > 64 and records == 0
+
+
+@pytest.mark.slow
+def test_the_replay_size_bench_prints_the_stored_size_beside_zstd_19(capsys: Capture) -> None:
+    from arena.bench._match import replay_size_figures
+
+    figures = replay_size_figures(1, ticks=40)
+    out = capsys.readouterr().out
+    assert "stored (zstd level 3)" in out and "floor: zstd -19 of the raw file" in out
+    assert 0 < figures["zstd19_bytes_per_tick"] <= figures["stored_bytes_per_tick"]
+    assert figures["stored_bytes_per_tick"] < figures["raw_bytes_per_tick"]
+    assert figures["verify_stored_ticks_per_s"] > 0
 
 
 def test_store_bench_runs(capsys: Capture, idle: bytes) -> None:
@@ -480,6 +495,37 @@ def test_verify_with_modules(capsys: Capture, tmp_path: Path, idle: bytes) -> No
     assert cli(capsys, *as_json).json() == {"ok": True, "ticks": 20, "mismatch_tick": None}
     swapped = cli(capsys, "replay", "verify", str(replay), "--modules", "greedy-raider", "random")
     assert swapped.code == 1 and "side A: the module given has sha256" in swapped.err
+
+
+def test_a_stored_replay_is_compressed_and_every_replay_command_reads_it(
+    capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data directory keeps replays zstd-compressed under the sha256 of the replay's own
+    bytes; the path a match prints is one the replay commands take, as is a file a user
+    compressed with zstd, and a damaged compressed file is a clear error."""
+    monkeypatch.setenv("FORAY_DATA_DIR", str(tmp_path / "data"))
+    out = cli(capsys, "match", "random", "greedy-raider", "--max-ticks", "20", "--json")
+    assert out.code == 0, out.err
+    stored = Path(out.json()["replay"])
+    packed = stored.read_bytes()
+    assert packed.startswith(replays.ZSTD_MAGIC)
+    raw = replays.decompress_replay(packed)
+    assert stored.name == f"{hashlib.sha256(raw).hexdigest()}.replay"
+    by_hand = tmp_path / "m.replay.zst"
+    by_hand.write_bytes(zstandard.ZstdCompressor(level=19).compress(raw))
+    for path in (stored, by_hand):
+        ok = cli(capsys, "replay", "verify", str(path), "--json")
+        assert ok.json() == {"ok": True, "ticks": 20, "mismatch_tick": None}
+        again = ("replay", "verify", str(path), "--modules", "random", "greedy-raider")
+        assert cli(capsys, *again).code == 0
+        shown = cli(capsys, "replay", "show", str(path), "--tick", "3", "--json")
+        assert shown.code == 0, shown.err
+    cut = tmp_path / "cut.replay"
+    cut.write_bytes(packed[:-7])
+    bad = cli(capsys, "replay", "verify", str(cut))
+    assert bad.code == 1 and "the zstd frame is truncated" in bad.err
+    shown = cli(capsys, "replay", "show", str(cut))
+    assert shown.code != 0 and "the zstd frame is truncated" in shown.err
 
 
 def test_every_command_parses_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:

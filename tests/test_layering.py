@@ -69,6 +69,7 @@ ALSO_PLAYING = {
     ("web.bench._figures", "play"): "the viewer benchmark needs one replay to load",
     ("web.bench._viewer", "play"): "the viewer's cold-load benchmark plays its 2,000-tick replay",
     ("web.bench._load", "play"): "the load driver seeds its store with one match",
+    ("web.bench._endpoints", "play"): "the endpoints benchmark serves one 2,000-tick match",
 }
 # The only modules that may import ctypes, and why.
 CTYPES_USERS = {
@@ -311,7 +312,12 @@ def test_arena_finds_the_commands_of_web_without_importing_it() -> None:
         ("foray_arena.commands", ["web:register_commands"]),
         (
             "foray_arena.bench",
-            ["web.bench:bench_figures", "web.bench:hostile_figures", "web.bench:viewer_figures"],
+            [
+                "web.bench:bench_figures",
+                "web.bench:endpoint_figures",
+                "web.bench:hostile_figures",
+                "web.bench:viewer_figures",
+            ],
         ),
         ("foray_arena.summary", ["web.bench:summary_figures"]),
         ("foray_arena.site", ["web:serve_site"]),

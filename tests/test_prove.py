@@ -23,6 +23,7 @@ import wasmtime
 
 import arena
 import arena.store
+import replays
 import web
 from arena import cases, proving
 from arena.baselines import BASELINES_DIR, assemblyscript_project, compile_assemblyscript, compile_c
@@ -311,7 +312,8 @@ def test_new_build_prove_end_to_end_in_c(tmp_path: Path, capsys: Capture, data: 
         assert result["sides"][1]["name"] == m["opponent"]
         replay = Path(result["replay"])
         assert replay.parent == data / "replays"
-        assert hashlib.sha256(replay.read_bytes()).hexdigest() == result["replay_sha256"]
+        stored = replays.decompress_replay(replay.read_bytes())  # kept zstd-compressed
+        assert hashlib.sha256(stored).hexdigest() == result["replay_sha256"]
         side_a_won = {0: "win", 1: "loss", None: "draw"}[result["winner"]]
         assert m["outcome"] == side_a_won
     assert proof["matches"][0]["outcome"] == "loss"

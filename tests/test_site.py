@@ -334,7 +334,7 @@ def test_a_quick_match_is_queued_played_and_recorded(
     )
     design = expected.to_json(f"/api/matches/{queued['id']}/replay")
     assert {k: match[k] for k in design} == design
-    replay = client.get(match["replay"], headers=AUTH)
+    replay = client.get(match["replay"], headers={**AUTH, "Accept-Encoding": "identity"})
     assert replay.status_code == 200
     assert replay.headers["content-type"] == replays.MEDIA_TYPE
     assert replay.headers["content-length"] == str(len(expected.replay))
@@ -491,7 +491,66 @@ def test_a_damaged_replay_is_an_error_never_served_as_good(
         assert "missing" in error_of(client.get(match["replay"], headers=AUTH), 500)
     finally:
         path.write_bytes(good)
-    assert client.get(match["replay"], headers=AUTH).content == good
+    assert client.get(match["replay"], headers=AUTH).content == replays.decompress_replay(good)
+
+
+def finished_match(client: TestClient, seed: int) -> dict[str, Any]:
+    r = client.post(
+        "/api/matches", json={"a": "random", "b": "border-soldier", "seed": seed}, headers=AUTH
+    )
+    return wait_finished(client, r.json()["id"])
+
+
+def raw_get(client: TestClient, url: str, **headers: str) -> tuple[Any, bytes]:
+    """The answer and its body as sent (not decoded), asked with the console's token."""
+    with client.stream("GET", url, headers={**AUTH, **headers}) as r:
+        return r, b"".join(r.iter_raw())
+
+
+def test_a_replay_is_sent_zstd_coded_to_a_client_that_takes_it_else_decompressed(
+    client: TestClient, site: web.Site
+) -> None:
+    match = finished_match(client, 21)
+    sha, url = match["replay_sha256"], match["replay"]
+    stored = site.store.replay_path(sha).read_bytes()
+    assert stored.startswith(replays.ZSTD_MAGIC)
+    replay = replays.decompress_replay(stored)
+    assert hashlib.sha256(replay).hexdigest() == sha  # the id is the replay's own bytes'
+    for taken in ("gzip, deflate, br, zstd", "zstd", "*", "gzip;q=1, ZSTD;q=0.5"):
+        r, body = raw_get(client, url, **{"Accept-Encoding": taken})
+        assert r.status_code == 200, taken
+        assert r.headers["content-encoding"] == "zstd" and r.headers["vary"] == "Accept-Encoding"
+        assert r.headers["content-length"] == str(len(stored)) and body == stored
+        assert r.headers["etag"] == f'"{sha}-zstd"'
+    assert client.get(url, headers=AUTH).content == replay  # httpx takes zstd, decodes it
+    for refused in ("identity", "gzip, deflate", "zstd;q=0", "*, zstd;q=0", ""):
+        r, body = raw_get(client, url, **{"Accept-Encoding": refused})
+        assert "content-encoding" not in r.headers, refused
+        assert r.headers["vary"] == "Accept-Encoding" and r.headers["etag"] == f'"{sha}"'
+        assert r.headers["content-length"] == str(len(replay)) and body == replay
+    # Revalidation: the ETag of what would be sent answers 304, another does not.
+    r, body = raw_get(client, url, **{"Accept-Encoding": "zstd", "If-None-Match": f'"{sha}-zstd"'})
+    assert r.status_code == 304 and body == b"" and r.headers["etag"] == f'"{sha}-zstd"'
+    r, body = raw_get(client, url, **{"Accept-Encoding": "gzip", "If-None-Match": f'W/"{sha}"'})
+    assert r.status_code == 304 and body == b""
+    r, body = raw_get(client, url, **{"Accept-Encoding": "gzip", "If-None-Match": f'"{sha}-zstd"'})
+    assert r.status_code == 200 and body == replay
+
+
+def test_a_replay_stored_raw_by_an_older_arena_is_still_served(
+    client: TestClient, site: web.Site
+) -> None:
+    match = finished_match(client, 22)
+    path = site.store.replay_path(match["replay_sha256"])
+    good = path.read_bytes()
+    replay = replays.decompress_replay(good)
+    try:
+        path.write_bytes(replay)  # as the store wrote it before replays were compressed
+        r, body = raw_get(client, match["replay"], **{"Accept-Encoding": "zstd"})
+        assert r.status_code == 200 and "content-encoding" not in r.headers
+        assert body == replay and r.headers["etag"] == f'"{match["replay_sha256"]}"'
+    finally:
+        path.write_bytes(good)
 
 
 @pytest.mark.parametrize(

@@ -213,6 +213,32 @@ def test_a_match_page_opens_at_its_tick(tab: Tab, served: Served) -> None:
     )
 
 
+def test_chromium_takes_the_replay_zstd_coded_and_the_viewer_draws_it(
+    tab: Tab, served: Served
+) -> None:
+    """Chromium (Debian's) asks for zstd; the site sends the stored frame as it is, with
+    Content-Encoding: zstd, and the viewer decodes the stream and draws its first frame."""
+    answers: list[tuple[dict[str, str], dict[str, str]]] = []
+    tab.page.on(
+        "response",
+        lambda r: (
+            answers.append((r.request.all_headers(), r.all_headers()))
+            if r.url.endswith("/replay")
+            else None
+        ),
+    )
+    tab.page.goto(f"{served.url}matches/{served.quick}")
+    tab.viewer = ".site-viewer"
+    tab.viewer_ready()
+    assert canvas_is_drawn(tab)
+    (asked, sent), *_ = answers
+    assert "zstd" in asked["accept-encoding"]
+    assert sent["content-encoding"] == "zstd" and sent["vary"] == "Accept-Encoding"
+    match = served.site.match_json(served.quick)
+    assert sent["etag"] == f'"{match["replay_sha256"]}-zstd"'
+    assert tab.js("() => window.forayViewer.replay.ticks") == match["ticks"]
+
+
 def test_the_console_uploads_a_controller_and_plays_a_quick_match(tab: Tab, served: Served) -> None:
     page = tab.page
     tab.open_site(f"{served.url}console")

@@ -53,6 +53,8 @@ MATCH_PATH = {
     "replays._native",
     "replays._native._load",
     "replays._recorder",
+    # the replay stored zstd-compressed (docs/storage.md)
+    "replays._compressed",
     # the default case: its rules, limits and identity
     "arena.cases",
     "arena.cases._catalog",
@@ -113,7 +115,7 @@ MATCH_PATH = {
 NATIVE = {"sim._native._core", "arena.sandbox._native._call", "replays._native._frames"}
 """The native parts, loaded where they were built (setup says when they could not be)."""
 
-THIRD_PARTY = {"lazy_loader", "msgpack", "wasmtime"}
+THIRD_PARTY = {"lazy_loader", "msgpack", "wasmtime", "zstandard"}
 """The installed packages it loads (besides the interpreter's site machinery)."""
 
 NEVER = ("multiprocessing", "concurrent", "tempfile", "shutil", "importlib.metadata", "asyncio")

@@ -37,6 +37,7 @@ from arena.store import (
     ControllerRecord,
     CorruptFileError,
     Entrant,
+    FileCoding,
     MatchRecord,
     MatchStatus,
     NotInStoreError,
@@ -53,6 +54,7 @@ from arena.store import (
     name_keys,
     name_problem,
 )
+from arena.store._blobs import STREAM_CHUNK_BYTES, WHOLE_READ_BYTES, Blobs
 from tests._support import examples, result_between
 
 MANIFEST = "ab" * 32
@@ -212,9 +214,12 @@ def test_a_real_match_is_stored_and_its_replay_read_back_verifies(
     data = store.read_replay_bytes(result.replay_sha256)
     assert data == result.replay
     assert replays.verify_replay(data).ok
-    with store.open_replay(result.replay_sha256, chunk_size=1000) as stream:
-        assert stream.size == len(result.replay)
-        assert b"".join(stream) == result.replay
+    # Kept compressed, named by the sha256 of the replay's own bytes.
+    assert path.read_bytes().startswith(replays.ZSTD_MAGIC)
+    assert len(path.read_bytes()) < len(result.replay)
+    stored = store.stored_replay(result.replay_sha256)
+    assert stored.coding is FileCoding.ZSTD and stored.body == path.read_bytes()
+    assert stored.file_size == len(stored.body) and stored.content() == result.replay
     assert store.match(record.id) == record
 
 
@@ -831,7 +836,7 @@ def test_a_truncated_replay_is_refused_on_every_read(store: Store, recorded: Mat
     sha = recorded.replay_sha256
     path = store.replay_path(sha)
     path.write_bytes(recorded.replay[:1000])
-    for read in (store.read_replay_bytes, store.open_replay):
+    for read in (store.read_replay_bytes, store.stored_replay):
         with pytest.raises(CorruptFileError, match="damaged") as err:
             read(sha)
         assert str(path) in str(err.value)
@@ -845,22 +850,69 @@ def test_a_changed_byte_is_refused_before_a_stream_starts(
     data[123_456] ^= 1
     path.write_bytes(bytes(data))
     with pytest.raises(CorruptFileError, match="damaged"):
-        store.open_replay(recorded.replay_sha256)
+        store.stored_replay(recorded.replay_sha256)
 
 
 def test_a_replay_changed_while_streaming_ends_the_stream_with_an_error(
-    store: Store, recorded: MatchResult
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
 ) -> None:
-    stream = store.open_replay(recorded.replay_sha256, chunk_size=50_000)
-    chunks = iter(stream)
+    big = result_between(*two, replay=os.urandom(WHOLE_READ_BYTES + 2_000_000))
+    store.record_match(big)
+    stored = store.stored_replay(big.replay_sha256)
+    assert stored.body is None  # over the size read whole: an open file, sent in chunks
+    chunks = stored.chunks()
     first = next(chunks)
-    with open(store.replay_path(recorded.replay_sha256), "r+b") as f:  # in place: same inode
-        f.seek(150_000)
+    with open(store.replay_path(big.replay_sha256), "r+b") as f:  # in place: same inode
+        f.seek(len(first) + 1000)
         f.write(b"\0" * 10)
-    with pytest.raises(CorruptFileError, match="changed while it was streamed"):
+    with pytest.raises(CorruptFileError, match="changed while it was sent"):
         for _ in chunks:
             pass
-    assert first == recorded.replay[:50_000]
+    assert len(first) == STREAM_CHUNK_BYTES
+
+
+def test_a_replay_is_hashed_once_then_again_only_when_its_file_changes(
+    store: Store, recorded: MatchResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks: list[str] = []
+    check = Blobs._checked
+
+    def counted(self: Blobs, path: Path, sha256: str, data: bytes) -> bytes:
+        checks.append(sha256)
+        return check(self, path, sha256, data)
+
+    monkeypatch.setattr(Blobs, "_checked", counted)
+    sha, path = recorded.replay_sha256, store.replay_path(recorded.replay_sha256)
+    # An old mtime, so that the write below changes it whatever the clock's grain.
+    os.utime(path, ns=(10**9, 10**9))
+    first = store.stored_replay(sha)
+    assert store.stored_replay(sha).body == first.body and len(checks) == 1
+    data = bytearray(path.read_bytes())
+    data[-100] ^= 1
+    with open(path, "r+b") as f:  # in place, the same size: a new mtime and ctime
+        f.write(data)
+    with pytest.raises(CorruptFileError, match="damaged"):
+        store.stored_replay(sha)
+    with pytest.raises(CorruptFileError, match="damaged"):  # and still, until it is repaired
+        store.stored_replay(sha)
+    store.record_match(recorded)  # writes it again (a new inode)
+    assert store.stored_replay(sha).content() == recorded.replay
+    assert store.stored_replay(sha).content() == recorded.replay
+    assert len(checks) == 4
+
+
+def test_a_replay_stored_raw_before_compression_is_read_and_served_as_it_is(
+    store: Store, recorded: MatchResult
+) -> None:
+    """A data directory from before replays were compressed: its raw files still read."""
+    path = store.replay_path(recorded.replay_sha256)
+    path.write_bytes(recorded.replay)
+    assert store.read_replay_bytes(recorded.replay_sha256) == recorded.replay
+    stored = store.stored_replay(recorded.replay_sha256)
+    assert stored.coding is FileCoding.RAW and stored.body == recorded.replay
+    assert stored.content() == recorded.replay
+    store.record_match(recorded)  # the same replay again: the raw file holds it, kept as is
+    assert path.read_bytes() == recorded.replay
 
 
 def test_missing_files_are_lost_when_a_row_uses_them_else_unknown(

@@ -15,18 +15,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Collection, Iterator
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 import arena
-import replays
 from web._bundle import MAX_BUNDLE_BYTES
 from web._controllers import check_name
 from web._errors import ApiError
@@ -64,9 +63,9 @@ from web._openapi import (
     side_of,
 )
 from web._pages import missing_page, site_page_html
+from web._replay_answer import needs_decoding, stored_replay_response
 from web._schemas import NAME, ref
 from web._site import Site
-from web._stream import HEADERS
 from web._token import Keyring, Side
 from web._tournaments import tournament_key
 from web._view import static_files
@@ -219,10 +218,18 @@ async def create_match(request: Request) -> Response:
     parameters=[ID],
     side=Side.PUBLIC,
 )
-def get_match(request: Request) -> Response:
-    return json_response(
-        site_of(request).match_json(request.path_params["id"], everything=sees_all(request))
-    )
+async def get_match(request: Request) -> Response:
+    # Read in the event loop: one row by id, and a read never waits in WAL mode
+    # but for a rare lock, when it is read again in a thread, which may wait.
+    # A thread for every request cost more than the read (docs/benchmarks.md).
+    site, match_id, everything = site_of(request), request.path_params["id"], sees_all(request)
+    try:
+        data = site.match_json(match_id, everything=everything, wait=False)
+    except arena.StoreBusyError:
+        data = await run_in_threadpool(
+            functools.partial(site.match_json, match_id, everything=everything)
+        )
+    return json_response(data)
 
 
 @operation(
@@ -241,30 +248,29 @@ def publish_match(request: Request) -> Response:
 
 @operation(
     "get",
-    "a finished match's replay, streamed as it is read (checked by its sha256)",
+    "a finished match's replay (checked by its sha256): zstd-coded (Content-Encoding: zstd)"
+    " to a client whose Accept-Encoding takes zstd, else the msgpack bytes themselves",
     {
         "200": binary_answer("application/x-msgpack", "the msgpack replay"),
+        "304": {"description": "not modified: If-None-Match holds the ETag that would be sent"},
         **errors("404", "500", "503"),
     },
     parameters=[ID],
     side=Side.PUBLIC,
 )
-def match_replay(request: Request) -> Response:
-    stream = site_of(request).open_replay(request.path_params["id"], everything=sees_all(request))
-    return StreamingResponse(
-        _checked(stream),
-        media_type=replays.MEDIA_TYPE,
-        headers={**HEADERS, "Content-Length": str(stream.size)},
-    )
-
-
-def _checked(stream: arena.ReplayStream) -> Iterator[bytes]:
-    """The file's chunks; if it changed on disk meanwhile, the transfer is broken off."""
-    try:
-        yield from stream
-    except arena.CorruptFileError:
-        _log.error("replay stream broken off: %s changed while it was sent", stream.path)
-        raise
+async def match_replay(request: Request) -> Response:
+    # A file verified before and of a typical size is read here, in the event
+    # loop (a thread for every request cost more than the read); anything that
+    # may take longer (hashing, a large file, decompressing) runs in a thread.
+    site, match_id, everything = site_of(request), request.path_params["id"], sees_all(request)
+    stored = site.verified_replay(match_id, everything=everything)
+    if stored is None:
+        stored = await run_in_threadpool(
+            functools.partial(site.stored_replay, match_id, everything=everything)
+        )
+    if stored.body is not None and not needs_decoding(request, stored):
+        return stored_replay_response(request, stored)
+    return await run_in_threadpool(stored_replay_response, request, stored)
 
 
 @operation(

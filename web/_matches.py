@@ -25,13 +25,13 @@ from web._errors import ApiError
 from web._lanes import Lane, WorkerLanes
 from web._limits import SiteLimits, Slots
 
-__all__ = ["REPLAY_CHUNK", "Matches", "match_key", "match_record_json", "replay_url"]
+__all__ = ["INLINE_REPLAY_BYTES", "Matches", "match_key", "match_record_json", "replay_url"]
 
 _log = logging.getLogger("web")
 
-REPLAY_CHUNK: Final = 256 * 1024
-"""Bytes of a replay read and sent at a time: a typical replay goes out in one
-(replay sizes: docs/benchmarks.md)."""
+
+INLINE_REPLAY_BYTES: Final = 1024 * 1024
+"""A replay file up to this size, once verified, is read in the event loop (no thread)."""
 
 
 def match_key(match_id: int) -> tuple[str, int]:
@@ -187,14 +187,17 @@ class Matches(SiteCore):
             self._accepted.give()
             self.changes.bump(match_key(match_id))
 
-    def match_json(self, match_id: int, *, everything: bool = True) -> dict[str, Any]:
+    def match_json(
+        self, match_id: int, *, everything: bool = True, wait: bool = True
+    ) -> dict[str, Any]:
         """A match: ``status``, then, once finished, the result with the design's keys.
-        Without ``everything`` (the public side), 404 unless it is published."""
-        return self._match_json(self._match(match_id, everything=everything))
+        Without ``everything`` (the public side), 404 unless it is published. ``wait=False``:
+        ``arena.StoreBusyError`` rather than wait on the store's lock."""
+        return self._match_json(self._match(match_id, everything=everything, wait=wait))
 
-    def _match(self, match_id: int, *, everything: bool) -> arena.MatchRecord:
+    def _match(self, match_id: int, *, everything: bool, wait: bool = True) -> arena.MatchRecord:
         try:
-            record = self.store.match(match_id)
+            record = self.store.match(match_id, wait=wait)
         except arena.NotInStoreError:
             raise ApiError(404, f"no match {match_id}") from None
         if not everything and not record.published:
@@ -238,10 +241,23 @@ class Matches(SiteCore):
             )
         ]
 
-    def open_replay(self, match_id: int, *, everything: bool = True) -> arena.ReplayStream:
-        """A finished match's replay, verified by sha256 before a byte is sent; without
+    def verified_replay(
+        self, match_id: int, *, everything: bool = True
+    ) -> arena.StoredReplay | None:
+        """``stored_replay`` without waiting: None if the store is locked, the file not yet
+        verified as it is now, or over ``INLINE_REPLAY_BYTES`` (ask ``stored_replay``)."""
+        try:
+            record = self._match(match_id, everything=everything, wait=False)
+        except arena.StoreBusyError:
+            return None
+        if record.result is None:
+            raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
+        return self.store.verified_replay(record.result.replay_sha256, INLINE_REPLAY_BYTES)
+
+    def stored_replay(self, match_id: int, *, everything: bool = True) -> arena.StoredReplay:
+        """A finished match's replay file, its digest checked before a byte is sent; without
         ``everything``, only a published match's."""
         record = self._match(match_id, everything=everything)
         if record.result is None:
             raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
-        return self.store.open_replay(record.result.replay_sha256, chunk_size=REPLAY_CHUNK)
+        return self.store.stored_replay(record.result.replay_sha256)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
+import replays
 import sim
 from arena.baselines import build_extra
 from arena.bench._parts import started
@@ -12,7 +16,7 @@ from arena.bench._scenes import crowded_game
 from arena.match import Contestant, encode_obs, run_match
 from arena.sandbox import Fault
 
-__all__ = ["MatchFigures", "host_overhead_us", "match_figures"]
+__all__ = ["MatchFigures", "host_overhead_us", "match_figures", "replay_size_figures"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,4 +116,74 @@ def match_figures(repeat: int, ticks: int = 400, calls: int = 20_000) -> MatchFi
             f"  {label:<40} {us:>5.1f} us  ({size:,}-byte message, {records} records;"
             f" through ctypes {ctypes_us:.1f} us)"
         )
+    return figures
+
+
+def _least_ms(call: Callable[[], object], repeat: int) -> float:
+    """The least time of ``call()`` over ``repeat`` runs of at least 0.2 s, in ms (CPU time)."""
+    best = float("inf")
+    for _ in range(repeat):
+        n, t0 = 0, time.process_time()
+        while (elapsed := time.process_time() - t0) < 0.2 or n == 0:
+            call()
+            n += 1
+        best = min(best, elapsed / n * 1e3)
+    return best
+
+
+def _verified(data: bytes) -> None:
+    if not replays.verify_replay(io.BytesIO(data)).ok:
+        raise RuntimeError("the benchmark's replay does not verify")
+
+
+def replay_size_figures(repeat: int, ticks: int = 2000) -> dict[str, float]:
+    """Print the replay's size as stored (zstd at ``replays.STORED_LEVEL``) on the 64x64 case
+    beside its raw size and zstd -19 of it, what compressing costs, and the check's speed on
+    the stored bytes; return the figures by name.
+
+    The case: border-soldier against itself, 64x64, ``ticks`` ticks, seed 1 (its sizes:
+    docs/benchmarks.md).
+    """
+    import zstandard
+
+    from arena.baselines import load_baseline
+
+    blob = load_baseline("border-soldier")
+    config = sim.Config(width=64, height=64, max_ticks=ticks)
+    result = run_match(Contestant("a", blob), Contestant("b", blob), config=config, seed=1)
+    raw, n = result.replay, result.ticks
+    stored = replays.compress_replay(raw)
+    best = zstandard.ZstdCompressor(level=19).compress(raw)
+    figures = {
+        "raw_bytes_per_tick": len(raw) / n,
+        "stored_bytes_per_tick": len(stored) / n,
+        "zstd19_bytes_per_tick": len(best) / n,
+        "compress_ms": _least_ms(lambda: replays.compress_replay(raw), repeat),
+        "compress19_ms": _least_ms(lambda: zstandard.ZstdCompressor(level=19).compress(raw), 1),
+        "decompress_ms": _least_ms(lambda: replays.decompress_replay(stored), repeat),
+    }
+    verify: dict[str, float] = {}
+    for label, data in (("stored", stored), ("raw", raw)):
+        least = _least_ms(partial(_verified, data), repeat)
+        verify[label] = n / least * 1e3
+    figures["verify_stored_ticks_per_s"] = verify["stored"]
+    figures["verify_raw_ticks_per_s"] = verify["raw"]
+    print(f"replay size, border-soldier x2, 64x64, {n:,} ticks, seed 1 ({len(raw):,} bytes raw):")
+    print(f"  raw msgpack                       {figures['raw_bytes_per_tick']:7.1f} bytes/tick")
+    print(
+        f"  stored (zstd level {replays.STORED_LEVEL})            "
+        f"{figures['stored_bytes_per_tick']:7.1f} bytes/tick  ({len(stored):,} bytes;"
+        f" compressing {figures['compress_ms']:.2f} ms, decompressing"
+        f" {figures['decompress_ms']:.2f} ms)"
+    )
+    print(
+        f"  floor: zstd -19 of the raw file   {figures['zstd19_bytes_per_tick']:7.1f} bytes/tick"
+        f"  ({len(best):,} bytes; compressing {figures['compress19_ms']:.0f} ms)"
+        f"  stored / floor {len(stored) / len(best):.2f}x"
+    )
+    print(
+        f"  verify_replay of the stored bytes {verify['stored']:9,.0f} ticks/s"
+        f"  (of the raw bytes {verify['raw']:,.0f}; native core"
+        f" {'on' if sim.native_unavailable() is None else 'off'})"
+    )
     return figures

@@ -102,7 +102,7 @@ def run_benchmarks(
 def _detailed(which: str, size: Size, before: Path | None) -> None:
     from arena._extensions import BENCHMARKS, extensions
     from arena.bench._compare import Tree, parts_figures, process_figures, this_tree
-    from arena.bench._match import match_figures
+    from arena.bench._match import match_figures, replay_size_figures
     from arena.bench._sim import sim_figures
     from arena.bench._store import store_figures
     from arena.bench._tournament import tournament_figures
@@ -113,6 +113,7 @@ def _detailed(which: str, size: Size, before: Path | None) -> None:
         sim_figures(repeat)
     if which in ("all", "match"):
         match_figures(repeat)
+        replay_size_figures(repeat)
     if which in ("all", "store"):
         store_figures(repeat)
     if which in ("all", "tournament"):

@@ -409,7 +409,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         # The whole file, bounded by the reader's own size limit (one byte more
         # is read so that the reader refuses an oversized file by size).
         data = read_regular(path, replays.DEFAULT_LIMITS.max_bytes, "replay")
-        report = replay_matches(data, a.blob, b.blob)
+        # Compared byte for byte with the match played again: the replay's own bytes.
+        report = replay_matches(replays.decompress_replay(data), a.blob, b.blob)
         how = "played again from the modules, byte for byte the same"
     else:
         # Streamed: the reader bounds the file's size and every length in it.

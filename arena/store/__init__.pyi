@@ -1,6 +1,9 @@
 """The names of ``arena.store``, each once; ``__init__.py`` loads them on first use."""
 
-from ._blobs import ReplayStream as ReplayStream
+from ._blobs import (
+    FileCoding as FileCoding,
+    StoredReplay as StoredReplay,
+)
 from ._contestants import store_contestant as store_contestant
 from ._errors import (
     CorruptFileError as CorruptFileError,

@@ -2,33 +2,65 @@
 
 A file is written in the directory's ``.tmp/`` and renamed into place
 (``atomic_write_all``); a killed write leaves its temporary file there, which
-``sweep`` deletes. A file's name is the sha256 of its bytes, so a reader can
+``sweep`` deletes. A file's name is the sha256 of its content, so a reader can
 always tell a good file from a damaged one: every read hashes what it read and refuses a file
 whose hash is not its name (``CorruptFileError``), whatever the cause (a
-truncation, a bit flip, an edit). Files are only ever replaced by identical
-bytes, which is also how a damaged file is repaired: storing the same content
-again rewrites it.
+truncation, a bit flip, an edit). Files are only ever replaced by the same
+content, which is also how a damaged file is repaired: storing the same
+content again rewrites it.
+
+Replays are kept compressed (``compressed=True``): the file holds one zstd
+frame of the replay (``replays.compress_replay``) and its name stays the
+sha256 of the replay's own bytes, so a match's ``replay_sha256`` is the same
+whichever way its file is kept. A file written before replays were compressed
+holds the raw bytes; every read tells the two apart by the zstd magic, so both
+are read and served (docs/storage.md).
+
+``Blobs.stored_replay`` serves a web request: the file's digest is checked the
+first time and then only when the file changes (its inode, size, mtime or
+ctime), and a file of a typical size is read in one call.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import os
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Final
 
+import replays
 from arena._files import atomic_write_all, sweep_temporary
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 
-__all__ = ["CHUNK_BYTES", "STAGING", "Blobs", "ReplayStream", "check_sha256"]
+__all__ = ["STAGING", "Blobs", "FileCoding", "StoredReplay", "check_sha256"]
 
-CHUNK_BYTES = 64 * 1024
+WHOLE_READ_BYTES: Final = 4 * 1024 * 1024
+"""A file up to this size is handed out read whole (one read); a larger one as an open file."""
+STREAM_CHUNK_BYTES: Final = 1024 * 1024
+"""Bytes read at a time from a file over ``WHOLE_READ_BYTES``."""
+VERIFIED_FILES: Final = 4096
+"""Files whose verified state is remembered (the least recently used are forgotten)."""
 STAGING = ".tmp"
 """The sub-directory of a kind's directory where its files are written before their rename."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+
+_StatKey = tuple[int, int, int, int, int]
+
+
+class FileCoding(enum.StrEnum):
+    """How a stored file holds its content."""
+
+    RAW = "raw"
+    """The content itself (modules; replays stored before they were compressed)."""
+    ZSTD = "zstd"
+    """One zstd frame of the content (replays): also its HTTP content-coding's name."""
 
 
 def check_sha256(sha256: str, what: str) -> str:
@@ -41,11 +73,17 @@ def check_sha256(sha256: str, what: str) -> str:
 class Blobs:
     """One kind of content-addressed file (replays, modules) under one directory."""
 
-    def __init__(self, directory: Path, suffix: str, what: str, max_bytes: int) -> None:
+    def __init__(
+        self, directory: Path, suffix: str, what: str, max_bytes: int, *, compressed: bool = False
+    ) -> None:
         self.directory = directory
         self.suffix = suffix
         self.what = what
         self.max_bytes = max_bytes
+        self.compressed = compressed
+        """New files are written zstd-compressed (replays); reads take either kind."""
+        self._verified: OrderedDict[str, _StatKey] = OrderedDict()
+        self._verified_lock = threading.Lock()
         self.staging = directory / STAGING
         """Where files are written before they are renamed into place (``sweep``)."""
         self._temporary = re.compile(rf"\.[0-9a-f]{{64}}{re.escape(suffix)}\.[0-9a-f]{{12}}")
@@ -66,8 +104,8 @@ class Blobs:
         for sha256, data in zip(shas, datas, strict=True):
             path = self.path(sha256)
             try:
-                if path not in new and not _holds(path, data):
-                    new[path] = data
+                if path not in new and not self._holds(path, data):
+                    new[path] = replays.compress_replay(data) if self.compressed else data
             except OSError as exc:
                 raise StoreError(
                     f"cannot write the {self.what} file {path}: {_reason(exc)}"
@@ -136,7 +174,7 @@ class Blobs:
         return swept
 
     def read(self, sha256: str) -> bytes:
-        """The file's bytes, checked against its name; FileNotFoundError if there is none."""
+        """The content (decompressed), checked against its name; FileNotFoundError if none."""
         path = self.path(sha256)
         try:
             with open(path, "rb") as f:
@@ -145,31 +183,126 @@ class Blobs:
             raise
         except OSError as exc:
             raise StoreError(f"cannot read the {self.what} file {path}: {_reason(exc)}") from exc
-        self._check(path, sha256, hashlib.sha256(data).hexdigest(), len(data))
-        return data
+        return self._checked(path, sha256, data)
 
-    def open(self, sha256: str, chunk_size: int = CHUNK_BYTES) -> ReplayStream:
-        """Open the file, hash it whole, and hand it out for streaming only if it is good.
+    def stored_replay(self, sha256: str) -> StoredReplay:
+        """The file of ``sha256`` as stored, ready to send; FileNotFoundError if there is none.
 
-        FileNotFoundError if there is none.
+        Its digest is checked the first time, and again only when the file
+        changed since (another inode, size, mtime or ctime): a damaged file is
+        refused (``CorruptFileError``) before a byte is handed out. A file up to
+        ``WHOLE_READ_BYTES`` comes read whole (``body``), the bytes checked being
+        the bytes handed out; a larger one as an open file (``chunks``), which
+        raises ``CorruptFileError`` at its end if the file changed meanwhile.
         """
         path = self.path(sha256)
         try:
-            f = open(path, "rb")  # noqa: SIM115 (the stream owns it)
+            f = open(path, "rb")  # noqa: SIM115 (closed here, or by the StoredReplay)
         except FileNotFoundError:
             raise
         except OSError as exc:
             raise StoreError(f"cannot read the {self.what} file {path}: {_reason(exc)}") from exc
         try:
-            digest, size = _hash(f, chunk_size, self.max_bytes)
-            self._check(path, sha256, digest, size)
+            before = _stat_key(f)
+            if before[2] > self.max_bytes:
+                self._check(path, sha256, "", before[2])
+            if before[2] <= WHOLE_READ_BYTES:
+                data = f.read(before[2] + 1)
+                after = _stat_key(f)
+                f.close()
+                if after != before or len(data) != before[2] or not self._known(sha256, after):
+                    content = self._checked(path, sha256, data)
+                    self._remember(sha256, after if after == before else None)
+                else:
+                    content = None
+                return StoredReplay(sha256, path, _coding(data), len(data), data, content)
+            if not self._known(sha256, before):
+                # Checked whole now; the stream is checked against ``before`` at its end.
+                self._checked(path, sha256, f.read(self.max_bytes + 1))
+                f.seek(0)
+                self._remember(sha256, before)
+            head = f.read(4)
+            f.seek(0)
+            return StoredReplay(
+                sha256, path, _coding(head), before[2], None, None, _file=f, _key=before
+            )
         except OSError as exc:
             f.close()
             raise StoreError(f"cannot read the {self.what} file {path}: {_reason(exc)}") from exc
         except BaseException:
             f.close()
             raise
-        return ReplayStream(f, path, sha256, size, chunk_size, self.what)
+
+    def verified_replay(self, sha256: str, most: int) -> StoredReplay | None:
+        """``stored_replay``'s answer without hashing or waiting on much: the file read whole if
+        it is at most ``most`` bytes and was verified as it is now; else None (ask
+        ``stored_replay``). For an event loop, which must not hash a large file."""
+        path = self.path(sha256)
+        try:
+            with open(path, "rb") as f:
+                before = _stat_key(f)
+                if before[2] > most or not self._known(sha256, before):
+                    return None
+                data = f.read(before[2] + 1)
+                after = _stat_key(f)
+        except OSError:
+            return None  # ``stored_replay`` says what is wrong
+        if after != before or len(data) != before[2]:
+            return None
+        return StoredReplay(sha256, path, _coding(data), len(data), data)
+
+    def _known(self, sha256: str, key: _StatKey) -> bool:
+        """Whether the file of ``sha256`` was verified as it is now (``key``)."""
+        with self._verified_lock:
+            if self._verified.get(sha256) != key:
+                return False
+            self._verified.move_to_end(sha256)
+            return True
+
+    def _remember(self, sha256: str, key: _StatKey | None) -> None:
+        with self._verified_lock:
+            if key is None:
+                self._verified.pop(sha256, None)
+                return
+            self._verified[sha256] = key
+            self._verified.move_to_end(sha256)
+            while len(self._verified) > VERIFIED_FILES:
+                self._verified.popitem(last=False)
+
+    def _checked(self, path: Path, sha256: str, data: bytes) -> bytes:
+        """The content of the file bytes ``data``, if it hashes to ``sha256``."""
+        if len(data) > self.max_bytes:
+            self._check(path, sha256, "", len(data))
+        content = data
+        if replays.is_compressed(data):
+            try:
+                content = replays.decompress_replay(
+                    data, replays.ReplayLimits(max_bytes=self.max_bytes)
+                )
+            except replays.ReplayError as exc:
+                raise CorruptFileError(
+                    f"the {self.what} file {path} is damaged: its {len(data):,} bytes do not"
+                    f" decompress ({exc})"
+                ) from None
+        self._check(path, sha256, hashlib.sha256(content).hexdigest(), len(content))
+        return content
+
+    def _holds(self, path: Path, data: bytes) -> bool:
+        """Whether ``path`` already holds exactly ``data`` (compressed or not)."""
+        try:
+            with open(path, "rb") as f:
+                if not self.compressed:
+                    return f.read(len(data) + 1) == data
+                held = f.read(self.max_bytes + 1)
+        except FileNotFoundError:
+            return False
+        if not replays.is_compressed(held):
+            return held == data
+        try:
+            limits = replays.ReplayLimits(max_bytes=max(len(data), 1))
+            return replays.decompress_replay(held, limits) == data
+        except replays.ReplayError:
+            return False  # damaged: written again
 
     def stored(self) -> list[str]:
         """The sha256 of every file stored here (the files named ``<sha256><suffix>``)."""
@@ -214,72 +347,68 @@ class Blobs:
             )
 
 
-class ReplayStream:
-    """A content-addressed file that was verified when opened, ready to stream in chunks.
+@dataclass(eq=False)
+class StoredReplay:
+    """A stored file whose digest was checked, as ``Blobs.stored_replay`` hands it out.
 
-    Opening it (``Store.open_replay``) reads and hashes the whole file before a
-    single byte is handed out, so a damaged file is refused while the caller
-    can still answer with an error (a web response has not started). Iterating
-    reads the same open file again from the start and hashes it once more: if
-    the bytes changed in between (someone wrote into the file in place), the
-    iteration raises ``CorruptFileError`` after the last chunk, so the caller
-    can break the transfer off rather than end it as good. Iterate once; the
-    file is closed at the end, on an error, or by ``close()``.
+    Either ``body`` (the file's bytes, read whole) or ``chunks`` (an open file,
+    read once, closed at its end or by ``close``).
     """
 
-    def __init__(
-        self, f: BinaryIO, path: Path, sha256: str, size: int, chunk_size: int, what: str
-    ) -> None:
-        self._file = f
-        self.path = path
-        self.sha256 = sha256
-        self.size = size
-        """The file's size in bytes (e.g. a Content-Length)."""
-        self._chunk_size = chunk_size
-        self._what = what
+    sha256: str
+    """The sha256 of the content (the replay's own bytes): the file's name."""
+    path: Path
+    coding: FileCoding
+    """How the file holds the replay: ``ZSTD`` (one zstd frame) or ``RAW``."""
+    file_size: int
+    """The file's size in bytes: a Content-Length for ``body``/``chunks`` as they are."""
+    body: bytes | None
+    """The file's bytes, if it was read whole."""
+    _content: bytes | None = field(default=None, repr=False)
+    _file: BinaryIO | None = field(default=None, repr=False)
+    _key: _StatKey | None = field(default=None, repr=False)
 
-    def __iter__(self) -> Iterator[bytes]:
+    def content(self) -> bytes:
+        """The replay's own bytes (decompressed if the file is compressed)."""
+        if self._content is None:
+            data = self.body if self.body is not None else b"".join(self.chunks())
+            self._content = (
+                replays.decompress_replay(data) if self.coding is FileCoding.ZSTD else data
+            )
+        return self._content
+
+    def chunks(self) -> Iterator[bytes]:
+        """The file's bytes as stored, ``STREAM_CHUNK_BYTES`` at a time; ``CorruptFileError``
+        after the last if the file changed since its digest was checked."""
+        if self.body is not None:
+            yield self.body
+            return
+        assert self._file is not None, "a StoredReplay's chunks are read once"
+        f, self._file = self._file, None
         try:
-            self._file.seek(0)
-            h = hashlib.sha256()
             size = 0
-            while size <= self.size and (chunk := self._file.read(self._chunk_size)):
+            while size <= self.file_size and (chunk := f.read(STREAM_CHUNK_BYTES)):
                 size += len(chunk)
-                h.update(chunk)
                 yield chunk
-            if size != self.size or h.hexdigest() != self.sha256:
-                raise CorruptFileError(
-                    f"the {self._what} file {self.path} changed while it was streamed"
-                )
+            if size != self.file_size or _stat_key(f) != self._key:
+                raise CorruptFileError(f"the replay file {self.path} changed while it was sent")
         finally:
-            self._file.close()
+            f.close()
 
     def close(self) -> None:
-        self._file.close()
-
-    def __enter__(self) -> ReplayStream:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        """Close the open file, if any (``chunks`` does at its end)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
-def _hash(f: BinaryIO, chunk_size: int, max_bytes: int) -> tuple[str, int]:
-    h = hashlib.sha256()
-    size = 0
-    while size <= max_bytes and (chunk := f.read(chunk_size)):
-        size += len(chunk)
-        h.update(chunk)
-    return h.hexdigest(), size
+def _stat_key(f: BinaryIO) -> _StatKey:
+    st = os.fstat(f.fileno())
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _holds(path: Path, data: bytes) -> bool:
-    """Whether ``path`` already holds exactly ``data`` (read at most one byte more)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(data) + 1) == data
-    except FileNotFoundError:
-        return False
+def _coding(head: bytes) -> FileCoding:
+    return FileCoding.ZSTD if replays.is_compressed(head) else FileCoding.RAW
 
 
 def _reason(exc: OSError) -> str:

@@ -86,11 +86,25 @@ class Database:
                 self._open.append(conn)
         return conn
 
-    def _connect(self) -> sqlite3.Connection:
+    def _nowait_connection(self) -> sqlite3.Connection:
+        """This thread's connection that never waits on a lock (``read(wait=False)``)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "nowait", None)
+        if conn is None or os.getpid() != self._pid:
+            self._connection()  # the checks, and a fork's reset
+            conn = self._guard(lambda: self._connect(timeout=0.0))
+            self._local.nowait = conn
+            with self._lock:
+                self._open.append(conn)
+        return conn
+
+    def _connect(self, timeout: float | None = None) -> sqlite3.Connection:
         # isolation_level=None: no implicit transactions; this module opens
         # and ends every one itself. The timeout is SQLite's busy handler.
         conn = sqlite3.connect(
-            self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+            self.path,
+            timeout=self.busy_timeout if timeout is None else timeout,
+            isolation_level=None,
+            check_same_thread=False,
         )
         conn.row_factory = sqlite3.Row
         try:
@@ -147,9 +161,11 @@ class Database:
 
     # ----------------------------------------------------------------- transactions
 
-    def _transaction(self, begin: str, body: Callable[[sqlite3.Connection], T], what: str) -> T:
+    def _transaction(
+        self, begin: str, body: Callable[[sqlite3.Connection], T], what: str, *, wait: bool = True
+    ) -> T:
         def attempt() -> T:
-            conn = self._connection()
+            conn = self._connection() if wait else self._nowait_connection()
             conn.execute(begin)
             try:
                 out = body(conn)
@@ -160,6 +176,13 @@ class Database:
                 raise
             return out
 
+        if not wait:
+            try:
+                return attempt()
+            except sqlite3.Error as exc:
+                if _code(exc) in (_BUSY, _LOCKED) or _code(exc) in _ENVIRONMENT:
+                    raise self._error(exc, what) from exc
+                raise
         return self._guard(attempt, what)
 
     def write(self, body: Callable[[sqlite3.Connection], T], what: str) -> T:
@@ -169,9 +192,15 @@ class Database:
         """
         return self._transaction("BEGIN IMMEDIATE", body, what)
 
-    def read(self, body: Callable[[sqlite3.Connection], T], what: str) -> T:
-        """Run ``body`` in one read transaction: every query in it sees the same snapshot."""
-        return self._transaction("BEGIN", body, what)
+    def read(self, body: Callable[[sqlite3.Connection], T], what: str, *, wait: bool = True) -> T:
+        """Run ``body`` in one read transaction: every query in it sees the same snapshot.
+
+        ``wait=False``: on a connection without a busy handler, once, so a lock
+        (rare for a read in WAL mode) raises ``StoreBusyError`` at once instead
+        of waiting: for a caller that must not block (an event loop), which
+        then reads again where it may wait.
+        """
+        return self._transaction("BEGIN", body, what, wait=wait)
 
     # ----------------------------------------------------------------- schema
 

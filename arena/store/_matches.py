@@ -189,9 +189,10 @@ class Matches(Core):
 
         return self._db.write(tx, f"recording match {match_id}")
 
-    def match(self, match_id: int) -> MatchRecord:
-        """One match by id."""
-        return self._by_id("match", match_id, match_or_none)
+    def match(self, match_id: int, *, wait: bool = True) -> MatchRecord:
+        """One match by id. ``wait=False``: ``StoreBusyError`` at once rather than wait on a
+        lock (for an event loop, which then asks again from a thread)."""
+        return self._by_id("match", match_id, match_or_none, wait=wait)
 
     def matches(
         self,

@@ -23,7 +23,7 @@ from typing import Final, Self, TypeVar
 import replays
 from arena._errors import ArenaError
 from arena._files import data_dir
-from arena.store._blobs import Blobs, ReplayStream, check_sha256
+from arena.store._blobs import Blobs, StoredReplay, check_sha256
 from arena.store._db import Database
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 from arena.store._records import Entrant, ReplayStatus
@@ -99,7 +99,11 @@ class Core:
         """The data directory."""
         self._db = db
         self._replays = Blobs(
-            root / "replays", ".replay", "replay", replays.DEFAULT_LIMITS.max_bytes
+            root / "replays",
+            ".replay",
+            "replay",
+            replays.DEFAULT_LIMITS.max_bytes,
+            compressed=True,
         )
         self._modules = Blobs(root / "modules", ".wasm", "module", MAX_MODULE_FILE_BYTES)
         self.swept: list[Path] = []
@@ -163,11 +167,16 @@ class Core:
         return self._replays.sweep(older_than) + self._modules.sweep(older_than)
 
     def _by_id(
-        self, what: str, record_id: int, read: Callable[[sqlite3.Connection, int], T | None]
+        self,
+        what: str,
+        record_id: int,
+        read: Callable[[sqlite3.Connection, int], T | None],
+        *,
+        wait: bool = True,
     ) -> T:
         """The ``what`` (a match, a tournament, a run) that ``read`` finds by id, or
-        ``NotInStoreError``."""
-        record = self._db.read(lambda c: read(c, record_id), f"reading a {what}")
+        ``NotInStoreError``; ``wait`` as ``Database.read`` takes it."""
+        record = self._db.read(lambda c: read(c, record_id), f"reading a {what}", wait=wait)
         if record is None:
             raise NotInStoreError(f"no {what} {record_id} in the store {self.path}")
         return record
@@ -186,40 +195,46 @@ class Core:
             raise self._missing(self._modules, sha256) from None
 
     def replay_path(self, sha256: str) -> Path:
-        """Where the replay of ``sha256`` is stored (it is not read or checked)."""
+        """Where the replay of ``sha256`` is stored (it is not read or checked). The file holds
+        the replay zstd-compressed, or raw if it was stored before replays were compressed:
+        ``arena replay`` reads either."""
         return self._replays.path(sha256)
 
     def read_replay_bytes(self, sha256: str) -> bytes:
-        """A stored replay's bytes, checked against its sha256 (``CorruptFileError`` if not)."""
+        """A stored replay's own bytes (decompressed), checked against its sha256
+        (``CorruptFileError`` if not)."""
         try:
             return self._replays.read(sha256)
         except FileNotFoundError:
             raise self._missing(self._replays, sha256) from None
 
     def replay_status(self, sha256: str) -> ReplayStatus:
-        """Whether the replay of ``sha256`` is there and whole: its file read and hashed (a
-        chunk at a time) against its name. ``StoreError`` if it cannot be read at all."""
+        """Whether the replay of ``sha256`` is there and whole: its file read, decompressed
+        and hashed against its name. ``StoreError`` if it cannot be read at all."""
         try:
-            with self._replays.open(sha256):
-                return ReplayStatus.OK
+            self._replays.read(sha256)
         except FileNotFoundError:
             return ReplayStatus.MISSING
         except CorruptFileError:
             return ReplayStatus.DAMAGED
+        return ReplayStatus.OK
 
-    def open_replay(self, sha256: str, *, chunk_size: int = 64 * 1024) -> ReplayStream:
-        """A stored replay, verified whole before this returns, to stream in chunks.
+    def stored_replay(self, sha256: str) -> StoredReplay:
+        """A stored replay's file as it is kept (compressed, or raw if older), to send.
 
-        Raises ``CorruptFileError`` now for a damaged file (before any byte is
-        handed out); the stream checks the bytes again as they go and raises
-        ``CorruptFileError`` at its end if the file changed meanwhile.
+        Its digest is checked the first time this process hands it out and
+        then only when the file changes (``Blobs.stored_replay``): a damaged
+        file raises ``CorruptFileError`` before a byte is handed out.
         """
-        if chunk_size < 1:
-            raise ValueError(f"chunk_size must be positive, got {chunk_size}")
         try:
-            return self._replays.open(sha256, chunk_size)
+            return self._replays.stored_replay(sha256)
         except FileNotFoundError:
             raise self._missing(self._replays, sha256) from None
+
+    def verified_replay(self, sha256: str, most: int) -> StoredReplay | None:
+        """``stored_replay``, only if that needs no hashing (the file was verified as it is
+        now) and the file is at most ``most`` bytes; else None."""
+        return self._replays.verified_replay(sha256, most)
 
     def _missing(self, blobs: Blobs, sha256: str) -> ArenaError:
         """A file that is not there: lost, if a row points at it; else never stored."""

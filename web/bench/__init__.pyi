@@ -7,6 +7,7 @@ from ._browser import (
     chromium_path as chromium_path,
     launch_chromium as launch_chromium,
 )
+from ._endpoints import endpoint_figures as endpoint_figures
 from ._figures import (
     bench_figures as bench_figures,
     summary_figures as summary_figures,

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import arena
+import replays
 
 __all__ = [
     "LISTINGS",
@@ -50,6 +51,8 @@ __all__ = [
     "wait_settled",
 ]
 
+BROWSER_ENCODINGS: Final = "gzip, deflate, br, zstd"
+"""The ``Accept-Encoding`` a replay stream sends: Chromium's (the site answers zstd)."""
 LOAD_TOKEN: Final = "load-test-token"
 """The token ``drive`` sends, and ``ServerProcess`` gives the server, unless told another."""
 
@@ -148,9 +151,9 @@ class Answer:
     """From sending the request to the last byte of the answer read."""
     retry_after: str | None
     size: int
-    """The body's length in bytes."""
+    """The body's length in bytes (a zstd-coded body's once decompressed: the replay's)."""
     sha256: str
-    """The body's sha256 (a stream's body is not kept)."""
+    """The body's sha256, likewise (a stream's body is not kept)."""
     body: bytes
     """The body, except a stream's (empty then)."""
 
@@ -213,6 +216,8 @@ class _Client:
             headers["Content-Type"] = request.content_type
         if request.write:
             headers["Authorization"] = f"Bearer {self._token}"
+        if request.kind is RequestKind.STREAM:
+            headers["Accept-Encoding"] = BROWSER_ENCODINGS  # as a browser asks for a replay
         for attempt in (0, 1):
             fresh = self._conn is None
             if self._conn is None:
@@ -232,6 +237,8 @@ class _Client:
                 continue
             body = response.read()
             latency = (time.perf_counter() - t0) * 1000
+            if response.getheader("Content-Encoding") == "zstd":
+                body = replays.decompress_replay(body)  # the replay's own bytes, as hashed
             if response.will_close:
                 self.close()
             return Answer(
