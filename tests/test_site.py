@@ -1160,7 +1160,10 @@ def test_record_pages_exist_only_for_published_records(client: TestClient) -> No
         and f'data-id="{match_id}"' in r.text
         and 'data-side="console"' in r.text
     )
+    # published from the console, its page is public
+    assert client.post(f"/api/matches/{match_id}/publish", headers=AUTH).status_code == 200
     published = client.get("/api/matches?limit=1").json()[0]["id"]
+    assert published == match_id
     r = client.get(f"/matches/{published}?tick=5")
     assert r.status_code == 200 and f'data-id="{published}"' in r.text
     assert 'data-side="public"' in r.text
