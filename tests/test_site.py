@@ -1030,10 +1030,10 @@ def test_a_tournament_is_never_served_finished_with_a_match_missing(
         record_error(pairing)
     read = store._db.read
 
-    def read_then_finish(body: Any, what: str) -> Any:
+    def read_then_finish(body: Any, what: str, **options: Any) -> Any:
         # Right after the JSON's first read of the store, the coordinator (here) records the
         # last match and finishes the tournament.
-        out = read(body, what)
+        out = read(body, what, **options)
         monkeypatch.setattr(store._db, "read", read)
         record_error(last)
         store.finish_tournament(record.id, {})
