@@ -23,6 +23,7 @@ from .coordinator import (
     create_tournament as create_tournament,
     played_of as played_of,
     run_tournament as run_tournament,
+    standings_of as standings_of,
     started_by_server as started_by_server,
     tournament_json as tournament_json,
     tournament_plan as tournament_plan,

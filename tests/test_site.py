@@ -1005,6 +1005,48 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     assert client.get(f"/api/matches/{ids[0]}/replay").status_code == 200
 
 
+def test_a_tournament_is_never_served_finished_with_a_match_missing(
+    site: web.Site, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its last match recorded and the tournament finished while its JSON is being read: the
+    JSON is of one moment, running with that match missing (then finished with all of
+    them), never the status of a later read with the matches of an earlier one."""
+    store = site.store
+    field = {c.name: arena.Entrant(c.name, c.sha256) for c in store.controllers()[:2]}
+    record = arena.create_tournament(store, "round-robin", list(field.values()), seeds=[0, 1])
+    *first, last = arena.tournament_plan(record).scheduler().ready()
+
+    def record_error(p: arena.tournament.Pairing) -> None:
+        store.record_match_error(
+            field[p.a],
+            field[p.b],
+            seed=p.seed,
+            error="no worker",
+            tournament_id=record.id,
+            pairing_key=p.key,
+        )
+
+    for pairing in first:
+        record_error(pairing)
+    read = store._db.read
+
+    def read_then_finish(body: Any, what: str, **options: Any) -> Any:
+        # Right after the JSON's first read of the store, the coordinator (here) records the
+        # last match and finishes the tournament.
+        out = read(body, what, **options)
+        monkeypatch.setattr(store._db, "read", read)
+        record_error(last)
+        store.finish_tournament(record.id, {})
+        return out
+
+    monkeypatch.setattr(store._db, "read", read_then_finish)
+    # What GET /api/tournaments/{id} and its event stream serve.
+    served = site.tournament_json(record.id)
+    assert (served["status"], served["matches"], served["planned"]) == ("running", 3, 4)
+    served = client.get(f"/api/tournaments/{record.id}", headers=AUTH).json()
+    assert (served["status"], served["matches"], served["planned"]) == ("finished", 4, 4)
+
+
 def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
     field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
     r = client.post(

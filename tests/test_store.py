@@ -432,6 +432,10 @@ def test_a_tournament_keeps_its_field_seeds_options_and_standings(
     assert (done.status, done.standings, done.matches) == (TournamentStatus.FINISHED, standings, 2)
     assert done.finished_at is not None
     assert store.tournament(t.id) == done
+    # Read together (one transaction): the record and its matches of one moment.
+    assert store.tournament_with_matches(t.id) == (done, store.tournament_matches(t.id))
+    with pytest.raises(NotInStoreError, match=f"no tournament {t.id + 1}"):
+        store.tournament_with_matches(t.id + 1)
     with pytest.raises(ArenaError, match="finished"):
         late = result_between(a, b, replay=b"late")
         store.record_match(late, tournament_id=t.id, pairing_key="9")

@@ -144,12 +144,14 @@ class Tournaments(SiteCore):
         field, its pairings by stage (``stages``) and what is playing now. Without
         ``everything`` (the public side), 404 unless it is published."""
         try:
-            if not everything and not self.store.tournament(tournament_id).published:
-                raise ApiError(404, f"no tournament {tournament_id}")  # as if there were none
-            matches = self.store.tournament_matches(tournament_id)
-            record, standings = arena.tournament_standings(self.store, tournament_id, matches)
+            # One read: the status and the matches of one moment (read apart, the last match
+            # and the finish could land between them: "finished" with a match missing).
+            record, matches = self.store.tournament_with_matches(tournament_id)
         except arena.NotInStoreError:
             raise ApiError(404, f"no tournament {tournament_id}") from None
+        if not everything and not record.published:
+            raise ApiError(404, f"no tournament {tournament_id}")  # as if there were none
+        standings = arena.standings_of(record, matches)
         data = arena.tournament_json(record, standings)
         progress = self._progress.get(tournament_id)
         data.update(_tournament_json(record))

@@ -22,6 +22,7 @@ from ._stored import (
     pairing_of as pairing_of,
     played_of as played_of,
     standings_json as standings_json,
+    standings_of as standings_of,
     started_by_server as started_by_server,
     tournament_json as tournament_json,
     tournament_losses as tournament_losses,

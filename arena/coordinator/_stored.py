@@ -37,6 +37,7 @@ __all__ = [
     "pairing_of",
     "played_of",
     "standings_json",
+    "standings_of",
     "started_by_server",
     "tournament_json",
     "tournament_losses",
@@ -133,20 +134,26 @@ def played_of(match: MatchRecord) -> Played:
     return Played.from_result(pairing, match.result)
 
 
-def tournament_standings(
-    store: Store, tournament_id: int, matches: Iterable[MatchRecord] | None = None
-) -> tuple[TournamentRecord, Standings]:
+def tournament_standings(store: Store, tournament_id: int) -> tuple[TournamentRecord, Standings]:
     """A stored tournament and its standings from the matches recorded so far (live or final).
 
-    ``matches`` are the tournament's stored matches if the caller has them.
-    Raises ``NotInStoreError`` for an unknown id, ``ScheduleMismatchError``
-    for stored results the plan does not hold.
+    The record is read first, then the matches page by page (one page held at
+    a time): a tournament read finished has every match in the pages read
+    after it; one read running may have more matches than its row counted.
+    ``Store.tournament_with_matches`` and ``standings_of`` read both at one
+    moment. Raises ``NotInStoreError`` for an unknown id,
+    ``ScheduleMismatchError`` for stored results the plan does not hold.
     """
     record = store.tournament(tournament_id)
-    if matches is None:
-        matches = store.iter_tournament_matches(tournament_id)
-    scheduler = Scheduler(tournament_plan(record), map(played_of, matches))
-    return record, scheduler.standings()
+    return record, standings_of(record, store.iter_tournament_matches(tournament_id))
+
+
+def standings_of(record: TournamentRecord, matches: Iterable[MatchRecord]) -> Standings:
+    """A tournament's standings from its recorded ``matches`` (live or final).
+
+    Raises ``ScheduleMismatchError`` for results the plan does not hold.
+    """
+    return Scheduler(tournament_plan(record), map(played_of, matches)).standings()
 
 
 def tournament_losses(store: Store, record: TournamentRecord) -> list[GauntletLoss]:

@@ -15,7 +15,7 @@ from typing import Any, Final
 from arena._errors import ArenaError
 from arena.store._controllers import check_controllers
 from arena.store._errors import NotInStoreError
-from arena.store._match_rows import matches_of
+from arena.store._match_rows import MATCHES, match_record, matches_of
 from arena.store._records import Entrant, MatchRecord, TournamentRecord, TournamentStatus
 from arena.store._store import (
     MAX_NAME_CHARS,
@@ -171,6 +171,25 @@ class Tournaments(Core):
     def tournament_matches(self, tournament_id: int) -> list[MatchRecord]:
         """A tournament's recorded matches, in the order they were recorded."""
         return matches_of(self._db, "tournament", tournament_id)
+
+    def tournament_with_matches(
+        self, tournament_id: int
+    ) -> tuple[TournamentRecord, list[MatchRecord]]:
+        """A tournament and its recorded matches (in the order they were recorded), read in one
+        transaction: its status and its matches are of the same moment. Read apart, a
+        tournament could be seen finished with its last matches missing (they were recorded,
+        and it finished, between the two reads)."""
+
+        def tx(conn: sqlite3.Connection) -> tuple[TournamentRecord, list[MatchRecord]] | None:
+            record = _or_none(conn, tournament_id)
+            if record is None:
+                return None
+            rows = conn.execute(
+                f"{MATCHES} WHERE m.tournament_id = ? ORDER BY m.id", (tournament_id,)
+            )
+            return record, [match_record(r) for r in rows]
+
+        return self._by_id("tournament", tournament_id, lambda c, _: tx(c))
 
     def iter_tournament_matches(
         self, tournament_id: int, *, page: int = MATCH_PAGE
