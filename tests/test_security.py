@@ -364,6 +364,7 @@ def _public_gets(served: Served) -> Iterator[str]:
         yield f"/matches/{i}"
     for i in tids:
         yield from [f"/api/tournaments/{i}", f"/api/tournaments/{i}/events", f"/tournaments/{i}"]
+        yield from [f"/api/tournaments/{i}/standings.csv", f"/api/tournaments/{i}/matches.csv"]
 
 
 def test_the_hidden_module_is_served_by_no_public_route(served: Served) -> None:

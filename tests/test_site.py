@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import csv
 import dataclasses
 import hashlib
 import io
@@ -924,6 +925,19 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     listed = client.get("/api/tournaments").json()
     assert started["id"] in [t["id"] for t in listed]
     assert client.get(f"/tournaments/{started['id']}").status_code == 200
+    # The downloads: the standings and every match as CSV, as the CLI exports them.
+    got = client.get(f"/api/tournaments/{started['id']}/standings.csv")
+    assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
+    assert "attachment" in got.headers["content-disposition"]
+    ranked = list(csv.DictReader(io.StringIO(got.text)))
+    assert [r["name"] for r in ranked] == [row["name"] for row in rows]
+    assert all(r["played"] == "4" and r["pending"] == "0" for r in ranked)
+    got = client.get(f"/api/tournaments/{started['id']}/matches.csv")
+    assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
+    played = list(csv.DictReader(io.StringIO(got.text)))
+    assert sorted(int(m["id"]) for m in played) == sorted(ids)
+    assert all(m["replay"] == f"/api/matches/{m['id']}/replay" for m in played)
+    assert client.get("/api/tournaments/999999/matches.csv").status_code == 404
 
 
 def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:

@@ -299,6 +299,11 @@ def test_a_tournament_pages_pairings_give_each_match_its_seed_sides_and_winner(
         for i in range(links.count())
     ]
     assert shown == expected and len(expected) == 6  # three meetings, both sides
+    downloads = tab.page.locator(".site-downloads a")
+    assert [downloads.nth(i).get_attribute("href") for i in range(downloads.count())] == [
+        f"/api/tournaments/{served.tournament}/standings.csv",
+        f"/api/tournaments/{served.tournament}/matches.csv",
+    ]
 
 
 def test_a_gauntlets_page_ranks_only_its_entrant(tab: Tab, served: Served) -> None:

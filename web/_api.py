@@ -338,6 +338,34 @@ def get_tournament(request: Request) -> Response:
     return json_response(site_of(request).tournament_json(request.path_params["id"]))
 
 
+def _csv_download(what: str) -> Callable[[Request], Response]:
+    @operation(
+        "get",
+        f"a tournament's {what} as CSV (live while it runs): a header line, then a row per"
+        + (" entrant, in rank order" if what == "standings" else " recorded match"),
+        {"200": binary_answer("text/csv", f"the {what}, RFC 4180"), **errors("404", "503")},
+        parameters=[ID],
+    )
+    def download(request: Request) -> Response:
+        tournament_id: int = request.path_params["id"]
+        text = site_of(request).tournament_csv(tournament_id, what)
+        name = f"tournament-{tournament_id}-{what}.csv"
+        return Response(
+            text,
+            media_type="text/csv; charset=utf-8",
+            headers={
+                "Content-Disposition": f'attachment; filename="{name}"',
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+
+    return download
+
+
+tournament_standings_csv = _csv_download("standings")
+tournament_matches_csv = _csv_download("matches")
+
+
 @operation(
     "get",
     "live standings as server-sent events (event `tournament`, data: the tournament"
@@ -455,6 +483,8 @@ def routes() -> list[BaseRoute]:
         _read_write("/api/tournaments", list_tournaments, create_tournament),
         Route("/api/tournaments/{id:rowid}", get_tournament),
         Route("/api/tournaments/{id:rowid}/events", tournament_events),
+        Route("/api/tournaments/{id:rowid}/standings.csv", tournament_standings_csv),
+        Route("/api/tournaments/{id:rowid}/matches.csv", tournament_matches_csv),
         Mount("/static", static_files(), name="static"),
     ]
 

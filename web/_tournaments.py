@@ -121,6 +121,19 @@ class Tournaments(SiteCore):
         data["stages"] = _stages(record, matches, arena.tournament_plan(record))
         return data
 
+    def tournament_csv(self, tournament_id: int, what: str) -> str:
+        """A tournament's ``standings`` or ``matches`` as CSV (``arena standings --csv``,
+        ``arena tournament matches --csv``), each match's replay as its URL here."""
+        try:
+            record, standings = arena.tournament_standings(self.store, tournament_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no tournament {tournament_id}") from None
+        if what == "standings":
+            pending = arena.pending_matches(arena.tournament_plan(record), standings)
+            return arena.standings_csv(standings, pending)
+        rows = arena.match_rows(self.store, record, lambda m: f"/api/matches/{m.id}/replay")
+        return arena.matches_csv(rows)
+
 
 def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
     """A tournament's record without its standings (a listing's row)."""

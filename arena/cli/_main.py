@@ -65,6 +65,11 @@ _GROUP_OF = {
 }
 
 
+# The words after ``arena tournament`` that are the desk's commands (``_desk.COMMANDS``),
+# kept here so that no other command imports the desk.
+_DESK = ("matches", "verify", "rerun")
+
+
 class _Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose help formatter takes the terminal width from ``os``:
     argparse's own way imports shutil (and with it bz2 and lzma) for every command."""
@@ -109,8 +114,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    # The first word names the command (the parser itself takes no options but -h).
-    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    if argv[:1] == ["tournament"] and argv[1:2] and argv[1] in _DESK:
+        # ``arena tournament matches|verify|rerun ID``: the desk's own parser (``arena
+        # tournament`` itself takes entrants as its words).
+        from arena.cli import _desk
+
+        args = _desk.build_parser(_Parser).parse_args(argv[1:])
+    else:
+        # The first word names the command (the parser itself takes no options but -h).
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         code: int = args.func(args)
     except OPERATOR_ERRORS as exc:

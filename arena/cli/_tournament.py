@@ -311,6 +311,12 @@ def cmd_standings(args: argparse.Namespace) -> int:
     with Store.open() as store:
         record, standings = tournament_standings(store, args.id)
         losses = tournament_losses(store, record)
+    if args.csv:
+        from arena.coordinator import pending_matches, standings_csv, tournament_plan
+
+        pending = pending_matches(tournament_plan(record), standings)
+        sys.stdout.write(standings_csv(standings, pending))
+        return 0
     if args.json:
         emit_json(_with_losses(tournament_json(record, standings), losses))
     else:
@@ -322,7 +328,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t = sub.add_parser(
         "tournament",
         help="play a tournament over a field, recorded in the store",
-        description="Play a tournament; every match is recorded in the store as it completes.",
+        description="Play a tournament; every match is recorded in the store as it completes. "
+        "A stored tournament's desk: arena tournament matches ID (--csv, --json: every match), "
+        "arena tournament verify ID (--modules: every replay checked again), arena tournament "
+        "rerun ID (--exclude NAME: played again as a new tournament); a module file named like "
+        "one of these words is given as ./NAME.",
     )
     t.add_argument("entrants", nargs="*", metavar="A", help=".wasm paths or baseline names")
     t.add_argument("--format", help="round-robin, bracket, swiss or gauntlet")
@@ -352,5 +362,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     st = sub.add_parser("standings", help="the standings of a stored tournament")
     st.add_argument("id", type=positive)
-    st.add_argument("--json", action="store_true")
+    out = st.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument(
+        "--csv",
+        action="store_true",
+        help="the ranking as CSV (a row per entrant: played, pending, wins, ..., rating)",
+    )
     st.set_defaults(func=cmd_standings)

@@ -1,5 +1,15 @@
 """The names of ``arena.coordinator``, each once; ``__init__.py`` loads them on first use."""
 
+from ._desk import (
+    STANDINGS_COLUMNS as STANDINGS_COLUMNS,
+    MatchRow as MatchRow,
+    match_rows as match_rows,
+    matches_csv as matches_csv,
+    pending_matches as pending_matches,
+    rerun_tournament as rerun_tournament,
+    standings_csv as standings_csv,
+    verify_match as verify_match,
+)
 from ._entrants import (
     add_contestant as add_contestant,
     make_executor as make_executor,

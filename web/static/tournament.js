@@ -28,6 +28,15 @@ function drawHead(t) {
       ` · started ${when(t.created_at)}`,
       t.error ? h("span", { class: "site-error" }, ` · ${t.error}`) : "",
     ),
+    // The exports of `arena standings --csv` and `arena tournament matches --csv`.
+    h(
+      "p",
+      { class: "site-meta site-downloads" },
+      "download (CSV): ",
+      h("a", { href: `/api/tournaments/${t.id}/standings.csv`, download: "" }, "standings"),
+      " · ",
+      h("a", { href: `/api/tournaments/${t.id}/matches.csv`, download: "" }, "every match"),
+    ),
   );
 }
 

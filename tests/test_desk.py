@@ -1,0 +1,141 @@
+"""The operator's desk over a stored tournament: export, verify, rerun (the CLI and the API).
+
+The tournaments are real (baselines, short games) and played in this process
+through a player of the test's own, except where a command plays on workers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.cases import default_case
+from arena.coordinator import (
+    add_contestant,
+    create_tournament,
+    run_tournament_sync,
+    tournament_standings,
+)
+from arena.executors import MatchJob, Outcome, play
+from arena.store import Store, TournamentRecord
+from tests._support import cli
+
+Capture = pytest.CaptureFixture[str]
+
+FIELD = ("random", "greedy-raider", "border-soldier")
+SHORT = default_case().rules.replace(max_ticks=30)
+
+
+class Here:
+    """Plays each match in this process."""
+
+    async def play(self, job: MatchJob) -> Outcome:
+        return play(job)
+
+
+@pytest.fixture
+def store(data_dir: Path) -> Iterator[Store]:
+    with Store.open(data_dir) as opened:
+        yield opened
+
+
+def played(
+    store: Store, fmt: str = "round-robin", names: tuple[str, ...] = FIELD
+) -> TournamentRecord:
+    field = [add_contestant(store, name)[1] for name in names]
+    record = create_tournament(store, fmt, field, seeds=(0,), config=SHORT)
+    return run_tournament_sync(store, record.id, Here(), slots=2).record
+
+
+def test_matches_export_every_match_as_csv_and_json(capsys: Capture, store: Store) -> None:
+    record = played(store)
+    matches = store.tournament_matches(record.id)
+    as_json = cli(capsys, "tournament", "matches", str(record.id), "--json")
+    assert as_json.code == 0, as_json.err
+    rows = as_json.json()["matches"]
+    assert [r["id"] for r in rows] == [m.id for m in matches] and len(rows) == 6
+    for row, m in zip(rows, matches, strict=True):
+        assert m.result is not None
+        assert row["replay_sha256"] == m.result.replay_sha256
+        assert row["replay"] == str(store.replay_path(m.result.replay_sha256))
+        assert Path(row["replay"]).is_file()
+        assert (row["a"], row["b"], row["seed"]) == (m.entrants[0].name, m.entrants[1].name, 0)
+        assert row["ticks"] == m.result.ticks and row["reason"] == str(m.result.reason)
+        assert row["banked_a"] == m.result.sides[0].banked
+        assert row["fuel_b"] == m.result.sides[1].fuel_total
+        winner = m.result.winner
+        assert row["winner"] == (None if winner is None else m.entrants[winner].name)
+        assert 1 <= row["round"] <= 3
+    as_csv = cli(capsys, "tournament", "matches", str(record.id), "--csv")
+    assert as_csv.code == 0, as_csv.err
+    table = list(csv.DictReader(io.StringIO(as_csv.out)))
+    assert [int(r["id"]) for r in table] == [r["id"] for r in rows]
+    assert {"round", "seed", "a", "b", "winner", "reason", "ticks", "banked_a", "fuel_a",
+            "forfeit_a", "replay", "replay_sha256"} <= table[0].keys()  # fmt: skip
+    assert all(r["replay_sha256"] == j["replay_sha256"] for r, j in zip(table, rows, strict=True))
+    shown = cli(capsys, "tournament", "matches", str(record.id))
+    assert shown.code == 0 and "6 matches recorded" in shown.out
+
+
+def test_standings_export_as_csv_with_played_and_pending(capsys: Capture, store: Store) -> None:
+    record = played(store)
+    _, standings = tournament_standings(store, record.id)
+    out = cli(capsys, "standings", str(record.id), "--csv")
+    assert out.code == 0, out.err
+    table = list(csv.DictReader(io.StringIO(out.out)))
+    assert [r["name"] for r in table] == [r.name for r in standings.rows]
+    for line, row in zip(table, standings.rows, strict=True):
+        assert int(line["wins"]) == row.wins and int(line["played"]) == row.matches == 4
+        assert line["pending"] == "0" and float(line["rating_mu"]) == row.rating.mu
+
+
+def test_a_live_round_robin_counts_what_each_entrant_has_still_to_play(
+    capsys: Capture, store: Store
+) -> None:
+    field = [add_contestant(store, name)[1] for name in FIELD]
+    record = create_tournament(store, "round-robin", field, seeds=(0, 1), config=SHORT)
+    out = cli(capsys, "standings", str(record.id), "--csv")
+    table = list(csv.DictReader(io.StringIO(out.out)))
+    assert [(r["played"], r["pending"]) for r in table] == [("0", "8")] * 3
+
+
+def test_an_unknown_tournament_is_an_operator_error(capsys: Capture) -> None:
+    for command in ("matches", "verify", "rerun"):
+        out = cli(capsys, "tournament", command, "7")
+        assert out.code == 2 and "no tournament 7 in the store" in out.err, (command, out.err)
+
+
+def test_verify_checks_every_replay_and_names_a_damaged_one(capsys: Capture, store: Store) -> None:
+    record = played(store, names=FIELD[:2])
+    ok = cli(capsys, "tournament", "verify", str(record.id))
+    assert ok.code == 0 and "ok, 2 replays re-simulated" in ok.out, ok.err
+    victim = store.tournament_matches(record.id)[1]
+    assert victim.result is not None
+    path = store.replay_path(victim.result.replay_sha256)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.chmod(0o644)
+    path.write_bytes(bytes(data))
+    bad = cli(capsys, "tournament", "verify", str(record.id))
+    assert bad.code == 1
+    assert f"match {victim.id} " in bad.err and "1 of 2 replays FAILED" in bad.err
+    report = cli(capsys, "tournament", "verify", str(record.id), "--json")
+    assert report.code == 1
+    (failure,) = report.json()["failures"]
+    assert failure["match"] == victim.id and failure["detail"]
+
+
+def test_verify_with_modules_plays_every_match_again(capsys: Capture, store: Store) -> None:
+    record = played(store, names=FIELD[:2])
+    out = cli(capsys, "tournament", "verify", str(record.id), "--modules")
+    assert out.code == 0 and "ok, 2 replays played again from the stored modules" in out.out
+
+
+def test_the_desk_commands_are_the_ones_main_routes() -> None:
+    from arena.cli import _desk, _main
+
+    assert _main._DESK == _desk.COMMANDS
