@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from arena._errors import ArenaError
 from arena.cases import default_case
 from arena.coordinator import (
     add_contestant,
     create_tournament,
+    rerun_tournament,
     run_tournament_sync,
     tournament_standings,
 )
@@ -139,3 +141,49 @@ def test_the_desk_commands_are_the_ones_main_routes() -> None:
     from arena.cli import _desk, _main
 
     assert _main._DESK == _desk.COMMANDS
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        "round-robin",
+        *(pytest.param(f, marks=pytest.mark.slow) for f in ("swiss", "bracket", "gauntlet")),
+    ],
+)
+def test_a_rerun_is_the_same_tournament_with_the_same_standings(store: Store, fmt: str) -> None:
+    first = played(store, fmt)
+    again = rerun_tournament(store, first)
+    assert again.id != first.id
+    assert (again.format, again.field, again.seeds, again.options) == (
+        first.format,
+        first.field,
+        first.seeds,
+        first.options,
+    )
+    rerun = run_tournament_sync(store, again.id, Here(), slots=2)
+    assert rerun.standings == tournament_standings(store, first.id)[1]
+    firsts = {m.pairing_key: m.result for m in store.tournament_matches(first.id)}
+    seconds = {m.pairing_key: m.result for m in store.tournament_matches(again.id)}
+    assert seconds == firsts  # every match the same, its replay byte for byte
+
+
+def test_a_rerun_leaves_out_the_entrants_excluded(store: Store) -> None:
+    first = played(store, "swiss")
+    again = rerun_tournament(store, first, ["greedy-raider"])
+    assert [e.name for e in again.field] == ["random", "border-soldier"]
+    assert again.options["rounds"] == 1  # two entrants hold one swiss round, not the first's two
+    with pytest.raises(ArenaError, match="no entrant 'nobody' to exclude"):
+        rerun_tournament(store, first, ["nobody"])
+
+
+@pytest.mark.processes
+def test_arena_tournament_rerun_gives_the_first_standings(capsys: Capture, store: Store) -> None:
+    first = played(store)
+    out = cli(capsys, "tournament", "rerun", str(first.id), "--jobs", "1", "--json")
+    assert out.code == 0, out.err
+    data = out.json()
+    assert data["rerun_of"] == first.id and data["id"] != first.id
+    assert data["standings"] == tournament_standings(store, first.id)[1].to_json()["standings"]
+    table = cli(capsys, "tournament", "rerun", str(first.id), "--exclude", "random", "--jobs", "1")
+    assert table.code == 0 and f"a rerun of tournament {first.id}" in table.out
+    assert "2 entrants" in table.out
