@@ -76,4 +76,8 @@ from .store import (
     TournamentRecord as TournamentRecord,
     name_problem as name_problem,
 )
-from .tournament import TournamentPlan as TournamentPlan
+from .tournament import (
+    SEEDS_FORM as SEEDS_FORM,
+    TournamentPlan as TournamentPlan,
+    parse_seeds as parse_seeds,
+)

@@ -24,6 +24,7 @@ from arena.coordinator import (
 )
 from arena.executors import MatchJob, Outcome, play
 from arena.store import Store, TournamentRecord
+from arena.tournament import TournamentSetupError, parse_seeds
 from tests._support import cli
 
 Capture = pytest.CaptureFixture[str]
@@ -187,3 +188,42 @@ def test_arena_tournament_rerun_gives_the_first_standings(capsys: Capture, store
     table = cli(capsys, "tournament", "rerun", str(first.id), "--exclude", "random", "--jobs", "1")
     assert table.code == 0 and f"a rerun of tournament {first.id}" in table.out
     assert "2 entrants" in table.out
+
+
+@pytest.mark.parametrize(
+    ("text", "seeds"),
+    [
+        ("0 1 2", (0, 1, 2)),
+        ("0,1,2", (0, 1, 2)),
+        ("0, 1,  2", (0, 1, 2)),
+        ("0-15", tuple(range(16))),
+        ("7 - 9, 2", (7, 8, 9, 2)),
+        ("4294967295", (4294967295,)),
+    ],
+)
+def test_seeds_are_read_as_a_person_types_them(text: str, seeds: tuple[int, ...]) -> None:
+    assert parse_seeds(text, 16) == seeds
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("0-999999999", "makes 1000000000 seeds or more, and a tournament here takes at most 16"),
+        ("0-16", "makes 17 seeds or more"),
+        ("", "no seed given: give seeds separated by spaces or commas, and ranges: 0 1 2"),
+        ("0 x", "'x' is not a seed nor a range"),
+        ("-1", "'-1' is not a seed nor a range"),
+        ("5-3", "the range 5-3 runs backwards (give 3-5)"),
+        ("1 0-2", "1 is given twice"),
+        ("4294967296", "4294967296 is not an unsigned 32-bit integer"),
+    ],
+)
+def test_seeds_that_cannot_be_read_are_refused_by_name(text: str, message: str) -> None:
+    with pytest.raises(TournamentSetupError) as caught:
+        parse_seeds(text, 16)
+    assert message in str(caught.value)
+
+
+def test_only_ascii_digits_are_seeds() -> None:
+    with pytest.raises(TournamentSetupError, match="is not a seed nor a range"):
+        parse_seeds("\u0663", 16)  # an Arabic-Indic three, which int() would take

@@ -942,10 +942,14 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
 
 def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
     field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
+    # The seeds as the console's form sends them: text as a person types it.
     r = client.post(
-        "/api/tournaments", json={"format": "bracket", "field": field, "seeds": [0]}, headers=AUTH
+        "/api/tournaments",
+        json={"format": "bracket", "field": field, "seeds": " 3-4 "},
+        headers=AUTH,
     )
     final = events(client, f"/api/tournaments/{r.json()['id']}/events")[-1][1]
+    assert final["seeds"] == [3, 4]
     assert [s["label"] for s in final["stages"]] == ["semi-finals", "final"]
     (decider,) = final["stages"][1]["meetings"]
     assert decider["winner"] == final["standings"][0]["name"]
@@ -961,6 +965,16 @@ def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
         ({"format": "swiss", "field": "random"}, 400, "field 'field'"),
         ({"format": "swiss", "field": ["random", "greedy-raider"], "seeds": []}, 400, "'seeds'"),
         ({"format": "swiss", "field": ["random", "greedy-raider"], "seeds": [-1]}, 400, "'seeds'"),
+        (
+            {"format": "swiss", "field": ["random", "greedy-raider"], "seeds": "0-999999999"},
+            400,
+            "makes 1000000000 seeds or more, and a tournament here takes at most 16",
+        ),
+        (
+            {"format": "swiss", "field": ["random", "greedy-raider"], "seeds": "0 x"},
+            400,
+            "'x' is not a seed nor a range; give seeds separated by spaces or commas",
+        ),
         ({"format": "swiss", "field": ["random", "greedy-raider"], "rounds": 0}, 400, "rounds"),
         (
             {"format": "gauntlet", "field": ["random", "greedy-raider"], "shuffle": 1},

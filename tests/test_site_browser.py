@@ -247,6 +247,16 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     page.locator(".site-tournament select").select_option("bracket")
     for name in ("random", "greedy-raider", "border-soldier", "fuel-probe (hidden)"):
         page.locator(".site-field label", has_text=name).first.locator("input").check()
+    # The seeds field says what it takes, and the server names what it refuses.
+    assert "0 1 2, 0,1,2 or 0-15" in page.locator("#seeds-hint").inner_text()
+    page.locator(".site-seeds").fill("0 x")
+    tab.expected_errors.append("status of 400")
+    page.get_by_role("button", name="start").click()
+    page.wait_for_function(
+        "() => document.querySelector('.site-tournament + .site-field + .site-note')"
+        "?.textContent.includes(\"'x' is not a seed nor a range\")"
+    )
+    page.locator(".site-seeds").fill("0 1")
     page.get_by_role("button", name="start").click()
     page.wait_for_function(
         "() => document.querySelector('.site-tournament + .site-field + .site-note')"
@@ -260,6 +270,7 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     assert href is not None and href.startswith("/tournaments/")
     # The tournament's page: the standings, and the bracket drawn by rounds.
     tab.open_site(served.url + href.lstrip("/"))
+    assert "seeds 0, 1" in page.locator(".site-head .site-meta").first.inner_text()
     assert page.locator(".site-bracket-round h3").all_inner_texts() == ["semi-finals", "final"]
     assert page.locator(".site-bracket .site-meeting").count() == 3
     assert page.locator(".site-table tbody tr").count() == 4

@@ -63,7 +63,7 @@ from web._openapi import (
     operation,
 )
 from web._pages import missing_page, site_page_html
-from web._schemas import NAME, ref
+from web._schemas import MAX_SEEDS_TEXT, NAME, ref
 from web._site import Site
 from web._stream import HEADERS
 from web._tournaments import tournament_key
@@ -314,18 +314,32 @@ async def create_tournament(request: Request) -> Response:
     field = data["field"]
     if not isinstance(field, list) or not all(isinstance(x, str) for x in field):
         raise ApiError(400, "field 'field': a list of controller names or sha256s")
-    seeds = data.get("seeds", [0])
-    if not isinstance(seeds, list) or not 1 <= len(seeds) <= 16:
-        raise ApiError(400, "field 'seeds': a list of 1..16 unsigned 32-bit integers")
+    site = site_of(request)
     tournament = await asyncio.to_thread(
-        site_of(request).start_tournament,
+        site.start_tournament,
         string_field(data, "format", most=32),
         field,
-        seeds=[u32(s, "field 'seeds'") for s in seeds],
+        seeds=_seeds(data.get("seeds", [0]), site.limits.max_seeds),
         rounds=None if data.get("rounds") is None else u32(data["rounds"], "field 'rounds'"),
         shuffle=None if data.get("shuffle") is None else u32(data["shuffle"], "field 'shuffle'"),
     )
     return json_response(tournament, 202, {"Location": f"/api/tournaments/{tournament['id']}"})
+
+
+def _seeds(seeds: object, most: int) -> list[int] | str:
+    """A request's seeds: a list of integers, or text as a person types them ("0 1 2",
+    "0,1,2", "0-15"), which ``start_tournament`` reads once the field is found."""
+    if isinstance(seeds, str):
+        if len(seeds) > MAX_SEEDS_TEXT:
+            raise ApiError(400, f"field 'seeds': text of at most {MAX_SEEDS_TEXT} characters")
+        return seeds
+    if not isinstance(seeds, list) or not 1 <= len(seeds) <= most:
+        raise ApiError(
+            400,
+            f"field 'seeds': a list of 1..{most} unsigned 32-bit integers, or text: "
+            f"{arena.SEEDS_FORM}",
+        )
+    return [u32(s, "field 'seeds'") for s in seeds]
 
 
 @operation(

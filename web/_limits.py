@@ -35,6 +35,8 @@ class SiteLimits:
     """Tournaments the server plays at once (their matches share the workers); past it, 429."""
     max_field: int = 64
     """Most entrants in a tournament started from the server."""
+    max_seeds: int = 16
+    """Most seeds in a tournament started from the server (each meeting plays each twice)."""
     streams: int = 256
     """Server-sent event streams open at once; past it, 429."""
     streams_per_client: int = 16

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["BINARY", "NAME", "SCHEMAS", "ref"]
+__all__ = ["BINARY", "MAX_SEEDS_TEXT", "NAME", "SCHEMAS", "SEEDS_TEXT", "ref"]
 
 
 def ref(name: str) -> dict[str, str]:
@@ -61,6 +61,13 @@ _RUN_CONTROLLER: Final = {
     "properties": {"name": {"type": "string"}, "sha256": _NULLABLE_STR},
 }
 _RUN_OUTCOME: Final = {"enum": ["win", "loss", "draw", "could-not-compete"]}
+MAX_SEEDS_TEXT: Final = 1000
+"""The longest seeds text a tournament request may give."""
+SEEDS_TEXT: Final = (
+    r"^[\s,]*[0-9]{1,10}(\s*-\s*[0-9]{1,10})?([\s,]+[0-9]{1,10}(\s*-\s*[0-9]{1,10})?)*[\s,]*$"
+)
+"""The seeds text's form (``arena.parse_seeds`` reads it: numbers and ranges)."""
+
 NAME: Final = {
     "description": "a name or a sha256: 1 to 256 characters, none a control character (nor"
     " another that does not show as itself)",
@@ -246,10 +253,19 @@ SCHEMAS: Final[dict[str, Any]] = {
                 "items": NAME,
             },
             "seeds": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": 16,
-                "items": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+                "description": (
+                    "a list of unsigned 32-bit integers, or text as a person types them:"
+                    " '0 1 2', '0,1,2', '0-15' (at most 16 seeds either way)"
+                ),
+                "oneOf": [
+                    {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": 16,
+                        "items": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+                    },
+                    {"type": "string", "maxLength": MAX_SEEDS_TEXT, "pattern": SEEDS_TEXT},
+                ],
             },
             "rounds": {"type": "integer", "minimum": 1, "maximum": 64},
             "shuffle": {"type": "integer", "minimum": 0, "maximum": 4294967295},

@@ -45,11 +45,14 @@ class Tournaments(SiteCore):
         format: str,
         field: list[str],
         *,
-        seeds: list[int],
+        seeds: list[int] | str,
         rounds: int | None = None,
         shuffle: int | None = None,
     ) -> dict[str, Any]:
         """Start a tournament over stored controllers (names or sha256s); its JSON.
+
+        ``seeds`` is a list, or text as a person types it (``arena.parse_seeds``: "0 1 2",
+        "0,1,2", "0-15"), at most ``limits.max_seeds`` of them.
 
         It is recorded (status running) before this returns, then played in the
         worker lanes' loop by ``arena.run_tournament``, its matches taking their
@@ -59,6 +62,11 @@ class Tournaments(SiteCore):
         if not 2 <= len(field) <= self.limits.max_field:
             raise ApiError(400, f"field 'field': 2..{self.limits.max_field} controllers")
         records = [named_controller(self.store, ref, f"field[{i}]") for i, ref in enumerate(field)]
+        if isinstance(seeds, str):
+            try:
+                seeds = list(arena.parse_seeds(seeds, self.limits.max_seeds))
+            except arena.ArenaError as exc:
+                raise ApiError(400, f"field 'seeds': {exc}") from None
         entrants = [arena.Entrant(r.name, r.sha256) for r in records]
         self._tournaments.take(retry_after=60)
         try:

@@ -17,6 +17,10 @@ from ._schedule import (
     Scheduler as Scheduler,
     TournamentPlan as TournamentPlan,
 )
+from ._seeds import (
+    SEEDS_FORM as SEEDS_FORM,
+    parse_seeds as parse_seeds,
+)
 from ._standings import (
     GauntletRow as GauntletRow,
     GauntletSide as GauntletSide,

@@ -69,7 +69,17 @@ const format = h(
   { "aria-label": "format" },
   ["round-robin", "bracket", "swiss", "gauntlet"].map((f) => h("option", { value: f }, f)),
 );
-const seeds = h("input", { type: "text", value: "0", class: "site-seeds", "aria-label": "seeds", title: "seeds, separated by commas" });
+// The server reads the seeds as typed (arena.parse_seeds) and names what it refuses.
+const SEEDS_HINT = "e.g. 0 1 2, 0,1,2 or 0-15: at most 16 seeds, each 0..4294967295";
+const seeds = h("input", {
+  type: "text",
+  value: "0",
+  class: "site-seeds",
+  "aria-label": "seeds",
+  "aria-describedby": "seeds-hint",
+  placeholder: "0-15",
+  title: SEEDS_HINT,
+});
 const field = h("fieldset", { class: "site-field" }, h("legend", {}, "field"));
 const tournamentNote = h("p", { class: "site-note", role: "status" });
 const tournamentBox = h("div", { class: "site-live-standings" });
@@ -77,6 +87,7 @@ const tournamentForm = h(
   "form",
   { class: "site-form site-tournament", onsubmit: (e) => { e.preventDefault(); startTournament(); } },
   h("label", {}, "format ", format), h("label", {}, "seeds ", seeds), h("button", { type: "submit" }, "start"),
+  h("small", { id: "seeds-hint", class: "site-hint" }, `seeds: ${SEEDS_HINT}`),
 );
 
 main.append(
@@ -188,12 +199,11 @@ async function quickMatch() {
 
 async function startTournament() {
   const chosen = [...field.querySelectorAll("input:checked")].map((i) => i.value);
-  const seedList = seeds.value.split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
   message(tournamentNote, "starting…");
   try {
     const t = await api("/api/tournaments", {
       method: "POST",
-      body: { format: format.value, field: chosen, seeds: seedList },
+      body: { format: format.value, field: chosen, seeds: seeds.value },
       token: savedToken(),
     });
     const show = (x) => {
