@@ -30,6 +30,7 @@ from .coordinator import (
     tournament_json as tournament_json,
     tournament_plan as tournament_plan,
     tournament_standings as tournament_standings,
+    tournament_timing as tournament_timing,
 )
 from .executors import (
     JobFailed as JobFailed,

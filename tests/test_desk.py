@@ -8,23 +8,39 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rich.console import Console
 
+import sim
 from arena._errors import ArenaError
 from arena.cases import default_case
+from arena.cli._standings import duration, print_ranking
 from arena.coordinator import (
     add_contestant,
     create_tournament,
+    pending_matches,
     rerun_tournament,
     run_tournament_sync,
     tournament_standings,
+    tournament_timing,
 )
 from arena.executors import MatchJob, Outcome, play
 from arena.store import Store, TournamentRecord
-from arena.tournament import TournamentSetupError, parse_seeds
+from arena.tournament import (
+    Format,
+    Played,
+    Scheduler,
+    Standings,
+    TournamentPlan,
+    TournamentSetupError,
+    parse_seeds,
+)
 from tests._support import cli
 
 Capture = pytest.CaptureFixture[str]
@@ -227,3 +243,92 @@ def test_seeds_that_cannot_be_read_are_refused_by_name(text: str, message: str) 
 def test_only_ascii_digits_are_seeds() -> None:
     with pytest.raises(TournamentSetupError, match="is not a seed nor a range"):
         parse_seeds("\u0663", 16)  # an Arabic-Indic three, which int() would take
+
+
+def test_the_listing_and_the_standings_say_when_it_ran_and_how_fast(
+    capsys: Capture, store: Store
+) -> None:
+    record = played(store)
+    listing = cli(capsys, "tournaments", "--json").json()["tournaments"]
+    (row,) = listing
+    assert row["finished_at"] is not None and row["seconds"] > 0
+    assert row["matches_per_second"] == pytest.approx(6 / row["seconds"], rel=0.05)
+    table = cli(capsys, "tournaments").out
+    assert "took" in table and "rate" in table and f"{row['matches_per_second']:,.1f}/s" in table
+    shown = cli(capsys, "standings", str(record.id)).out
+    assert re.search(r"started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, finished \d\d:\d\d:\d\d: "
+                     r"took \d+\.\ds, [\d,]+\.\d matches/s", shown), shown  # fmt: skip
+    data = cli(capsys, "standings", str(record.id), "--json").json()
+    assert (data["seconds"], data["matches_per_second"]) == (
+        row["seconds"],
+        row["matches_per_second"],
+    )
+
+
+def test_a_running_tournament_counts_its_time_so_far(capsys: Capture, store: Store) -> None:
+    field = [add_contestant(store, name)[1] for name in FIELD]
+    record = create_tournament(store, "round-robin", field, seeds=(0,), config=SHORT)
+    later = record.created_at + timedelta(seconds=90)
+    timing = tournament_timing(record, now=later)
+    assert (timing.seconds, timing.rate, timing.finished) == (90.0, 0.0, None)
+    assert ", running for " in cli(capsys, "standings", str(record.id)).out
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"), [(0.44, "0.4s"), (12.34, "12.3s"), (68.9, "1m08s"), (7530, "2h05m")]
+)
+def test_durations_read_as_a_person_reads_them(seconds: float, shown: str) -> None:
+    assert duration(seconds) == shown
+
+
+def _sixteen(seeds: int, played_share: float = 1.0) -> Standings:
+    """The standings of a round-robin of sixteen long-named entrants, all or part played."""
+    names = tuple(f"controller-number-{i:02d}-of-a-new-user" for i in range(16))
+    scheduler = Scheduler(TournamentPlan(Format.ROUND_ROBIN, names, tuple(range(seeds))))
+    pairings = list(scheduler.ready())
+    for p in pairings[: int(len(pairings) * played_share)]:
+        winner = hash(p.key) % 2
+        scheduler.record(Played(p, winner=winner, reason=sim.Reason.SCORE, ticks=100))
+    return scheduler.standings()
+
+
+def _printed(width: int, standings: Standings, **options: Any) -> list[str]:
+    out = io.StringIO()
+    console = Console(file=out, width=width, color_system=None)
+    print_ranking(console, "a title", standings, **options)
+    return out.getvalue().splitlines()
+
+
+def test_standings_read_at_80_columns_and_point_to_the_wide_matrix() -> None:
+    standings = _sixteen(seeds=16)
+    lines = _printed(80, standings, wide="arena standings 3 --matrix")
+    assert max(map(len, lines)) <= 80
+    # Every count and every rating whole on one line: no cell cut, none wrapped; the
+    # names as long as the rest leaves them, the heads abbreviated with a legend.
+    row = re.compile(r" *\d+  controller-number-\d\d-of-a-new-us\S* +\d+ +\d+ +\d+ +0 +0 +0 +"
+                     r"\d+\.\d ± \d+\.\d")  # fmt: skip
+    assert sum(1 for line in lines if row.fullmatch(line)) == 16, lines
+    assert "(pl: played, W: wins, L: losses, D: draws, ff: forfeits)" in lines
+    assert "the win matrix (16 x 16) is 169 columns wide: arena standings 3 --matrix" in lines
+    assert not any("row vs column" in line for line in lines)
+    # --matrix: drawn at the width it needs, every cell whole.
+    wide = _printed(80, standings, matrix=True)
+    grid = [line for line in wide[wide.index(next(x for x in wide if "row vs column" in x)) :]]
+    assert max(map(len, grid)) > 80 and not any("…" in line for line in grid)
+    assert sum(1 for line in grid if re.match(r"│ \d+ controller-number", line)) == 16
+    # On a wide terminal the matrix fits, and is drawn without asking.
+    assert any("row vs column" in line for line in _printed(240, standings))
+    assert not any("row vs column" in line for line in _printed(240, standings, matrix=False))
+
+
+def test_a_live_round_robin_shows_played_and_pending_beside_the_wins() -> None:
+    standings = _sixteen(seeds=2, played_share=0.25)
+    plan = TournamentPlan(Format.ROUND_ROBIN, tuple(r.name for r in standings.rows), (0, 1))
+    pending = pending_matches(plan, standings)
+    assert all(p is not None and p > 0 for p in pending)
+    lines = _printed(80, standings, pending=pending)
+    heads = next(line for line in lines if "played" in line)
+    assert heads.index("played") < heads.index("pending") < heads.index("wins")
+    assert max(map(len, lines)) <= 80
+    for row, p in zip(standings.rows, pending, strict=True):
+        assert row.matches + row.errors + (p or 0) == 15 * 4

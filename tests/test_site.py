@@ -908,6 +908,10 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     assert all(e == "tournament" for e, _ in stream)
     done = [data["matches"] for _, data in stream]
     assert done == sorted(done) and done[-1] == 6
+    # Each row's played and pending add up to its share of the plan, live or not.
+    for _, data in stream:
+        rows = data["standings"]
+        assert sum(r["matches"] + r["errors"] + r["pending"] for r in rows) == 2 * 6, rows
     final = stream[-1][1]
     assert final["status"] == "finished" and final["complete"] is True
     assert client.get(f"/api/tournaments/{started['id']}").json() == final

@@ -310,6 +310,10 @@ def test_a_tournament_pages_pairings_give_each_match_its_seed_sides_and_winner(
         for i in range(links.count())
     ]
     assert shown == expected and len(expected) == 6  # three meetings, both sides
+    heads = tab.page.locator(".site-table thead th").all_inner_texts()
+    assert heads[2:4] == ["played", "wins"], heads  # finished: nothing pending
+    took = tab.page.locator(".site-head .site-timing").inner_text()
+    assert re.fullmatch(r" · took \d+\.\ds, \d+\.\d matches/s", took), took
     downloads = tab.page.locator(".site-downloads a")
     assert [downloads.nth(i).get_attribute("href") for i in range(downloads.count())] == [
         f"/api/tournaments/{served.tournament}/standings.csv",

@@ -216,6 +216,14 @@ SCHEMAS: Final[dict[str, Any]] = {
             "error": _NULLABLE_STR,
             "created_at": {"type": "string"},
             "finished_at": _NULLABLE_STR,
+            "seconds": {
+                "description": "from its start to its finish, or to now while it runs",
+                "type": "number",
+            },
+            "matches_per_second": {
+                "description": "matches recorded per second of `seconds` (null before any)",
+                "type": ["number", "null"],
+            },
         },
     },
     "TournamentDetail": {

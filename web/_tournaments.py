@@ -126,6 +126,11 @@ class Tournaments(SiteCore):
         data["matches"] = standings.matches
         data["planned"] = standings.total
         data["playing"] = 0 if progress is None else progress.playing
+        # Each row's matches still to come beside those played (``matches``): early in a
+        # live round-robin, 53-0 and 3-0 are not equals.
+        pending = arena.pending_matches(arena.tournament_plan(record), standings)
+        for row, left in zip(data["standings"], pending, strict=True):
+            row["pending"] = left
         data["stages"] = _stages(record, matches, arena.tournament_plan(record))
         return data
 
@@ -160,6 +165,7 @@ def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
         "error": t.error,
         "created_at": when(t.created_at),
         "finished_at": when(t.finished_at),
+        **arena.tournament_timing(t).to_json(),
     }
 
 

@@ -27,6 +27,7 @@ from ._run import (
     run_tournament_sync as run_tournament_sync,
 )
 from ._stored import (
+    Timing as Timing,
     create_tournament as create_tournament,
     pairing_of as pairing_of,
     played_of as played_of,
@@ -36,6 +37,7 @@ from ._stored import (
     tournament_plan as tournament_plan,
     tournament_rules as tournament_rules,
     tournament_standings as tournament_standings,
+    tournament_timing as tournament_timing,
 )
 from ._unrecorded import (
     UnrecordedTournament as UnrecordedTournament,

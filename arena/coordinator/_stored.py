@@ -13,6 +13,8 @@ differ from the case's (``arena match --max-ticks``, a test's short matches).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import sim
@@ -31,6 +33,7 @@ from arena.tournament import (
 )
 
 __all__ = [
+    "Timing",
     "create_tournament",
     "pairing_of",
     "played_of",
@@ -40,6 +43,7 @@ __all__ = [
     "tournament_plan",
     "tournament_rules",
     "tournament_standings",
+    "tournament_timing",
 ]
 
 
@@ -159,13 +163,40 @@ def standings_json(standings: Standings) -> dict[str, Any]:
     return {**standings.to_json(), "matrix": standings.matrix.to_json()}
 
 
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """When a tournament started and finished, how long it took, and its matches a second."""
+
+    started: datetime
+    """When it was recorded (its first match is handed out at once)."""
+    finished: datetime | None
+    """When it finished or failed; None while it runs."""
+    seconds: float
+    """From start to finish, or to now while it runs (a resumed tournament's includes the
+    time it stood stopped)."""
+    rate: float | None
+    """Matches recorded per second of ``seconds``; None before any time has passed."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seconds": round(self.seconds, 3), "matches_per_second": self.rate}
+
+
+def tournament_timing(record: TournamentRecord, now: datetime | None = None) -> Timing:
+    """The timing of ``record``: to its finish, or to ``now`` (default: now) while it runs."""
+    end = record.finished_at or now or datetime.now(UTC)
+    seconds = max(0.0, (end - record.created_at).total_seconds())
+    rate = round(record.matches / seconds, 2) if seconds > 0 else None
+    return Timing(record.created_at, record.finished_at, seconds, rate)
+
+
 def tournament_json(record: TournamentRecord, standings: Standings) -> dict[str, Any]:
     """The JSON of ``arena tournament`` and ``arena standings``.
 
     The design's keys ``{"id", "format", "matches", "standings": [rows]}``
     (each row with ``rank, name, wins, losses, draws, forfeits, fuel_total,
     rating``) and ``status``, ``seeds``, ``case``, ``total``, ``complete``,
-    ``matrix`` (the per-pair win matrix) and, for a gauntlet, ``gauntlet``.
+    ``matrix`` (the per-pair win matrix), ``created_at``, ``finished_at``,
+    ``seconds`` and ``matches_per_second`` (``Timing``) and, for a gauntlet, ``gauntlet``.
     """
     return {
         "id": record.id,
@@ -173,4 +204,7 @@ def tournament_json(record: TournamentRecord, standings: Standings) -> dict[str,
         "status": str(record.status),
         "seeds": list(record.seeds),
         "case": record.options.get("case"),
+        "created_at": record.created_at.isoformat(),
+        "finished_at": None if record.finished_at is None else record.finished_at.isoformat(),
+        **tournament_timing(record).to_json(),
     }

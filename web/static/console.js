@@ -3,7 +3,8 @@
 // watch its standings fill in.
 
 import {
-  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, rankCell, savedToken, saveToken, table,
+  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pendingCell, rankCell, savedToken, saveToken, table,
+  timing,
 } from "./site.js";
 
 const main = frame("console");
@@ -209,7 +210,7 @@ async function startTournament() {
     const show = (x) => {
       tournamentNote.replaceChildren(
         h("a", { href: `/tournaments/${x.id}` }, `tournament #${x.id}`),
-        `: ${x.status}, ${x.planned ? `${x.matches} of ${x.planned}` : x.matches} matches`,
+        `: ${x.status}, ${x.planned ? `${x.matches} of ${x.planned}` : x.matches} matches; ${timing(x)}`,
       );
       tournamentNote.classList.toggle("site-error", x.status === "failed");
       tournamentNote.classList.toggle("site-ok", x.status !== "failed");
@@ -219,6 +220,8 @@ async function startTournament() {
           [
             { title: "rank", cell: rankCell, class: "site-num" },
             { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+            { title: "played", cell: (r) => String(r.matches), class: "site-num" },
+            ...(x.status === "running" ? [{ title: "pending", cell: pendingCell, class: "site-num" }] : []),
             { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
             { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
             { title: "draws", cell: (r) => String(r.draws), class: "site-num" },

@@ -1,7 +1,7 @@
 // A tournament's page: standings with ratings, the pairings (rounds; a bracket drawn as
 // a tree), each match linked; live (server-sent events) while it runs.
 
-import { api, follow, frame, guarded, h, matchLink, num, rankCell, table, when } from "./site.js";
+import { api, follow, frame, guarded, h, matchLink, num, pendingCell, rankCell, table, timing, when } from "./site.js";
 
 const main = frame("tournament");
 const tournamentId = Number(document.body.dataset.id);
@@ -25,7 +25,9 @@ function drawHead(t) {
       h("span", { class: `site-status site-${t.status}`, dataset: { status: t.status } }, t.status),
       ` · ${t.field.length} entrants · seeds ${t.seeds.join(", ")} · `,
       h("span", { class: "site-progress" }, t.planned ? `${t.matches} of ${t.planned} matches` : `${t.matches} matches`),
-      ` · started ${when(t.created_at)}`,
+      ` · started ${when(t.created_at)} UTC`,
+      t.finished_at ? ` · ${t.status} ${when(t.finished_at)} UTC` : "",
+      h("span", { class: "site-timing" }, ` · ${timing(t)}`),
       t.error ? h("span", { class: "site-error" }, ` · ${t.error}`) : "",
     ),
     // The exports of `arena standings --csv` and `arena tournament matches --csv`.
@@ -50,6 +52,8 @@ function drawStandings(t) {
       [
         { title: "rank", cell: rankCell, class: "site-num" },
         { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+        { title: "played", cell: (r) => String(r.matches), class: "site-num" },
+        ...(t.status === "running" ? [{ title: "pending", cell: pendingCell, class: "site-num" }] : []),
         { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
         { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
         { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
