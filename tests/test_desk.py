@@ -332,3 +332,68 @@ def test_a_live_round_robin_shows_played_and_pending_beside_the_wins() -> None:
     assert max(map(len, lines)) <= 80
     for row, p in zip(standings.rows, pending, strict=True):
         assert row.matches + row.errors + (p or 0) == 15 * 4
+
+
+def test_an_excluded_entrant_leaves_the_standings_recomputed_and_comes_back(
+    capsys: Capture, store: Store
+) -> None:
+    record = played(
+        store, "round-robin", ("random", "greedy-raider", "border-soldier", "fuel-probe")
+    )
+    whole = tournament_standings(store, record.id)[1]
+    out = cli(
+        capsys, "tournament", "exclude", str(record.id), "greedy-raider", "--reason", "copied"
+    )
+    assert out.code == 0, out.err
+    assert "excluded: greedy-raider (copied;" in out.out
+    assert "undo: arena tournament include 1 greedy-raider" in out.out
+    again, without = tournament_standings(store, record.id)
+    assert [x.name for x in again.excluded] == ["greedy-raider"]
+    assert {r.name for r in without.rows} == {"random", "border-soldier", "fuel-probe"}
+    assert without.matches == without.total == 6 and without.complete
+    # The same as a round-robin of the three, played alone: counts from their own matches.
+    for row in without.rows:
+        before = whole.row(row.name)
+        versus = whole.matrix.wins(row.name, "greedy-raider")
+        assert row.wins == before.wins - versus
+        assert row.matches == 4
+    data = cli(capsys, "standings", str(record.id), "--json").json()
+    assert data["excluded"][0]["name"] == "greedy-raider"
+    assert data["excluded"][0]["reason"] == "copied"
+    assert cli(capsys, "tournaments", "--json").json()["tournaments"][0]["leader"] != (
+        "greedy-raider"
+    )
+    twice = cli(capsys, "tournament", "exclude", "1", "greedy-raider", "--reason", "again")
+    assert twice.code == 2 and "excluded from tournament 1 already" in twice.err
+    back = cli(capsys, "tournament", "include", str(record.id), "greedy-raider")
+    assert back.code == 0, back.err
+    assert tournament_standings(store, record.id)[1] == whole
+    undo = cli(capsys, "tournament", "exclude", "1", "random", "--reason", "x")
+    assert undo.code == 0
+    assert cli(capsys, "tournament", "exclude", "1", "random", "--undo").code == 0
+    assert tournament_standings(store, record.id)[1] == whole
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "args", "message"),
+    [
+        ("bracket", "random", ("--reason", "x"), "arena tournament rerun 1 --exclude random"),
+        ("gauntlet", "random", ("--reason", "x"), "the entrant of gauntlet 1"),
+        ("round-robin", "nobody", ("--reason", "x"), "has no entrant 'nobody'"),
+        ("round-robin", "random", (), "--reason TEXT"),
+        ("round-robin", "random", ("--reason", "  "), "give the reason"),
+    ],
+)
+def test_exclusions_that_cannot_be_are_refused_by_name(
+    capsys: Capture, store: Store, fmt: str, name: str, args: tuple[str, ...], message: str
+) -> None:
+    played(store, fmt, FIELD[:2] if fmt == "bracket" else FIELD)
+    out = cli(capsys, "tournament", "exclude", "1", name, *args)
+    assert out.code == 2 and message in out.err, out.err
+
+
+def test_a_running_tournament_keeps_its_field(capsys: Capture, store: Store) -> None:
+    field = [add_contestant(store, name)[1] for name in FIELD]
+    create_tournament(store, "round-robin", field, seeds=(0,), config=SHORT)
+    out = cli(capsys, "tournament", "exclude", "1", "random", "--reason", "x")
+    assert out.code == 2 and "is running" in out.err

@@ -1,4 +1,5 @@
-"""``arena tournament matches|verify|rerun ID``: the operator's desk over a stored tournament.
+"""``arena tournament matches|verify|rerun|exclude|include ID``: the operator's desk over a
+stored tournament.
 
 ``arena tournament`` itself plays a field given as its words, so these
 commands get a parser of their own (``build_parser``), which ``arena.cli``
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "build_parser"]
 
-COMMANDS: Final = ("matches", "verify", "rerun")
+COMMANDS: Final = ("matches", "verify", "rerun", "exclude", "include")
 """The words after ``arena tournament`` that name a desk command, not an entrant."""
 
 
@@ -193,6 +194,32 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_exclude(args: argparse.Namespace) -> int:
+    from arena.cli._standings import print_standings
+    from arena.coordinator import exclude_entrant, tournament_standings
+    from arena.store import Store
+
+    with Store.open() as store:
+        if args.undo:
+            store.include_entrant(args.id, args.name)
+        else:
+            if args.reason is None:
+                from arena._errors import ArenaError
+
+                raise ArenaError("give the reason for the exclusion: --reason TEXT")
+            exclude_entrant(store, args.id, args.name, args.reason)
+        record, standings = tournament_standings(store, args.id)
+    done = "counts again in" if args.undo else "is excluded from"
+    print(f"{shown(args.name)} {done} tournament {record.id}; its standings, recomputed:")
+    print_standings(stdout_console(), record, standings)
+    return 0
+
+
+def cmd_include(args: argparse.Namespace) -> int:
+    args.undo = True
+    return cmd_exclude(args)
+
+
 def build_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """The parser of ``arena tournament matches|verify|rerun`` (``parser_class``: the command
     line's own, for its help's width)."""
@@ -252,4 +279,25 @@ def build_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.Argume
     )
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=cmd_rerun)
+
+    x = sub.add_parser(
+        "exclude",
+        help="leave an entrant out of a finished tournament's standings (recomputed, recorded)",
+        description="Leave an entrant out of a finished round-robin's, swiss's or gauntlet's "
+        "standings: they are recomputed from the stored matches without its own (nothing is "
+        "played again); the exclusion and its reason are recorded and shown with the "
+        "standings. --undo (or arena tournament include ID NAME) counts it again. A bracket "
+        "cannot be recomputed: arena tournament rerun ID --exclude NAME plays it again.",
+    )
+    x.add_argument("id", type=positive)
+    x.add_argument("name", help="the entrant's name in the tournament")
+    x.add_argument("--reason", metavar="TEXT", help="why (required, recorded)")
+    x.add_argument("--undo", action="store_true", help="count it again")
+    x.set_defaults(func=cmd_exclude)
+    inc = sub.add_parser(
+        "include", help="count an excluded entrant again (arena tournament exclude --undo)"
+    )
+    inc.add_argument("id", type=positive)
+    inc.add_argument("name")
+    inc.set_defaults(func=cmd_include)
     return p

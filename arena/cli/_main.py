@@ -67,7 +67,7 @@ _GROUP_OF = {
 
 # The words after ``arena tournament`` that are the desk's commands (``_desk.COMMANDS``),
 # kept here so that no other command imports the desk.
-_DESK = ("matches", "verify", "rerun")
+_DESK = ("matches", "verify", "rerun", "exclude", "include")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["tournament"] and argv[1:2] and argv[1] in _DESK:
-        # ``arena tournament matches|verify|rerun ID``: the desk's own parser (``arena
+        # ``arena tournament matches ID`` and the like: the desk's own parser (``arena
         # tournament`` itself takes entrants as its words).
         from arena.cli import _desk
 

@@ -143,6 +143,12 @@ def print_standings(
 
     title = standings_title(str(record.id), record.seeds, str(record.status), standings)
     title = f"{title}\n{timing_line(record)}"
+    for x in record.excluded:
+        title += (
+            f"\nexcluded: {x.name} ({x.reason}; {x.created_at:%Y-%m-%d %H:%M} UTC), the "
+            f"standings recomputed without its matches; undo: arena tournament include "
+            f"{record.id} {shlex.quote(x.name)}"
+        )
     if standings.gauntlet:
         print_gauntlet(console, title, standings, losses, lambda loss: _show(loss.replay))
     else:

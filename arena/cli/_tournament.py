@@ -248,6 +248,7 @@ def _listing(record: TournamentRecord) -> dict[str, Any]:
         planned = None
     stored = record.standings
     rows = stored.get("standings") if isinstance(stored, dict) else None
+    excluded = {x.name for x in record.excluded}  # the stored rows are the whole field's
     return {
         "id": record.id,
         "format": record.format,
@@ -256,7 +257,7 @@ def _listing(record: TournamentRecord) -> dict[str, Any]:
         "seeds": list(record.seeds),
         "matches": record.matches,
         "planned": planned,
-        "leader": rows[0]["name"] if rows else None,
+        "leader": next((r["name"] for r in rows or () if r["name"] not in excluded), None),
         "error": record.error,
         "created_at": _when(record.created_at),
         "finished_at": _when(record.finished_at),

@@ -29,6 +29,7 @@ from ._run import (
 from ._stored import (
     Timing as Timing,
     create_tournament as create_tournament,
+    exclude_entrant as exclude_entrant,
     pairing_of as pairing_of,
     played_of as played_of,
     standings_json as standings_json,

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sim
+from arena._errors import ArenaError
 from arena.cases import Case, default_case, find_case
 from arena.store import Entrant, MatchRecord, Store, TournamentRecord
 from arena.tournament import (
@@ -30,11 +31,13 @@ from arena.tournament import (
     Standings,
     TournamentPlan,
     gauntlet_losses,
+    standings_without,
 )
 
 __all__ = [
     "Timing",
     "create_tournament",
+    "exclude_entrant",
     "pairing_of",
     "played_of",
     "standings_json",
@@ -134,8 +137,37 @@ def tournament_standings(
     record = store.tournament(tournament_id)
     if matches is None:
         matches = store.iter_tournament_matches(tournament_id)
-    scheduler = Scheduler(tournament_plan(record), map(played_of, matches))
-    return record, scheduler.standings()
+    plan = tournament_plan(record)
+    if record.excluded:  # recomputed without them, from the same matches
+        excluded = {x.name for x in record.excluded}
+        return record, standings_without(plan, map(played_of, matches), excluded)
+    return record, Scheduler(plan, map(played_of, matches)).standings()
+
+
+def exclude_entrant(store: Store, tournament_id: int, name: str, reason: str) -> TournamentRecord:
+    """Leave ``name`` out of a finished tournament's standings, for ``reason``: they are
+    recomputed from its stored matches (``standings_without``), nothing is played again.
+
+    A bracket cannot be recomputed (who went on depends on the entrant's matches), nor a
+    gauntlet without its entrant: refused, naming the rerun that can
+    (``arena tournament rerun ID --exclude NAME``). Undone by ``store.include_entrant``.
+    """
+    record = store.tournament(tournament_id)
+    plan = tournament_plan(record)
+    rerun = f"arena tournament rerun {record.id} --exclude {name}"
+    if plan.format is Format.BRACKET:
+        raise ArenaError(
+            f"tournament {record.id} is a bracket, which cannot be recomputed without an "
+            f"entrant (who went on to each round depends on its matches): {rerun} plays it "
+            "again without"
+        )
+    if plan.format is Format.GAUNTLET and name == plan.order[0]:
+        raise ArenaError(
+            f"{name!r} is the entrant of gauntlet {record.id}: without it nothing is ranked"
+        )
+    if len(plan.field) - len(record.excluded) - 1 < 2:
+        raise ArenaError(f"tournament {record.id} would have fewer than two entrants left in")
+    return store.exclude_entrant(tournament_id, name, reason)
 
 
 def tournament_losses(store: Store, record: TournamentRecord) -> list[GauntletLoss]:
@@ -207,4 +239,5 @@ def tournament_json(record: TournamentRecord, standings: Standings) -> dict[str,
         "created_at": record.created_at.isoformat(),
         "finished_at": None if record.finished_at is None else record.finished_at.isoformat(),
         **tournament_timing(record).to_json(),
+        "excluded": [x.to_json() for x in record.excluded],
     }

@@ -1,5 +1,6 @@
 """The names of ``arena.tournament``, each once; ``__init__.py`` loads them on first use."""
 
+from ._exclude import standings_without as standings_without
 from ._gauntlet import (
     GauntletLoss as GauntletLoss,
     gauntlet_losses as gauntlet_losses,
