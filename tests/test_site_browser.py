@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 import arena
+import arena.coordinator
 import arena.store
 import web
 from tests._support import SITE_TOKEN, Builder, Tab, proof_run, small_case
@@ -319,6 +320,22 @@ def test_a_tournament_pages_pairings_give_each_match_its_seed_sides_and_winner(
         f"/api/tournaments/{served.tournament}/standings.csv",
         f"/api/tournaments/{served.tournament}/matches.csv",
     ]
+
+
+def test_a_tournament_page_says_who_is_excluded_and_ranks_the_rest(
+    tab: Tab, served: Served
+) -> None:
+    _finished(served, served.tournament)
+    store = served.site.store
+    arena.coordinator.exclude_entrant(store, served.tournament, "random", "a test's exclusion")
+    try:
+        tab.open_site(f"{served.url}tournaments/{served.tournament}")
+        note = tab.page.locator(".site-excluded").inner_text()
+        assert note.startswith("Excluded: random (a test's exclusion; ")
+        names = tab.page.locator(".site-table tbody .site-name").all_inner_texts()
+        assert sorted(names) == ["border-soldier", "greedy-raider"]
+    finally:
+        store.include_entrant(served.tournament, "random")
 
 
 def test_a_gauntlets_page_ranks_only_its_entrant(tab: Tab, served: Served) -> None:

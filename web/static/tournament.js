@@ -48,6 +48,10 @@ function drawStandings(t) {
     t.format === "gauntlet"
       ? h("p", { class: "site-meta" }, `A gauntlet: only its entrant, ${t.entrant}, is ranked; its opponents follow, the hardest first.`)
       : "",
+    // An operator's exclusions (arena tournament exclude): said before the table they change.
+    ...(t.excluded || []).map((x) =>
+      h("p", { class: "site-meta site-excluded" }, `Excluded: ${x.name} (${x.reason}; ${when(x.at)} UTC). The standings are recomputed without its matches.`),
+    ),
     table(
       [
         { title: "rank", cell: rankCell, class: "site-num" },
