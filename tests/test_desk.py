@@ -31,7 +31,7 @@ from arena.coordinator import (
     tournament_timing,
 )
 from arena.executors import MatchJob, Outcome, play
-from arena.store import Store, TournamentRecord
+from arena.store import Entrant, Origin, Store, TournamentRecord
 from arena.tournament import (
     Format,
     Played,
@@ -397,3 +397,16 @@ def test_a_running_tournament_keeps_its_field(capsys: Capture, store: Store) -> 
     create_tournament(store, "round-robin", field, seeds=(0,), config=SHORT)
     out = cli(capsys, "tournament", "exclude", "1", "random", "--reason", "x")
     assert out.code == 2 and "is running" in out.err
+
+
+def test_a_module_known_by_two_names_shows_both(store: Store) -> None:
+    from web._controllers import controller_json
+
+    first = store.add_controller(b"\0asm\1\0\0\0", name="zigbot", origin=Origin.UPLOAD)
+    other = add_contestant(store, "random")[1]
+    store.create_tournament(
+        "round-robin", [Entrant("zigbot-proved", first.sha256), other], seeds=[0]
+    )
+    assert store.other_names() == {first.sha256: ("zigbot-proved",)}
+    shown = controller_json(first, store.other_names()[first.sha256])
+    assert (shown["name"], shown["also"]) == ("zigbot", ["zigbot-proved"])

@@ -35,10 +35,12 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
-def controller_json(c: arena.ControllerRecord) -> dict[str, Any]:
-    """A controller's record as the API answers it."""
+def controller_json(c: arena.ControllerRecord, others: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A controller's record as the API answers it; ``others``: the names it also ran under
+    (``Store.other_names``), which the listing gives as ``also``."""
     return {
         "name": c.name,
+        "also": list(others),
         "sha256": c.sha256,
         "origin": str(c.origin),
         "hidden": c.hidden,
@@ -73,7 +75,11 @@ class Controllers(SiteCore):
 
     def controllers(self, *, include_hidden: bool) -> list[dict[str, Any]]:
         """The stored controllers, by name (the hidden ones only with ``include_hidden``)."""
-        return [controller_json(c) for c in self.store.controllers(include_hidden=include_hidden)]
+        others = self.store.other_names()
+        return [
+            controller_json(c, others.get(c.sha256, ()))
+            for c in self.store.controllers(include_hidden=include_hidden)
+        ]
 
     def controller(self, ref: str, *, include_hidden: bool) -> arena.ControllerRecord:
         """A controller by sha256 or name; a hidden one only with ``include_hidden`` (else 404)."""

@@ -93,7 +93,15 @@ SCHEMAS: Final[dict[str, Any]] = {
         "type": "object",
         "required": ["name", "sha256", "origin", "hidden", "size", "created_at"],
         "properties": {
-            "name": {"type": "string"},
+            "name": {"type": "string", "description": "the name it was first stored under"},
+            "also": {
+                "description": (
+                    "the other names it ran under (a pushed run's, a tournament entrant's);"
+                    " filled in by the listing"
+                ),
+                "type": "array",
+                "items": {"type": "string"},
+            },
             "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
             "origin": {"enum": ["baseline", "file", "upload", "run"]},
             "hidden": {"type": "boolean"},

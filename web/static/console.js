@@ -101,7 +101,8 @@ main.append(
 );
 
 function label(c) {
-  return c.hidden ? `${c.name} (hidden)` : c.name;
+  const also = c.also && c.also.length ? ` (also ${c.also.join(", ")})` : "";
+  return c.hidden ? `${c.name}${also} (hidden)` : `${c.name}${also}`;
 }
 
 function options(select) {
@@ -120,7 +121,18 @@ async function refresh() {
   list.replaceChildren(
     table(
       [
-        { title: "name", cell: (c) => h("span", { class: "site-name" }, c.name), class: "site-wide" },
+        {
+          title: "name",
+          // The first name it was stored under, and the others it ran under (a pushed run's).
+          cell: (c) =>
+            h(
+              "span",
+              { class: "site-name" },
+              c.name,
+              c.also && c.also.length ? h("span", { class: "site-also", title: "the same module, also run under" }, ` (also: ${c.also.join(", ")})`) : "",
+            ),
+          class: "site-wide",
+        },
         { title: "origin", cell: (c) => c.origin },
         { title: "", cell: (c) => (c.hidden ? h("span", { class: "site-badge" }, "hidden") : "") },
         { title: "sha256", cell: (c) => h("span", { class: "site-sha", title: c.sha256 }, `${c.sha256.slice(0, 12)}…`) },
