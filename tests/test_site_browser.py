@@ -305,6 +305,17 @@ def test_a_tournament_pages_pairings_give_each_match_its_seed_sides_and_winner(
                 expected.append(
                     (f"/matches/{x['id']}", f"seed {x['seed']} · A {a} · B {b} · {won}")
                 )
+    # Each meeting is its score, wins-losses over its matches, opening to them.
+    summaries = tab.page.locator(".site-meeting-score summary")
+    scores = []
+    for stage in t["stages"]:
+        for m in stage["meetings"]:
+            wins = [sum(x["winner"] == name for x in m["matches"]) for name in (m["a"], m["b"])]
+            drawn = sum(x["winner"] is None for x in m["matches"])
+            scores.append(f"{m['a']} {wins[0]}-{wins[1]}{f'-{drawn}' if drawn else ''} {m['b']}")
+    assert summaries.all_inner_texts() == scores
+    for i in range(summaries.count()):
+        summaries.nth(i).click()
     links = tab.page.locator(".site-meeting-matches a")
     shown = [
         (links.nth(i).get_attribute("href"), links.nth(i).inner_text())

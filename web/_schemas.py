@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["BINARY", "MAX_SEEDS_TEXT", "NAME", "SCHEMAS", "SEEDS_TEXT", "ref"]
+__all__ = ["BINARY", "MAX_FIELD", "MAX_SEEDS_TEXT", "NAME", "SCHEMAS", "SEEDS_TEXT", "ref"]
 
 
 def ref(name: str) -> dict[str, str]:
@@ -61,6 +61,8 @@ _RUN_CONTROLLER: Final = {
     "properties": {"name": {"type": "string"}, "sha256": _NULLABLE_STR},
 }
 _RUN_OUTCOME: Final = {"enum": ["win", "loss", "draw", "could-not-compete"]}
+MAX_FIELD: Final = 256
+"""The most entrants a tournament started from the server takes (``SiteLimits.max_field``)."""
 MAX_SEEDS_TEXT: Final = 1000
 """The longest seeds text a tournament request may give."""
 SEEDS_TEXT: Final = (
@@ -264,7 +266,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "field": {
                 "type": "array",
                 "minItems": 2,
-                "maxItems": 64,
+                "maxItems": MAX_FIELD,
                 "uniqueItems": True,
                 "items": NAME,
             },

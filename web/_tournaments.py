@@ -60,7 +60,11 @@ class Tournaments(SiteCore):
         ``tournaments`` already; 400 for a plan that cannot be held.
         """
         if not 2 <= len(field) <= self.limits.max_field:
-            raise ApiError(400, f"field 'field': 2..{self.limits.max_field} controllers")
+            raise ApiError(
+                400,
+                f"field 'field': {len(field)} controllers; a tournament here takes "
+                f"2..{self.limits.max_field}",
+            )
         records = [named_controller(self.store, ref, f"field[{i}]") for i, ref in enumerate(field)]
         if isinstance(seeds, str):
             try:

@@ -81,7 +81,8 @@ const seeds = h("input", {
   placeholder: "0-15",
   title: SEEDS_HINT,
 });
-const field = h("fieldset", { class: "site-field" }, h("legend", {}, "field"));
+const FIELD_LEGEND = "field (2 to 256 entrants, the server's limit)";
+const field = h("fieldset", { class: "site-field" }, h("legend", {}, FIELD_LEGEND));
 const tournamentNote = h("p", { class: "site-note", role: "status" });
 const tournamentBox = h("div", { class: "site-live-standings" });
 const tournamentForm = h(
@@ -148,7 +149,7 @@ async function refresh() {
     if (other) pickB.value = other.sha256;
   }
   field.replaceChildren(
-    h("legend", {}, "field"),
+    h("legend", {}, FIELD_LEGEND),
     ...controllers.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`)),
   );
 }
