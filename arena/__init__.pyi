@@ -21,6 +21,7 @@ from .coordinator import (
     MatchPlayer as MatchPlayer,
     TournamentProgress as TournamentProgress,
     create_tournament as create_tournament,
+    exclude_entrant as exclude_entrant,
     match_rows as match_rows,
     matches_csv as matches_csv,
     pending_matches as pending_matches,

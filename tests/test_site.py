@@ -942,6 +942,19 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     assert sorted(int(m["id"]) for m in played) == sorted(ids)
     assert all(m["replay"] == f"/api/matches/{m['id']}/replay" for m in played)
     assert client.get("/api/tournaments/999999/matches.csv").status_code == 404
+    # An operator leaves an entrant out (recorded, recomputed), then counts it again.
+    url = f"/api/tournaments/{started['id']}"
+    leave = {"name": "random", "reason": "a test"}
+    assert client.post(f"{url}/exclusions", json=leave).status_code == 401
+    out = client.post(f"{url}/exclusions", json=leave, headers=AUTH)
+    assert out.status_code == 200, out.text
+    assert [x["name"] for x in out.json()["excluded"]] == ["random"]
+    assert sorted(r["name"] for r in out.json()["standings"]) == ["border-soldier", "greedy-raider"]
+    assert client.get(url).json()["excluded"][0]["reason"] == "a test"
+    back = client.post(f"{url}/inclusions", json={"name": "random"}, headers=AUTH)
+    assert back.status_code == 200 and back.json()["standings"] == final["standings"]
+    again = client.post(f"{url}/inclusions", json={"name": "random"}, headers=AUTH)
+    assert "'random' is not excluded" in error_of(again, 400)
 
 
 def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
@@ -954,6 +967,12 @@ def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
     )
     final = events(client, f"/api/tournaments/{r.json()['id']}/events")[-1][1]
     assert final["seeds"] == [3, 4]
+    bracket = client.post(
+        f"/api/tournaments/{final['id']}/exclusions",
+        json={"name": "random", "reason": "x"},
+        headers=AUTH,
+    )
+    assert "cannot be recomputed" in error_of(bracket, 400)
     assert [s["label"] for s in final["stages"]] == ["semi-finals", "final"]
     (decider,) = final["stages"][1]["meetings"]
     assert decider["winner"] == final["standings"][0]["name"]

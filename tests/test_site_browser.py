@@ -266,6 +266,11 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     )
     rows = page.locator(".site-live-standings tbody tr")
     assert rows.count() == 4
+    # A bracket cannot be recomputed without an entrant: the form says so, and why.
+    page.locator(".site-exclude-reason").fill("a test")
+    tab.expected_errors.append("status of 400")
+    page.get_by_role("button", name="exclude").click()
+    expect(page.locator(".site-exclusion .site-note")).to_contain_text("cannot be recomputed")
     link = page.locator(".site-tournament + .site-field + .site-note a")
     href = link.get_attribute("href")
     assert href is not None and href.startswith("/tournaments/")

@@ -352,6 +352,47 @@ def get_tournament(request: Request) -> Response:
     return json_response(site_of(request).tournament_json(request.path_params["id"]))
 
 
+@operation(
+    "post",
+    "leave an entrant out of a finished tournament's standings, with the reason"
+    " (recomputed from its matches, recorded; a bracket cannot be)",
+    {
+        "200": json_answer(ref("TournamentDetail"), "the tournament, its standings recomputed"),
+        **errors("400", "401", "404", "408", "413", "503"),
+    },
+    parameters=[ID],
+    requestBody=body(JSON, schema=ref("Exclusion")),
+    security=TOKEN,
+)
+async def exclude_entrant(request: Request) -> Response:
+    require_token(request)
+    data = await read_json(request, {"name": True, "reason": True})
+    name, reason = string_field(data, "name"), string_field(data, "reason", most=1000)
+    site = site_of(request)
+    tournament = await asyncio.to_thread(site.exclude, request.path_params["id"], name, reason)
+    return json_response(tournament)
+
+
+@operation(
+    "post",
+    "count an excluded entrant of a tournament again",
+    {
+        "200": json_answer(ref("TournamentDetail"), "the tournament, its standings recomputed"),
+        **errors("400", "401", "404", "408", "413", "503"),
+    },
+    parameters=[ID],
+    requestBody=body(JSON, schema=ref("Inclusion")),
+    security=TOKEN,
+)
+async def include_entrant(request: Request) -> Response:
+    require_token(request)
+    data = await read_json(request, {"name": True})
+    name = string_field(data, "name")
+    site = site_of(request)
+    tournament = await asyncio.to_thread(site.include, request.path_params["id"], name)
+    return json_response(tournament)
+
+
 def _csv_download(what: str) -> Callable[[Request], Response]:
     @operation(
         "get",
@@ -499,6 +540,8 @@ def routes() -> list[BaseRoute]:
         Route("/api/tournaments/{id:rowid}/events", tournament_events),
         Route("/api/tournaments/{id:rowid}/standings.csv", tournament_standings_csv),
         Route("/api/tournaments/{id:rowid}/matches.csv", tournament_matches_csv),
+        Route("/api/tournaments/{id:rowid}/exclusions", exclude_entrant, methods=["POST"]),
+        Route("/api/tournaments/{id:rowid}/inclusions", include_entrant, methods=["POST"]),
         Mount("/static", static_files(), name="static"),
     ]
 

@@ -257,6 +257,21 @@ SCHEMAS: Final[dict[str, Any]] = {
             },
         ]
     },
+    "Exclusion": {
+        "type": "object",
+        "required": ["name", "reason"],
+        "additionalProperties": False,
+        "properties": {
+            "name": NAME,
+            "reason": {"type": "string", "minLength": 1, "maxLength": 1000},
+        },
+    },
+    "Inclusion": {
+        "type": "object",
+        "required": ["name"],
+        "additionalProperties": False,
+        "properties": {"name": NAME},
+    },
     "TournamentRequest": {
         "type": "object",
         "required": ["format", "field"],

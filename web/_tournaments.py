@@ -138,6 +138,20 @@ class Tournaments(SiteCore):
         data["stages"] = _stages(record, matches, arena.tournament_plan(record))
         return data
 
+    def exclude(self, tournament_id: int, name: str, reason: str) -> dict[str, Any]:
+        """Leave ``name`` out of a finished tournament's standings (``arena tournament
+        exclude``); its JSON, recomputed. 400 for what cannot be (a bracket, a running
+        tournament, a name not in its field), naming it."""
+        arena.exclude_entrant(self.store, tournament_id, name, reason)
+        self.changes.bump(tournament_key(tournament_id))
+        return self.tournament_json(tournament_id)
+
+    def include(self, tournament_id: int, name: str) -> dict[str, Any]:
+        """Undo ``exclude``: ``name`` counts again; the tournament's JSON."""
+        self.store.include_entrant(tournament_id, name)
+        self.changes.bump(tournament_key(tournament_id))
+        return self.tournament_json(tournament_id)
+
     def tournament_csv(self, tournament_id: int, what: str) -> str:
         """A tournament's ``standings`` or ``matches`` as CSV (``arena standings --csv``,
         ``arena tournament matches --csv``), each match's replay as its URL here."""

@@ -211,6 +211,30 @@ async function quickMatch() {
   }
 }
 
+/** Leave an entrant of a finished tournament out of its standings, or count it again. */
+function exclusionForm(t, show) {
+  const excluded = new Set((t.excluded || []).map((e) => e.name));
+  const who = h("select", { "aria-label": "entrant", class: "site-exclude-name" }, t.field.map((e) => h("option", { value: e.name }, e.name)));
+  const reason = h("input", { type: "text", class: "site-exclude-reason", "aria-label": "reason", placeholder: "the reason (recorded)" });
+  const note = h("span", { class: "site-note", role: "status" });
+  const send = async (path, body) => {
+    try {
+      show(await api(`/api/tournaments/${t.id}/${path}`, { method: "POST", body, token: savedToken() }));
+    } catch (err) {
+      message(note, err.message, false);
+    }
+  };
+  return h(
+    "form",
+    { class: "site-form site-exclusion", onsubmit: (e) => { e.preventDefault(); send("exclusions", { name: who.value, reason: reason.value }); } },
+    h("label", {}, "exclude ", who),
+    h("label", {}, "because ", reason),
+    h("button", { type: "submit" }, "exclude"),
+    h("button", { type: "button", disabled: excluded.size === 0, onclick: () => send("inclusions", { name: who.value }) }, "count again"),
+    note,
+  );
+}
+
 async function startTournament() {
   const chosen = [...field.querySelectorAll("input:checked")].map((i) => i.value);
   message(tournamentNote, "starting…");
@@ -243,6 +267,8 @@ async function startTournament() {
           x.standings || [],
           { empty: "waiting for the first result…" },
         ),
+        ...(x.excluded || []).map((e) => h("p", { class: "site-note site-excluded" }, `excluded: ${e.name} (${e.reason})`)),
+        x.status === "running" ? "" : exclusionForm(x, show),
       );
     };
     show(t);
