@@ -148,9 +148,60 @@ async function refresh() {
     const other = controllers.find((c) => c.sha256 !== pickA.value);
     if (other) pickB.value = other.sha256;
   }
+  drawField();
+}
+
+// The field picker, a page of controllers at a time (a filter narrows them): what is
+// chosen is kept across pages.
+const FIELD_PAGE = 48;
+const chosenField = new Set();
+let fieldPage = 0;
+const fieldFilter = h("input", {
+  type: "search",
+  class: "site-field-filter",
+  "aria-label": "filter the controllers",
+  placeholder: "filter by name",
+  oninput: () => {
+    fieldPage = 0;
+    drawField();
+  },
+});
+
+function drawField() {
+  const known = new Set(controllers.map((c) => c.sha256));
+  for (const sha of [...chosenField]) if (!known.has(sha)) chosenField.delete(sha);
+  const needle = fieldFilter.value.trim().toLowerCase();
+  const matching = controllers.filter((c) => !needle || label(c).toLowerCase().includes(needle));
+  const pages = Math.max(1, Math.ceil(matching.length / FIELD_PAGE));
+  fieldPage = Math.min(fieldPage, pages - 1);
+  const shown = matching.slice(fieldPage * FIELD_PAGE, (fieldPage + 1) * FIELD_PAGE);
+  const turn = (by) => () => {
+    fieldPage += by;
+    drawField();
+  };
+  const box = (c) =>
+    h("input", {
+      type: "checkbox",
+      value: c.sha256,
+      checked: chosenField.has(c.sha256),
+      onchange: (e) => {
+        if (e.target.checked) chosenField.add(c.sha256);
+        else chosenField.delete(c.sha256);
+        count.textContent = countText();
+      },
+    });
+  const countText = () => `${chosenField.size} chosen`;
+  const count = h("span", { class: "site-note site-field-count" }, countText());
   field.replaceChildren(
     h("legend", {}, FIELD_LEGEND),
-    ...controllers.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`)),
+    h("div", { class: "site-field-tools" }, fieldFilter, " ", count,
+      pages > 1
+        ? h("span", { class: "site-pager" },
+            h("button", { type: "button", disabled: fieldPage === 0, onclick: turn(-1) }, "previous"),
+            ` page ${fieldPage + 1} of ${pages} `,
+            h("button", { type: "button", disabled: fieldPage === pages - 1, onclick: turn(1) }, "next"))
+        : ""),
+    ...shown.map((c) => h("label", { class: "site-check" }, box(c), ` ${label(c)}`)),
   );
 }
 
@@ -236,7 +287,8 @@ function exclusionForm(t, show) {
 }
 
 async function startTournament() {
-  const chosen = [...field.querySelectorAll("input:checked")].map((i) => i.value);
+  // In the order of the listing (the seeded order), whatever page each was chosen on.
+  const chosen = controllers.map((c) => c.sha256).filter((sha) => chosenField.has(sha));
   message(tournamentNote, "starting…");
   try {
     const t = await api("/api/tournaments", {
