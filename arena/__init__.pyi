@@ -21,13 +21,19 @@ from .coordinator import (
     MatchPlayer as MatchPlayer,
     TournamentProgress as TournamentProgress,
     create_tournament as create_tournament,
+    exclude_entrant as exclude_entrant,
+    match_rows as match_rows,
+    matches_csv as matches_csv,
+    pending_matches as pending_matches,
     played_of as played_of,
     run_tournament as run_tournament,
+    standings_csv as standings_csv,
     standings_of as standings_of,
     started_by_server as started_by_server,
     tournament_json as tournament_json,
     tournament_plan as tournament_plan,
     tournament_standings as tournament_standings,
+    tournament_timing as tournament_timing,
 )
 from .executors import (
     JobFailed as JobFailed,
@@ -79,4 +85,8 @@ from .store import (
     TournamentRecord as TournamentRecord,
     name_problem as name_problem,
 )
-from .tournament import TournamentPlan as TournamentPlan
+from .tournament import (
+    SEEDS_FORM as SEEDS_FORM,
+    TournamentPlan as TournamentPlan,
+    parse_seeds as parse_seeds,
+)

@@ -62,6 +62,9 @@ MATCH_PLAYERS = ("arena.match", "arena.executors", "arena.sandbox", "arena.bench
 ALSO_PLAYING = {
     ("arena.cli._match", "play"): "`arena match` plays its one match as a worker would (a job)",
     ("arena.cli._replay", "replay_matches"): "`arena replay verify --modules` plays it again",
+    ("arena.coordinator._desk", "replay_matches"): (
+        "`arena tournament verify --modules` plays each stored match again, in its process"
+    ),
     ("web._matches", "play"): "the site's quick-match queue hands arena.play to its workers",
     ("arena.proving._pushed", "rematch"): (
         "recheck_match plays a pushed run's match again (in the site's worker processes)"

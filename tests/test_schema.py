@@ -47,7 +47,13 @@ def _takes_input(path: str, method: str) -> bool:
 
 # A module's admissibility and a run's replays are checked by compiling and playing
 # them: a body of the right shape may be refused (400), which the schema cannot say.
-_SEMANTIC_BODIES = {("/api/controllers", "post"), ("/api/runs", "post")}
+_SEMANTIC_BODIES = {
+    ("/api/controllers", "post"),
+    ("/api/runs", "post"),
+    # A name valid by the schema is rarely an entrant of a finished tournament.
+    ("/api/tournaments/{id}/exclusions", "post"),
+    ("/api/tournaments/{id}/inclusions", "post"),
+}
 
 
 def _bytes_inside(value: Any) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import csv
 import dataclasses
 import hashlib
 import io
@@ -974,6 +975,10 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     assert all(e == "tournament" for e, _ in stream)
     done = [data["matches"] for _, data in stream]
     assert done == sorted(done) and done[-1] == 6
+    # Each row's played and pending add up to its share of the plan, live or not.
+    for _, data in stream:
+        rows = data["standings"]
+        assert sum(r["matches"] + r["errors"] + r["pending"] for r in rows) == 2 * 6, rows
     final = stream[-1][1]
     assert final["status"] == "finished" and final["complete"] is True
     assert client.get(f"/api/tournaments/{started['id']}", headers=AUTH).json() == final
@@ -1003,6 +1008,33 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     assert client.get(f"/tournaments/{started['id']}").status_code == 200
     assert client.get(f"/api/tournaments/{started['id']}").json()["published"] is True
     assert client.get(f"/api/matches/{ids[0]}/replay").status_code == 200
+
+    # The downloads: the standings and every match as CSV, as the CLI exports them.
+    got = client.get(f"/api/tournaments/{started['id']}/standings.csv")
+    assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
+    assert "attachment" in got.headers["content-disposition"]
+    ranked = list(csv.DictReader(io.StringIO(got.text)))
+    assert [r["name"] for r in ranked] == [row["name"] for row in rows]
+    assert all(r["played"] == "4" and r["pending"] == "0" for r in ranked)
+    got = client.get(f"/api/tournaments/{started['id']}/matches.csv")
+    assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
+    played = list(csv.DictReader(io.StringIO(got.text)))
+    assert sorted(int(m["id"]) for m in played) == sorted(ids)
+    assert all(m["replay"] == f"/api/matches/{m['id']}/replay" for m in played)
+    assert client.get("/api/tournaments/999999/matches.csv").status_code == 404
+    # An operator leaves an entrant out (recorded, recomputed), then counts it again.
+    url = f"/api/tournaments/{started['id']}"
+    leave = {"name": "random", "reason": "a test"}
+    assert client.post(f"{url}/exclusions", json=leave).status_code == 401
+    out = client.post(f"{url}/exclusions", json=leave, headers=AUTH)
+    assert out.status_code == 200, out.text
+    assert [x["name"] for x in out.json()["excluded"]] == ["random"]
+    assert sorted(r["name"] for r in out.json()["standings"]) == ["border-soldier", "greedy-raider"]
+    assert client.get(url).json()["excluded"][0]["reason"] == "a test"
+    back = client.post(f"{url}/inclusions", json={"name": "random"}, headers=AUTH)
+    assert back.status_code == 200 and back.json()["standings"] == final["standings"]
+    again = client.post(f"{url}/inclusions", json={"name": "random"}, headers=AUTH)
+    assert "'random' is not excluded" in error_of(again, 400)
 
 
 def test_a_tournament_is_never_served_finished_with_a_match_missing(
@@ -1049,10 +1081,20 @@ def test_a_tournament_is_never_served_finished_with_a_match_missing(
 
 def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
     field = ["random", "greedy-raider", "border-soldier", FUEL_PROBE]
+    # The seeds as the console's form sends them: text as a person types it.
     r = client.post(
-        "/api/tournaments", json={"format": "bracket", "field": field, "seeds": [0]}, headers=AUTH
+        "/api/tournaments",
+        json={"format": "bracket", "field": field, "seeds": " 3-4 "},
+        headers=AUTH,
     )
     final = events(client, f"/api/tournaments/{r.json()['id']}/events")[-1][1]
+    assert final["seeds"] == [3, 4]
+    bracket = client.post(
+        f"/api/tournaments/{final['id']}/exclusions",
+        json={"name": "random", "reason": "x"},
+        headers=AUTH,
+    )
+    assert "cannot be recomputed" in error_of(bracket, 400)
     assert [s["label"] for s in final["stages"]] == ["semi-finals", "final"]
     (decider,) = final["stages"][1]["meetings"]
     assert decider["winner"] == final["standings"][0]["name"]
@@ -1064,10 +1106,24 @@ def test_a_bracket_is_drawn_by_rounds(client: TestClient) -> None:
         ({"format": "zip", "field": ["random", "greedy-raider"]}, 400, "format 'zip'"),
         ({"format": "swiss", "field": ["random", "random"]}, 400, "in the field twice"),
         ({"format": "swiss", "field": ["random", "nobody"]}, 404, "no controller 'nobody'"),
-        ({"format": "swiss", "field": ["random"]}, 400, "2..64"),
+        (
+            {"format": "swiss", "field": ["random"]},
+            400,
+            "1 controllers; a tournament here takes 2..256",
+        ),
         ({"format": "swiss", "field": "random"}, 400, "field 'field'"),
         ({"format": "swiss", "field": ["random", "greedy-raider"], "seeds": []}, 400, "'seeds'"),
         ({"format": "swiss", "field": ["random", "greedy-raider"], "seeds": [-1]}, 400, "'seeds'"),
+        (
+            {"format": "swiss", "field": ["random", "greedy-raider"], "seeds": "0-999999999"},
+            400,
+            "makes 1000000000 seeds or more, and a tournament here takes at most 16",
+        ),
+        (
+            {"format": "swiss", "field": ["random", "greedy-raider"], "seeds": "0 x"},
+            400,
+            "'x' is not a seed nor a range; give seeds separated by spaces or commas",
+        ),
         ({"format": "swiss", "field": ["random", "greedy-raider"], "rounds": 0}, 400, "rounds"),
         (
             {"format": "gauntlet", "field": ["random", "greedy-raider"], "shuffle": 1},

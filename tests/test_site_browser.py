@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 import arena
+import arena.coordinator
 import arena.store
 import web
 from tests._support import SITE_TOKEN, Builder, Tab, proof_run, small_case
@@ -300,8 +301,24 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     page.get_by_role("button", name="use").click()
     page.wait_for_function("() => document.querySelectorAll('.site-field input').length >= 4")
     page.locator(".site-tournament select").select_option("bracket")
-    for name in ("random", "greedy-raider", "border-soldier", "fuel-probe (hidden)"):
+    # The picker's filter narrows the list; what is chosen stays chosen.
+    page.locator(".site-field label", has_text="random").first.locator("input").check()
+    page.locator(".site-field-filter").fill("raider")
+    assert page.locator(".site-field label").all_inner_texts() == [" greedy-raider"]
+    page.locator(".site-field-filter").fill("")
+    assert page.locator(".site-field-count").inner_text() == "1 chosen"
+    for name in ("greedy-raider", "border-soldier", "fuel-probe (hidden)"):
         page.locator(".site-field label", has_text=name).first.locator("input").check()
+    # The seeds field says what it takes, and the server names what it refuses.
+    assert "0 1 2, 0,1,2 or 0-15" in page.locator("#seeds-hint").inner_text()
+    page.locator(".site-seeds").fill("0 x")
+    tab.expected_errors.append("status of 400")
+    page.get_by_role("button", name="start").click()
+    page.wait_for_function(
+        "() => document.querySelector('.site-tournament + .site-field + .site-note')"
+        "?.textContent.includes(\"'x' is not a seed nor a range\")"
+    )
+    page.locator(".site-seeds").fill("0 1")
     page.get_by_role("button", name="start").click()
     page.wait_for_function(
         "() => document.querySelector('.site-tournament + .site-field + .site-note')"
@@ -310,12 +327,18 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     )
     rows = page.locator(".site-live-standings tbody tr")
     assert rows.count() == 4
+    # A bracket cannot be recomputed without an entrant: the form says so, and why.
+    page.locator(".site-exclude-reason").fill("a test")
+    tab.expected_errors.append("status of 400")
+    page.get_by_role("button", name="exclude").click()
+    expect(page.locator(".site-exclusion .site-note")).to_contain_text("cannot be recomputed")
     link = page.locator(".site-tournament + .site-field + .site-note a")
     href = link.get_attribute("href")
     # On the console: its pages ask with the token (this tournament is not published).
     assert href is not None and href.startswith("/console/tournaments/")
     # The tournament's page: the standings, and the bracket drawn by rounds.
     tab.open_site(served.url + href.lstrip("/"))
+    assert "seeds 0, 1" in page.locator(".site-head .site-meta").first.inner_text()
     assert page.locator(".site-bracket-round h3").all_inner_texts() == ["semi-finals", "final"]
     assert page.locator(".site-bracket .site-meeting").count() == 3
     assert page.locator(".site-table tbody tr").count() == 4
@@ -378,12 +401,48 @@ def test_a_tournament_pages_pairings_give_each_match_its_seed_sides_and_winner(
                 expected.append(
                     (f"/matches/{x['id']}", f"seed {x['seed']} · A {a} · B {b} · {won}")
                 )
+    # Each meeting is its score, wins-losses over its matches, opening to them.
+    summaries = tab.page.locator(".site-meeting-score summary")
+    scores = []
+    for stage in t["stages"]:
+        for m in stage["meetings"]:
+            wins = [sum(x["winner"] == name for x in m["matches"]) for name in (m["a"], m["b"])]
+            drawn = sum(x["winner"] is None for x in m["matches"])
+            scores.append(f"{m['a']} {wins[0]}-{wins[1]}{f'-{drawn}' if drawn else ''} {m['b']}")
+    assert summaries.all_inner_texts() == scores
+    for i in range(summaries.count()):
+        summaries.nth(i).click()
     links = tab.page.locator(".site-meeting-matches a")
     shown = [
         (links.nth(i).get_attribute("href"), links.nth(i).inner_text())
         for i in range(links.count())
     ]
     assert shown == expected and len(expected) == 6  # three meetings, both sides
+    heads = tab.page.locator(".site-table thead th").all_inner_texts()
+    assert heads[2:4] == ["played", "wins"], heads  # finished: nothing pending
+    took = tab.page.locator(".site-head .site-timing").inner_text()
+    assert re.fullmatch(r" · took \d+\.\ds, \d+\.\d matches/s", took), took
+    downloads = tab.page.locator(".site-downloads a")
+    assert [downloads.nth(i).get_attribute("href") for i in range(downloads.count())] == [
+        f"/api/tournaments/{served.tournament}/standings.csv",
+        f"/api/tournaments/{served.tournament}/matches.csv",
+    ]
+
+
+def test_a_tournament_page_says_who_is_excluded_and_ranks_the_rest(
+    tab: Tab, served: Served
+) -> None:
+    _finished(served, served.tournament)
+    store = served.site.store
+    arena.coordinator.exclude_entrant(store, served.tournament, "random", "a test's exclusion")
+    try:
+        tab.open_site(f"{served.url}tournaments/{served.tournament}")
+        note = tab.page.locator(".site-excluded").inner_text()
+        assert note.startswith("Excluded: random (a test's exclusion; ")
+        names = tab.page.locator(".site-table tbody .site-name").all_inner_texts()
+        assert sorted(names) == ["border-soldier", "greedy-raider"]
+    finally:
+        store.include_entrant(served.tournament, "random")
 
 
 def test_a_gauntlets_page_ranks_only_its_entrant(tab: Tab, served: Served) -> None:

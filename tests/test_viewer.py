@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route
 import replays
 import sim
 import web
-from tests._support import Tab, pack, plain_state, play_scripted
+from tests._support import ZOO, Builder, Tab, pack, plain_state, play_scripted
 from web import bench
 
 # --------------------------------------------------------------------------- the states
@@ -392,6 +392,29 @@ def test_a_forfeit_has_a_banner_at_its_tick(
     assert banner.inner_text() == "A (alpha) forfeited at init: init (foray_init returned 1)"
     assert tab.page.locator(".fv-tick").inner_text() == "no ticks"
     assert canvas_colours(tab)["b"] > 100
+
+
+def test_a_trapping_tick_says_why_it_is_charged_the_whole_fuel(
+    tab: Tab, tmp_path: Path, build_c: Builder
+) -> None:
+    """Rules §8.6: a tick whose call traps is charged all of fuel_per_tick; the 100% says so."""
+    import arena
+    import arena.match
+
+    trap = arena.Contestant("divzero", build_c(ZOO / "divzero.c"))
+    other = arena.Contestant("random", arena.load_baseline("random"))
+    result = arena.match.run_match(other, trap, seed=1)
+    forfeit = result.sides[1].forfeit
+    assert forfeit is not None and forfeit.kind is sim.ForfeitKind.TRAP
+    path = tmp_path / "trap.replay"
+    path.write_bytes(result.replay)
+    with bench.BackgroundServer(web.view_app(path)) as server:
+        tab.open(f"{server.url}?tick={forfeit.tick}")
+        cap = tab.page.locator('.fv-side[data-side="1"] .fv-stats dd').nth(7)
+        assert cap.inner_text() == "100.0% · trap: charged whole"
+        assert "charged the whole fuel_per_tick (rules §8.6)" in (cap.get_attribute("title") or "")
+        other_side = tab.page.locator('.fv-side[data-side="0"] .fv-stats dd').nth(7)
+        assert "charged whole" not in other_side.inner_text()
 
 
 # --------------------------------------------------------------------------- streams

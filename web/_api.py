@@ -64,7 +64,7 @@ from web._openapi import (
 )
 from web._pages import missing_page, site_page_html
 from web._replay_answer import needs_decoding, stored_replay_response
-from web._schemas import NAME, ref
+from web._schemas import MAX_SEEDS_TEXT, NAME, ref
 from web._site import Site
 from web._token import Keyring, Side
 from web._tournaments import tournament_key
@@ -386,22 +386,36 @@ async def create_tournament(request: Request) -> Response:
     field = data["field"]
     if not isinstance(field, list) or not all(isinstance(x, str) for x in field):
         raise ApiError(400, "field 'field': a list of controller names or sha256s")
-    if len(field) > site_of(request).limits.max_field:
-        raise ApiError(400, f"field 'field': 2..{site_of(request).limits.max_field} controllers")
+    site = site_of(request)
+    if len(field) > site.limits.max_field:
+        raise ApiError(400, f"field 'field': 2..{site.limits.max_field} controllers")
     where = [f"field[{i}]" for i in range(len(field))]
     field = await workers_of(request).resolve(worker_field(data), field, where)
-    seeds = data.get("seeds", [0])
-    if not isinstance(seeds, list) or not 1 <= len(seeds) <= 16:
-        raise ApiError(400, "field 'seeds': a list of 1..16 unsigned 32-bit integers")
     tournament = await asyncio.to_thread(
-        site_of(request).start_tournament,
+        site.start_tournament,
         string_field(data, "format", most=32),
         field,
-        seeds=[u32(s, "field 'seeds'") for s in seeds],
+        seeds=_seeds(data.get("seeds", [0]), site.limits.max_seeds),
         rounds=None if data.get("rounds") is None else u32(data["rounds"], "field 'rounds'"),
         shuffle=None if data.get("shuffle") is None else u32(data["shuffle"], "field 'shuffle'"),
     )
     return json_response(tournament, 202, {"Location": f"/api/tournaments/{tournament['id']}"})
+
+
+def _seeds(seeds: object, most: int) -> list[int] | str:
+    """A request's seeds: a list of integers, or text as a person types them ("0 1 2",
+    "0,1,2", "0-15"), which ``start_tournament`` reads once the field is found."""
+    if isinstance(seeds, str):
+        if len(seeds) > MAX_SEEDS_TEXT:
+            raise ApiError(400, f"field 'seeds': text of at most {MAX_SEEDS_TEXT} characters")
+        return seeds
+    if not isinstance(seeds, list) or not 1 <= len(seeds) <= most:
+        raise ApiError(
+            400,
+            f"field 'seeds': a list of 1..{most} unsigned 32-bit integers, or text: "
+            f"{arena.SEEDS_FORM}",
+        )
+    return [u32(s, "field 'seeds'") for s in seeds]
 
 
 @operation(
@@ -430,6 +444,74 @@ def get_tournament(request: Request) -> Response:
 )
 def publish_tournament(request: Request) -> Response:
     return json_response(site_of(request).publish_tournament(request.path_params["id"]))
+
+
+@operation(
+    "post",
+    "leave an entrant out of a finished tournament's standings, with the reason"
+    " (recomputed from its matches, recorded; a bracket cannot be)",
+    {
+        "200": json_answer(ref("TournamentDetail"), "the tournament, its standings recomputed"),
+        **errors("400", "401", "404", "408", "413", "503"),
+    },
+    parameters=[ID],
+    requestBody=body(JSON, schema=ref("Exclusion")),
+    side=Side.CONSOLE,
+)
+async def exclude_entrant(request: Request) -> Response:
+    data = await read_json(request, {"name": True, "reason": True})
+    name, reason = string_field(data, "name"), string_field(data, "reason", most=1000)
+    site = site_of(request)
+    tournament = await asyncio.to_thread(site.exclude, request.path_params["id"], name, reason)
+    return json_response(tournament)
+
+
+@operation(
+    "post",
+    "count an excluded entrant of a tournament again",
+    {
+        "200": json_answer(ref("TournamentDetail"), "the tournament, its standings recomputed"),
+        **errors("400", "401", "404", "408", "413", "503"),
+    },
+    parameters=[ID],
+    requestBody=body(JSON, schema=ref("Inclusion")),
+    side=Side.CONSOLE,
+)
+async def include_entrant(request: Request) -> Response:
+    data = await read_json(request, {"name": True})
+    name = string_field(data, "name")
+    site = site_of(request)
+    tournament = await asyncio.to_thread(site.include, request.path_params["id"], name)
+    return json_response(tournament)
+
+
+def _csv_download(what: str) -> Callable[[Request], Response]:
+    @operation(
+        "get",
+        f"a tournament's {what} as CSV (live while it runs): a header line, then a row per"
+        + (" entrant, in rank order" if what == "standings" else " recorded match"),
+        {"200": binary_answer("text/csv", f"the {what}, RFC 4180"), **errors("404", "503")},
+        parameters=[ID],
+        side=Side.PUBLIC,
+    )
+    def download(request: Request) -> Response:
+        tournament_id: int = request.path_params["id"]
+        text = site_of(request).tournament_csv(tournament_id, what, everything=sees_all(request))
+        name = f"tournament-{tournament_id}-{what}.csv"
+        return Response(
+            text,
+            media_type="text/csv; charset=utf-8",
+            headers={
+                "Content-Disposition": f'attachment; filename="{name}"',
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+
+    return download
+
+
+tournament_standings_csv = _csv_download("standings")
+tournament_matches_csv = _csv_download("matches")
 
 
 @operation(
@@ -601,6 +683,10 @@ def routes() -> list[BaseRoute]:
         _api("/api/tournaments/{id:rowid}", get_tournament),
         _api("/api/tournaments/{id:rowid}/publish", publish_tournament, ["POST"]),
         _api("/api/tournaments/{id:rowid}/events", tournament_events),
+        _api("/api/tournaments/{id:rowid}/standings.csv", tournament_standings_csv),
+        _api("/api/tournaments/{id:rowid}/matches.csv", tournament_matches_csv),
+        _api("/api/tournaments/{id:rowid}/exclusions", exclude_entrant, ["POST"]),
+        _api("/api/tournaments/{id:rowid}/inclusions", include_entrant, ["POST"]),
         _api("/api/workers", list_workers),
         _api("/api/workers/connect", connect_worker),
         WebSocketRoute("/api/workers/connect", worker_socket),

@@ -35,10 +35,12 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
-def controller_json(c: arena.ControllerRecord) -> dict[str, Any]:
-    """A controller's record as the API answers it."""
+def controller_json(c: arena.ControllerRecord, others: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A controller's record as the API answers it; ``others``: the names it also ran under
+    (``Store.other_names``), which the listing gives as ``also``."""
     return {
         "name": c.name,
+        "also": list(others),
         "sha256": c.sha256,
         "origin": str(c.origin),
         "hidden": c.hidden,
@@ -73,9 +75,12 @@ class Controllers(SiteCore):
 
     def controllers(self, *, everything: bool) -> list[dict[str, Any]]:
         """The stored controllers, by name: ``everything`` (the console), the hidden ones
-        too; else only the open committed opponents and the published runs' controllers."""
+        too, each with the other names its module ran under; else only the open committed
+        opponents and the published runs' controllers, by their stored names alone (another
+        name may be an unpublished run's)."""
+        others = self.store.other_names() if everything else {}
         return [
-            controller_json(c)
+            controller_json(c, others.get(c.sha256, ()))
             for c in self.store.controllers(
                 include_hidden=everything, published_only=not everything
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import arena
 from web._errors import ApiError
+from web._schemas import MAX_FIELD
 
 __all__ = ["ClientSlots", "SiteLimits", "Slots"]
 
@@ -33,8 +34,11 @@ class SiteLimits:
     """Pushes being checked at once; past it, 429."""
     tournaments: int = 2
     """Tournaments the server plays at once (their matches share the workers); past it, 429."""
-    max_field: int = 64
-    """Most entrants in a tournament started from the server."""
+    max_field: int = MAX_FIELD
+    """Most entrants in a tournament started from the server (a round-robin of 256 on one
+    seed is 65,280 matches: docs/tournaments.md has what a field that size costs)."""
+    max_seeds: int = 16
+    """Most seeds in a tournament started from the server (each meeting plays each twice)."""
     streams: int = 256
     """Server-sent event streams open at once; past it, 429."""
     streams_per_client: int = 16

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["BINARY", "NAME", "SCHEMAS", "ref"]
+__all__ = ["BINARY", "MAX_FIELD", "MAX_SEEDS_TEXT", "NAME", "SCHEMAS", "SEEDS_TEXT", "ref"]
 
 
 def ref(name: str) -> dict[str, str]:
@@ -61,6 +61,15 @@ _RUN_CONTROLLER: Final = {
     "properties": {"name": {"type": "string"}, "sha256": _NULLABLE_STR},
 }
 _RUN_OUTCOME: Final = {"enum": ["win", "loss", "draw", "could-not-compete"]}
+MAX_FIELD: Final = 256
+"""The most entrants a tournament started from the server takes (``SiteLimits.max_field``)."""
+MAX_SEEDS_TEXT: Final = 1000
+"""The longest seeds text a tournament request may give."""
+SEEDS_TEXT: Final = (
+    r"^[\s,]*[0-9]{1,10}(\s*-\s*[0-9]{1,10})?([\s,]+[0-9]{1,10}(\s*-\s*[0-9]{1,10})?)*[\s,]*$"
+)
+"""The seeds text's form (``arena.parse_seeds`` reads it: numbers and ranges)."""
+
 NAME: Final = {
     "description": "a name or a sha256: 1 to 256 characters, none a control character (nor"
     " another that does not show as itself)",
@@ -92,7 +101,15 @@ SCHEMAS: Final[dict[str, Any]] = {
         "type": "object",
         "required": ["name", "sha256", "origin", "hidden", "size", "created_at"],
         "properties": {
-            "name": {"type": "string"},
+            "name": {"type": "string", "description": "the name it was first stored under"},
+            "also": {
+                "description": (
+                    "the other names it ran under (a pushed run's, a tournament entrant's);"
+                    " filled in by the listing"
+                ),
+                "type": "array",
+                "items": {"type": "string"},
+            },
             "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
             "origin": {"enum": ["baseline", "file", "upload", "run"]},
             "hidden": {"type": "boolean"},
@@ -230,6 +247,14 @@ SCHEMAS: Final[dict[str, Any]] = {
             "created_at": {"type": "string"},
             "finished_at": _NULLABLE_STR,
             "published": {"type": "boolean", "description": "whether the public site shows it"},
+            "seconds": {
+                "description": "from its start to its finish, or to now while it runs",
+                "type": "number",
+            },
+            "matches_per_second": {
+                "description": "matches recorded per second of `seconds` (null before any)",
+                "type": ["number", "null"],
+            },
         },
     },
     "TournamentDetail": {
@@ -253,6 +278,21 @@ SCHEMAS: Final[dict[str, Any]] = {
             },
         ]
     },
+    "Exclusion": {
+        "type": "object",
+        "required": ["name", "reason"],
+        "additionalProperties": False,
+        "properties": {
+            "name": NAME,
+            "reason": {"type": "string", "minLength": 1, "maxLength": 1000},
+        },
+    },
+    "Inclusion": {
+        "type": "object",
+        "required": ["name"],
+        "additionalProperties": False,
+        "properties": {"name": NAME},
+    },
     "TournamentRequest": {
         "type": "object",
         "required": ["format", "field"],
@@ -262,15 +302,24 @@ SCHEMAS: Final[dict[str, Any]] = {
             "field": {
                 "type": "array",
                 "minItems": 2,
-                "maxItems": 64,
+                "maxItems": MAX_FIELD,
                 "uniqueItems": True,
                 "items": NAME,
             },
             "seeds": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": 16,
-                "items": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+                "description": (
+                    "a list of unsigned 32-bit integers, or text as a person types them:"
+                    " '0 1 2', '0,1,2', '0-15' (at most 16 seeds either way)"
+                ),
+                "oneOf": [
+                    {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": 16,
+                        "items": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+                    },
+                    {"type": "string", "maxLength": MAX_SEEDS_TEXT, "pattern": SEEDS_TEXT},
+                ],
             },
             "rounds": {"type": "integer", "minimum": 1, "maximum": 64},
             "shuffle": {"type": "integer", "minimum": 0, "maximum": 4294967295},

@@ -46,11 +46,14 @@ class Tournaments(SiteCore):
         format: str,
         field: list[str],
         *,
-        seeds: list[int],
+        seeds: list[int] | str,
         rounds: int | None = None,
         shuffle: int | None = None,
     ) -> dict[str, Any]:
         """Start a tournament over stored controllers (names or sha256s); its JSON.
+
+        ``seeds`` is a list, or text as a person types it (``arena.parse_seeds``: "0 1 2",
+        "0,1,2", "0-15"), at most ``limits.max_seeds`` of them.
 
         It is recorded (status running) before this returns, then played in the
         worker lanes' loop by ``arena.run_tournament``, its matches taking their
@@ -58,8 +61,17 @@ class Tournaments(SiteCore):
         ``tournaments`` already; 400 for a plan that cannot be held.
         """
         if not 2 <= len(field) <= self.limits.max_field:
-            raise ApiError(400, f"field 'field': 2..{self.limits.max_field} controllers")
+            raise ApiError(
+                400,
+                f"field 'field': {len(field)} controllers; a tournament here takes "
+                f"2..{self.limits.max_field}",
+            )
         records = [named_controller(self.store, ref, f"field[{i}]") for i, ref in enumerate(field)]
+        if isinstance(seeds, str):
+            try:
+                seeds = list(arena.parse_seeds(seeds, self.limits.max_seeds))
+            except arena.ArenaError as exc:
+                raise ApiError(400, f"field 'seeds': {exc}") from None
         entrants = [arena.Entrant(r.name, r.sha256) for r in records]
         self._tournaments.take(retry_after=60)
         try:
@@ -158,8 +170,43 @@ class Tournaments(SiteCore):
         data["matches"] = standings.matches
         data["planned"] = standings.total
         data["playing"] = 0 if progress is None else progress.playing
+        # Each row's matches still to come beside those played (``matches``): early in a
+        # live round-robin, 53-0 and 3-0 are not equals.
+        pending = arena.pending_matches(arena.tournament_plan(record), standings)
+        for row, left in zip(data["standings"], pending, strict=True):
+            row["pending"] = left
         data["stages"] = _stages(record, matches, arena.tournament_plan(record))
         return data
+
+    def exclude(self, tournament_id: int, name: str, reason: str) -> dict[str, Any]:
+        """Leave ``name`` out of a finished tournament's standings (``arena tournament
+        exclude``); its JSON, recomputed. 400 for what cannot be (a bracket, a running
+        tournament, a name not in its field), naming it."""
+        arena.exclude_entrant(self.store, tournament_id, name, reason)
+        self.changes.bump(tournament_key(tournament_id))
+        return self.tournament_json(tournament_id)
+
+    def include(self, tournament_id: int, name: str) -> dict[str, Any]:
+        """Undo ``exclude``: ``name`` counts again; the tournament's JSON."""
+        self.store.include_entrant(tournament_id, name)
+        self.changes.bump(tournament_key(tournament_id))
+        return self.tournament_json(tournament_id)
+
+    def tournament_csv(self, tournament_id: int, what: str, *, everything: bool = True) -> str:
+        """A tournament's ``standings`` or ``matches`` as CSV (``arena standings --csv``,
+        ``arena tournament matches --csv``), each match's replay as its URL here. Without
+        ``everything`` (the public side), 404 unless it is published."""
+        try:
+            record, standings = arena.tournament_standings(self.store, tournament_id)
+        except arena.NotInStoreError:
+            raise ApiError(404, f"no tournament {tournament_id}") from None
+        if not everything and not record.published:
+            raise ApiError(404, f"no tournament {tournament_id}")  # as if there were none
+        if what == "standings":
+            pending = arena.pending_matches(arena.tournament_plan(record), standings)
+            return arena.standings_csv(standings, pending)
+        rows = arena.match_rows(self.store, record, lambda m: f"/api/matches/{m.id}/replay")
+        return arena.matches_csv(rows)
 
 
 def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
@@ -180,6 +227,7 @@ def _tournament_json(t: arena.TournamentRecord) -> dict[str, Any]:
         "published": t.published,
         "created_at": when(t.created_at),
         "finished_at": when(t.finished_at),
+        **arena.tournament_timing(t).to_json(),
     }
 
 

@@ -77,6 +77,11 @@ def _group(name: str) -> ModuleType:
     return importlib.import_module(f"arena.cli.{name}")
 
 
+# The words after ``arena tournament`` that are the desk's commands (``_desk.COMMANDS``),
+# kept here so that no other command imports the desk.
+_DESK = ("matches", "verify", "rerun", "exclude", "include")
+
+
 class _Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose help formatter takes the terminal width from ``os``:
     argparse's own way imports shutil (and with it bz2 and lzma) for every command."""
@@ -126,8 +131,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
     argv = sys.argv[1:] if argv is None else list(argv)
-    # The first word names the command (the parser itself takes no options but -h).
-    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    if argv[:1] == ["tournament"] and argv[1:2] and argv[1] in _DESK:
+        # ``arena tournament matches ID`` and the like: the desk's own parser (``arena
+        # tournament`` itself takes entrants as its words).
+        from arena.cli import _desk
+
+        args = _desk.build_parser(_Parser).parse_args(argv[1:])
+    else:
+        # The first word names the command (the parser itself takes no options but -h).
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         code: int = args.func(args)
     except OPERATOR_ERRORS as exc:

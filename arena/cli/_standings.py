@@ -17,6 +17,7 @@ from arena.cli._common import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
     from rich.text import Text
 
     import sim
@@ -26,12 +27,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOSSES_SHOWN",
+    "duration",
     "print_gauntlet",
     "print_ranking",
     "print_standings",
     "progress_bar",
     "standings_title",
     "text_cell",
+    "timing_line",
 ]
 
 LOSSES_SHOWN: Final = 12
@@ -91,6 +94,30 @@ def progress_bar(console: Console, enabled: bool = True) -> Iterator[OnProgress 
         yield on_progress
 
 
+def duration(seconds: float) -> str:
+    """A duration as a person reads it: 0.4s, 12.3s, 1m08s, 2h05m."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+
+
+def timing_line(record: TournamentRecord) -> str:
+    """When a stored tournament started and finished, how long it took, its matches a second."""
+    from arena.coordinator import tournament_timing
+
+    t = tournament_timing(record)
+    started = t.started.strftime("%Y-%m-%d %H:%M:%S UTC")
+    rate = "" if t.rate is None else f", {t.rate:,.1f} matches/s"
+    if t.finished is None:
+        return f"started {started}, running for {duration(t.seconds)}{rate} so far"
+    same_day = t.finished.date() == t.started.date()
+    finished = t.finished.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M:%S UTC")
+    return f"started {started}, {record.status} {finished}: took {duration(t.seconds)}{rate}"
+
+
 def _fuel(fuel: int) -> str:
     """Fuel for a table cell, in millions past a million (the JSON has every unit)."""
     return f"{fuel / 1e6:,.1f}M" if fuel >= 1_000_000 else f"{fuel:,}"
@@ -106,14 +133,28 @@ def print_standings(
     record: TournamentRecord,
     standings: Standings,
     losses: Sequence[GauntletLoss] = (),
+    *,
+    matrix: bool | None = None,
 ) -> None:
-    """The standings of a tournament as tables: the ranking and the win matrix; a gauntlet's
-    summary instead for a gauntlet (with its ``losses``, each shown by its replay)."""
+    """The standings of a tournament as tables: the ranking and the win matrix (``matrix``:
+    as ``print_ranking`` takes it); a gauntlet's summary instead for a gauntlet (with its
+    ``losses``, each shown by its replay)."""
+    from arena.coordinator import pending_matches, tournament_plan
+
     title = standings_title(str(record.id), record.seeds, str(record.status), standings)
+    title = f"{title}\n{timing_line(record)}"
+    for x in record.excluded:
+        title += (
+            f"\nexcluded: {x.name} ({x.reason}; {x.created_at:%Y-%m-%d %H:%M} UTC), the "
+            f"standings recomputed without its matches; undo: arena tournament include "
+            f"{record.id} {shlex.quote(x.name)}"
+        )
     if standings.gauntlet:
         print_gauntlet(console, title, standings, losses, lambda loss: _show(loss.replay))
     else:
-        print_ranking(console, title, standings)
+        pending = pending_matches(tournament_plan(record), standings)
+        wide = f"arena standings {record.id} --matrix"
+        print_ranking(console, title, standings, pending=pending, matrix=matrix, wide=wide)
 
 
 def standings_title(
@@ -130,29 +171,54 @@ def _show(replay: str | None) -> str:
     return "" if replay is None else f"arena replay show {shlex.quote(replay)}"
 
 
-def print_ranking(console: Console, title: str, standings: Standings) -> None:
+_NAME_AT_LEAST: Final = 24
+"""The name's columns below which the ranking's heads are abbreviated."""
+_SHORT: Final = {
+    "played": "pl",
+    "pending": "pend",
+    "wins": "W",
+    "losses": "L",
+    "draws": "D",
+    "forfeits": "ff",
+    "errors": "err",
+    "round reached": "reached",
+}
+"""The ranking's heads on a narrow terminal."""
+
+
+def print_ranking(
+    console: Console,
+    title: str,
+    standings: Standings,
+    *,
+    pending: Sequence[int | None] | None = None,
+    matrix: bool | None = None,
+    wide: str = "",
+) -> None:
+    """The ranking and, below it, the per-pair win matrix.
+
+    ``pending`` (each row's matches still to come) adds a column while some are;
+    the matrix is drawn when it fits the console, or always with ``matrix`` (at the
+    width it needs), never with ``matrix=False``; when it does not fit, a line says
+    how to get it, with ``wide``: the command that shows it.
+    """
     from rich.table import Table
 
     from arena.tournament import Format
 
-    table = Table(title=title, title_justify="left")
     bracket = standings.format is Format.BRACKET
     errors = any(r.errors for r in standings.rows)
-    widest = max(len(shown(r.name)) for r in standings.rows)
-    for column in ("#", "name", "wins", "losses", "draws", "forfeits", "fuel", "rating"):
-        if column == "name":
-            table.add_column(column, no_wrap=True, min_width=min(widest, 32))
-        else:
-            table.add_column(column, justify="right")
-    if errors:
-        table.add_column("errors", justify="right")
-    if bracket:
-        table.add_column("round reached", justify="right")
-    for row in standings.rows:
+    live = pending is not None and any(p != 0 for p in pending)
+    heads = ["#", "name", "played", *["pending"] * live, "wins", "losses", "draws", "forfeits"]
+    heads += ["fuel", "rating", *["errors"] * errors, *["round reached"] * bracket]
+    rows: list[list[Text | str]] = []
+    for i, row in enumerate(standings.rows):
         kinds = _forfeits(row.forfeit_kinds)
-        cells: list[Text | str] = [
-            str(row.rank),
-            text_cell(row.name),
+        cells: list[Text | str] = [str(row.rank), text_cell(row.name), str(row.matches)]
+        if live:
+            assert pending is not None
+            cells.append("?" if pending[i] is None else str(pending[i]))
+        cells += [
             str(row.wins),
             str(row.losses),
             str(row.draws),
@@ -164,24 +230,92 @@ def print_ranking(console: Console, title: str, standings: Standings) -> None:
             cells.append(str(row.errors))
         if bracket:
             cells.append(str(row.reached))
+        rows.append(cells)
+    # Every number keeps its width; the name takes what is left, cut short (…) if need be.
+    # Where that leaves a name too little, the heads are abbreviated (a legend says how)
+    # and the rules between the columns go.
+    widths = [max(len(h), *(len(str(r[i])) for r in rows)) for i, h in enumerate(heads)]
+    others = sum(w for i, w in enumerate(widths) if i != 1) + 3 * len(heads) + 1
+    name_width = min(widths[1], console.width - others)
+    compact = name_width < min(widths[1], _NAME_AT_LEAST)
+    if compact:
+        heads = [_SHORT.get(h, h) for h in heads]
+        widths = [max(len(h), *(len(str(r[i])) for r in rows)) for i, h in enumerate(heads)]
+        others = sum(w for i, w in enumerate(widths) if i != 1) + 2 * len(heads)
+        name_width = min(widths[1], console.width - others)
+    name_width = max(name_width, 8)
+    # The title above the table, not in it: as wide as the terminal, not the table.
+    for line in title.splitlines():
+        console.print(text_cell(line))
+    if compact:
+        from rich import box
+
+        table = Table(box=box.SIMPLE_HEAD, collapse_padding=True)
+    else:
+        table = Table()
+    for head, width in zip(heads, widths, strict=True):
+        if head == "name":
+            table.add_column(head, no_wrap=True, overflow="ellipsis", width=name_width)
+        else:
+            table.add_column(head, justify="right", no_wrap=True, min_width=width)
+    for cells in rows:
         table.add_row(*cells)
     console.print(table)
-    # The per-pair win matrix: row entrant's wins-losses(-draws) against the column's.
+    if compact:
+        legend = ", ".join(f"{short}: {head}" for head, short in _SHORT.items() if short in heads)
+        console.print(text_cell(f"({legend})"))
+    if live:
+        console.print(
+            text_cell("played: matches recorded; pending: still to come (? : not known yet)")
+        )
+    if matrix is False:
+        return
+    # The per-pair win matrix: row entrant's wins-losses(-draws) against the column's,
+    # the entrants numbered (the rows are the legend).
+    grid, needed = _matrix(standings)
+    if matrix or needed <= console.width:
+        if needed > console.width:
+            from rich.console import Console as Wide
+
+            Wide(file=console.file, width=needed, no_color=console.no_color).print(grid)
+        else:
+            console.print(grid)
+        return
+    n = len(standings.matrix.names)
+    console.print(
+        text_cell(f"the win matrix ({n} x {n}) is {needed} columns wide: {wide or '--matrix'}"),
+        soft_wrap=True,
+    )
+
+
+def _matrix(standings: Standings) -> tuple[Table, int]:
+    """The win matrix as a table, and the columns it needs."""
+    from rich.table import Table
+
     matrix = standings.matrix
     grid = Table(title="row vs column: wins-losses(-draws)", title_justify="left")
     grid.add_column("", no_wrap=True)
-    for i in range(len(matrix.names)):
-        grid.add_column(str(i + 1), justify="center")
+    cells_by_row = []
     for i, a in enumerate(matrix.names):
-        cells = [text_cell(f"{i + 1} {a}")]
+        cells: list[Text | str] = [text_cell(f"{i + 1} {a}")]
         for b in matrix.names:
             if a == b or not matrix.games(a, b):
                 cells.append("·")
                 continue
             won, lost, drawn = matrix.wins(a, b), matrix.wins(b, a), matrix.draws(a, b)
             cells.append(f"{won}-{lost}" + (f"-{drawn}" if drawn else ""))
+        cells_by_row.append(cells)
+    widths = [
+        max(len(str(i + 1)), *(len(str(r[i + 1])) for r in cells_by_row))
+        for i in range(len(matrix.names))
+    ]
+    for i, width in enumerate(widths):
+        grid.add_column(str(i + 1), justify="center", no_wrap=True, min_width=width)
+    for cells in cells_by_row:
         grid.add_row(*cells)
-    console.print(grid)
+    label = max(len(str(r[0])) for r in cells_by_row)
+    # Each column: its cells, a space of padding each side and a rule; the rules at the ends.
+    return grid, label + sum(widths) + 3 * (len(widths) + 1) + 1
 
 
 def _wld(wins: int, losses: int, draws: int) -> str:
@@ -202,7 +336,8 @@ def print_gauntlet(
 
     me = standings.rows[0]
     name = shown(me.name)
-    console.print(text_cell(title))
+    for line in title.splitlines():
+        console.print(text_cell(line))
     line = f"{name}: {me.wins} wins, {me.losses} losses, {me.draws} draws; forfeits: "
     kinds = _forfeits(me.forfeit_kinds)
     line += f"{me.forfeits} ({kinds})" if me.forfeits else "none"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.cli._common import emit_json, positive, shown, stdout_console, u32
 from arena.cli._standings import (
+    duration,
     print_gauntlet,
     print_ranking,
     print_standings,
@@ -253,7 +254,7 @@ def _when(moment: datetime | None) -> str | None:
 
 def _listing(record: TournamentRecord) -> dict[str, Any]:
     from arena._errors import ArenaError
-    from arena.coordinator import tournament_plan
+    from arena.coordinator import tournament_plan, tournament_timing
 
     try:
         planned: int | None = tournament_plan(record).matches
@@ -261,6 +262,7 @@ def _listing(record: TournamentRecord) -> dict[str, Any]:
         planned = None
     stored = record.standings
     rows = stored.get("standings") if isinstance(stored, dict) else None
+    excluded = {x.name for x in record.excluded}  # the stored rows are the whole field's
     return {
         "id": record.id,
         "format": record.format,
@@ -269,10 +271,11 @@ def _listing(record: TournamentRecord) -> dict[str, Any]:
         "seeds": list(record.seeds),
         "matches": record.matches,
         "planned": planned,
-        "leader": rows[0]["name"] if rows else None,
+        "leader": next((r["name"] for r in rows or () if r["name"] not in excluded), None),
         "error": record.error,
         "created_at": _when(record.created_at),
         "finished_at": _when(record.finished_at),
+        **tournament_timing(record).to_json(),
     }
 
 
@@ -297,24 +300,44 @@ def cmd_tournaments(args: argparse.Namespace) -> int:
             shown(t["format"]),
             t["status"],
             f"{t['matches']}/{'?' if t['planned'] is None else t['planned']}",
+            t["created_at"][5:16].replace("T", " "),
+            duration(t["seconds"]),
+            "" if t["matches_per_second"] is None else f"{t['matches_per_second']:,.1f}/s",
             shown(t["leader"] or ""),
-            t["created_at"][:16].replace("T", " "),
             shown(f"{len(t['field'])}: {', '.join(t['field'])}"),
         )
         for t in listing
     ]
-    table = Table(title="tournaments, newest first", title_justify="left", box=box.SIMPLE_HEAD)
-    heads = ("id", "format", "status", "matches", "leader", "created (UTC)", "entrants")
-    for i, head in enumerate(heads):
-        if head == "entrants":  # the field takes the width left, cut short if need be
-            table.add_column(head, no_wrap=True, overflow="ellipsis")
+    console = stdout_console()
+    heads = ("id", "format", "status", "matches", "started", "took", "rate", "leader")
+    widths = [max(len(head), *(len(r[i]) for r in rows)) for i, head in enumerate(heads)]
+    # Two columns of padding each; the field's names take what is left, and go below a
+    # narrow terminal's table rather than be cut to nothing.
+    left = console.width - sum(widths) - 2 * (len(heads) + 1)
+    with_field = left >= 24
+    table = Table(
+        title="tournaments, newest first: started (UTC), took (to its finish, or so far), "
+        "matches a second",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        collapse_padding=True,
+    )
+    for head, width in zip(heads, widths, strict=True):
+        if head == "leader":
+            table.add_column(head, no_wrap=True, overflow="ellipsis", min_width=len(head))
         else:
-            widest = max(len(head), *(len(r[i]) for r in rows))
-            right = head in ("id", "matches")
-            table.add_column(head, justify="right" if right else "left", min_width=widest)
+            right = head in ("id", "matches", "took", "rate")
+            table.add_column(head, justify="right" if right else "left", min_width=width)
+    if with_field:
+        table.add_column("entrants", no_wrap=True, overflow="ellipsis", min_width=len("entrants"))
     for r in rows:
-        table.add_row(*map(text_cell, r))
-    stdout_console().print(table)
+        table.add_row(*map(text_cell, r if with_field else r[:-1]))
+    console.print(table)
+    if not with_field:
+        console.print(
+            text_cell("the entrants: arena standings ID, or a wider terminal (COLUMNS=120)")
+        )
     return 0
 
 
@@ -325,10 +348,16 @@ def cmd_standings(args: argparse.Namespace) -> int:
     with Store.open() as store:
         record, standings = tournament_standings(store, args.id)
         losses = tournament_losses(store, record)
+    if args.csv:
+        from arena.coordinator import pending_matches, standings_csv, tournament_plan
+
+        pending = pending_matches(tournament_plan(record), standings)
+        sys.stdout.write(standings_csv(standings, pending))
+        return 0
     if args.json:
         emit_json(_with_losses(tournament_json(record, standings), losses))
     else:
-        print_standings(stdout_console(), record, standings, losses)
+        print_standings(stdout_console(), record, standings, losses, matrix=args.matrix)
     return 0
 
 
@@ -336,7 +365,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t = sub.add_parser(
         "tournament",
         help="play a tournament over a field, recorded in the store",
-        description="Play a tournament; every match is recorded in the store as it completes.",
+        description="Play a tournament; every match is recorded in the store as it completes. "
+        "A stored tournament's desk: arena tournament matches ID (--csv, --json: every match), "
+        "arena tournament verify ID (--modules: every replay checked again), arena tournament "
+        "rerun ID (--exclude NAME: played again as a new tournament); a module file named like "
+        "one of these words is given as ./NAME.",
     )
     t.add_argument("entrants", nargs="*", metavar="A", help=".wasm paths or baseline names")
     t.add_argument("--format", help="round-robin, bracket, swiss or gauntlet")
@@ -369,7 +402,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=cmd_tournaments)
 
-    st = sub.add_parser("standings", help="the standings of a stored tournament")
+    st = sub.add_parser(
+        "standings",
+        help="the standings of a stored tournament",
+        description="The ranking (played, and pending while it runs, beside the wins) and "
+        "the per-pair win matrix, its entrants numbered as the rows list them. On a terminal "
+        "too narrow for the matrix a line says so: --matrix draws it at its full width.",
+    )
     st.add_argument("id", type=positive)
-    st.add_argument("--json", action="store_true")
+    st.add_argument(
+        "--matrix",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the per-pair win matrix: drawn below the ranking when it fits the terminal; "
+        "--matrix draws it at the width it needs (for a pager: arena standings ID --matrix "
+        "| less -S, or COLUMNS=200), --no-matrix leaves it out",
+    )
+    out = st.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument(
+        "--csv",
+        action="store_true",
+        help="the ranking as CSV (a row per entrant: played, pending, wins, ..., rating)",
+    )
     st.set_defaults(func=cmd_standings)

@@ -1,5 +1,15 @@
 """The names of ``arena.coordinator``, each once; ``__init__.py`` loads them on first use."""
 
+from ._desk import (
+    STANDINGS_COLUMNS as STANDINGS_COLUMNS,
+    MatchRow as MatchRow,
+    match_rows as match_rows,
+    matches_csv as matches_csv,
+    pending_matches as pending_matches,
+    rerun_tournament as rerun_tournament,
+    standings_csv as standings_csv,
+    verify_match as verify_match,
+)
 from ._entrants import (
     add_contestant as add_contestant,
     make_executor as make_executor,
@@ -18,7 +28,9 @@ from ._run import (
     run_tournament_sync as run_tournament_sync,
 )
 from ._stored import (
+    Timing as Timing,
     create_tournament as create_tournament,
+    exclude_entrant as exclude_entrant,
     pairing_of as pairing_of,
     played_of as played_of,
     standings_json as standings_json,
@@ -29,6 +41,7 @@ from ._stored import (
     tournament_plan as tournament_plan,
     tournament_rules as tournament_rules,
     tournament_standings as tournament_standings,
+    tournament_timing as tournament_timing,
 )
 from ._unrecorded import (
     UnrecordedTournament as UnrecordedTournament,

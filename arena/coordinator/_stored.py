@@ -15,9 +15,12 @@ starts again: ``started_by_server``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import sim
+from arena._errors import ArenaError
 from arena.cases import Case, default_case, find_case
 from arena.store import Entrant, MatchRecord, Store, TournamentRecord
 from arena.tournament import (
@@ -30,10 +33,13 @@ from arena.tournament import (
     Standings,
     TournamentPlan,
     gauntlet_losses,
+    standings_without,
 )
 
 __all__ = [
+    "Timing",
     "create_tournament",
+    "exclude_entrant",
     "pairing_of",
     "played_of",
     "standings_json",
@@ -44,6 +50,7 @@ __all__ = [
     "tournament_plan",
     "tournament_rules",
     "tournament_standings",
+    "tournament_timing",
 ]
 
 
@@ -149,11 +156,42 @@ def tournament_standings(store: Store, tournament_id: int) -> tuple[TournamentRe
 
 
 def standings_of(record: TournamentRecord, matches: Iterable[MatchRecord]) -> Standings:
-    """A tournament's standings from its recorded ``matches`` (live or final).
+    """A tournament's standings from its recorded ``matches`` (live or final), without the
+    entrants it excludes (recomputed from the same matches: ``standings_without``).
 
     Raises ``ScheduleMismatchError`` for results the plan does not hold.
     """
-    return Scheduler(tournament_plan(record), map(played_of, matches)).standings()
+    plan = tournament_plan(record)
+    if record.excluded:
+        excluded = {x.name for x in record.excluded}
+        return standings_without(plan, map(played_of, matches), excluded)
+    return Scheduler(plan, map(played_of, matches)).standings()
+
+
+def exclude_entrant(store: Store, tournament_id: int, name: str, reason: str) -> TournamentRecord:
+    """Leave ``name`` out of a finished tournament's standings, for ``reason``: they are
+    recomputed from its stored matches (``standings_without``), nothing is played again.
+
+    A bracket cannot be recomputed (who went on depends on the entrant's matches), nor a
+    gauntlet without its entrant: refused, naming the rerun that can
+    (``arena tournament rerun ID --exclude NAME``). Undone by ``store.include_entrant``.
+    """
+    record = store.tournament(tournament_id)
+    plan = tournament_plan(record)
+    rerun = f"arena tournament rerun {record.id} --exclude {name}"
+    if plan.format is Format.BRACKET:
+        raise ArenaError(
+            f"tournament {record.id} is a bracket, which cannot be recomputed without an "
+            f"entrant (who went on to each round depends on its matches): {rerun} plays it "
+            "again without"
+        )
+    if plan.format is Format.GAUNTLET and name == plan.order[0]:
+        raise ArenaError(
+            f"{name!r} is the entrant of gauntlet {record.id}: without it nothing is ranked"
+        )
+    if len(plan.field) - len(record.excluded) - 1 < 2:
+        raise ArenaError(f"tournament {record.id} would have fewer than two entrants left in")
+    return store.exclude_entrant(tournament_id, name, reason)
 
 
 def tournament_losses(store: Store, record: TournamentRecord) -> list[GauntletLoss]:
@@ -181,13 +219,40 @@ def standings_json(standings: Standings) -> dict[str, Any]:
     return {**standings.to_json(), "matrix": standings.matrix.to_json()}
 
 
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """When a tournament started and finished, how long it took, and its matches a second."""
+
+    started: datetime
+    """When it was recorded (its first match is handed out at once)."""
+    finished: datetime | None
+    """When it finished or failed; None while it runs."""
+    seconds: float
+    """From start to finish, or to now while it runs (a resumed tournament's includes the
+    time it stood stopped)."""
+    rate: float | None
+    """Matches recorded per second of ``seconds``; None before any time has passed."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seconds": round(self.seconds, 3), "matches_per_second": self.rate}
+
+
+def tournament_timing(record: TournamentRecord, now: datetime | None = None) -> Timing:
+    """The timing of ``record``: to its finish, or to ``now`` (default: now) while it runs."""
+    end = record.finished_at or now or datetime.now(UTC)
+    seconds = max(0.0, (end - record.created_at).total_seconds())
+    rate = round(record.matches / seconds, 2) if seconds > 0 else None
+    return Timing(record.created_at, record.finished_at, seconds, rate)
+
+
 def tournament_json(record: TournamentRecord, standings: Standings) -> dict[str, Any]:
     """The JSON of ``arena tournament`` and ``arena standings``.
 
     The design's keys ``{"id", "format", "matches", "standings": [rows]}``
     (each row with ``rank, name, wins, losses, draws, forfeits, fuel_total,
     rating``) and ``status``, ``seeds``, ``case``, ``total``, ``complete``,
-    ``matrix`` (the per-pair win matrix) and, for a gauntlet, ``gauntlet``.
+    ``matrix`` (the per-pair win matrix), ``created_at``, ``finished_at``,
+    ``seconds`` and ``matches_per_second`` (``Timing``) and, for a gauntlet, ``gauntlet``.
     """
     return {
         "id": record.id,
@@ -195,4 +260,8 @@ def tournament_json(record: TournamentRecord, standings: Standings) -> dict[str,
         "status": str(record.status),
         "seeds": list(record.seeds),
         "case": record.options.get("case"),
+        "created_at": record.created_at.isoformat(),
+        "finished_at": None if record.finished_at is None else record.finished_at.isoformat(),
+        **tournament_timing(record).to_json(),
+        "excluded": [x.to_json() for x in record.excluded],
     }

@@ -22,6 +22,7 @@ from ._records import (
     SIDE_KEYS as SIDE_KEYS,
     ControllerRecord as ControllerRecord,
     Entrant as Entrant,
+    Exclusion as Exclusion,
     MatchRecord as MatchRecord,
     MatchStatus as MatchStatus,
     Origin as Origin,

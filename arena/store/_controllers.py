@@ -100,6 +100,26 @@ class Controllers(Core):
         )
         return [_record(r) for r in rows]
 
+    def other_names(self) -> dict[str, tuple[str, ...]]:
+        """By sha256, the names a controller ran under that differ from the one it is
+        stored under (its first): a pushed run's and a tournament entrant's, each once,
+        sorted. Controllers known by one name only are left out."""
+
+        def tx(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+            return conn.execute(
+                "SELECT DISTINCT c.sha256, u.name FROM ("
+                " SELECT controller_sha256 AS sha256, controller AS name FROM runs"
+                " WHERE controller_sha256 IS NOT NULL"
+                " UNION SELECT sha256, name FROM tournament_field"
+                ") AS u JOIN controllers AS c ON c.sha256 = u.sha256 AND c.name <> u.name"
+                " ORDER BY c.sha256, u.name"
+            ).fetchall()
+
+        names: dict[str, list[str]] = {}
+        for row in self._db.read(tx, "listing the controllers' other names"):
+            names.setdefault(row[0], []).append(row[1])
+        return {sha: tuple(n) for sha, n in names.items()}
+
 
 def insert_controller(
     conn: sqlite3.Connection,

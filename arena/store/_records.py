@@ -26,6 +26,7 @@ __all__ = [
     "SIDE_KEYS",
     "ControllerRecord",
     "Entrant",
+    "Exclusion",
     "MatchRecord",
     "MatchStatus",
     "Origin",
@@ -221,6 +222,18 @@ class MatchRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Exclusion:
+    """An entrant left out of a tournament's standings by its operator, and why."""
+
+    name: str
+    reason: str
+    created_at: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "reason": self.reason, "at": self.created_at.isoformat()}
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentRecord:
     """A stored tournament. The store keeps its format, options and standings as given.
 
@@ -245,6 +258,9 @@ class TournamentRecord:
     finished_at: datetime | None
     published: bool = False
     """Whether the public site shows it (an operator published it)."""
+    excluded: tuple[Exclusion, ...] = ()
+    """The entrants left out of its standings, in the field's order (``arena tournament
+    exclude``); its matches stay as they were recorded."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -178,7 +178,22 @@ _V3: Final = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3)
+
+_V4: Final = (
+    # An entrant left out of a stored tournament's standings (recomputed from its
+    # matches, which stay as they are), and why; undone by deleting the row.
+    """
+    CREATE TABLE tournament_exclusions (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+        name          TEXT NOT NULL,
+        reason        TEXT NOT NULL,
+        created_at    TEXT NOT NULL,
+        PRIMARY KEY (tournament_id, name)
+    ) STRICT, WITHOUT ROWID
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4)
 """Every step, in order; never edit a published one, append a new one."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

@@ -16,7 +16,13 @@ from arena._errors import ArenaError
 from arena.store._controllers import check_controllers
 from arena.store._errors import NotInStoreError
 from arena.store._match_rows import MATCHES, match_record, matches_of
-from arena.store._records import Entrant, MatchRecord, TournamentRecord, TournamentStatus
+from arena.store._records import (
+    Entrant,
+    Exclusion,
+    MatchRecord,
+    TournamentRecord,
+    TournamentStatus,
+)
 from arena.store._store import (
     MAX_NAME_CHARS,
     MAX_PAGE,
@@ -132,6 +138,57 @@ class Tournaments(Core):
             return _one(conn, tournament_id)
 
         return self._db.write(tx, f"updating tournament {tournament_id}")
+
+    def exclude_entrant(self, tournament_id: int, name: str, reason: str) -> TournamentRecord:
+        """Leave entrant ``name`` out of a finished tournament's standings, for ``reason``
+        (recorded with the moment); its matches are kept. Refused for a running tournament,
+        a name not in its field, an empty reason or an entrant excluded already."""
+        reason = reason.strip()
+        if not reason:
+            raise ArenaError("give the reason for the exclusion (--reason TEXT)")
+
+        def tx(conn: sqlite3.Connection) -> TournamentRecord:
+            record = self._settled(conn, tournament_id)
+            if name not in [e.name for e in record.field]:
+                raise ArenaError(
+                    f"tournament {tournament_id} has no entrant {name!r} "
+                    f"(its field: {', '.join(e.name for e in record.field)})"
+                )
+            if name in [x.name for x in record.excluded]:
+                raise ArenaError(f"{name!r} is excluded from tournament {tournament_id} already")
+            conn.execute(
+                "INSERT INTO tournament_exclusions (tournament_id, name, reason, created_at)"
+                " VALUES (?, ?, ?, ?)",
+                (tournament_id, name, cut(reason), utc_now()),
+            )
+            return _one(conn, tournament_id)
+
+        return self._db.write(tx, f"excluding an entrant of tournament {tournament_id}")
+
+    def include_entrant(self, tournament_id: int, name: str) -> TournamentRecord:
+        """Undo ``exclude_entrant``: ``name`` counts in the standings again."""
+
+        def tx(conn: sqlite3.Connection) -> TournamentRecord:
+            self._settled(conn, tournament_id)
+            cur = conn.execute(
+                "DELETE FROM tournament_exclusions WHERE tournament_id = ? AND name = ?",
+                (tournament_id, name),
+            )
+            if cur.rowcount == 0:
+                raise ArenaError(f"{name!r} is not excluded from tournament {tournament_id}")
+            return _one(conn, tournament_id)
+
+        return self._db.write(tx, f"including an entrant of tournament {tournament_id} again")
+
+    def _settled(self, conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord:
+        record = _or_none(conn, tournament_id)
+        if record is None:
+            raise NotInStoreError(f"no tournament {tournament_id} in the store {self.path}")
+        if record.status is TournamentStatus.RUNNING:
+            raise ArenaError(
+                f"tournament {tournament_id} is running: its field changes once it is over"
+            )
+        return record
 
     def tournament(self, tournament_id: int) -> TournamentRecord:
         """One tournament by id."""
@@ -254,6 +311,15 @@ def _record(conn: sqlite3.Connection, row: sqlite3.Row) -> TournamentRecord:
         created_at=parse_stamp(row["created_at"]),
         finished_at=None if row["finished_at"] is None else parse_stamp(row["finished_at"]),
         published=bool(row["published"]),
+        excluded=tuple(
+            Exclusion(r["name"], r["reason"], parse_stamp(r["created_at"]))
+            for r in conn.execute(
+                "SELECT x.name, x.reason, x.created_at FROM tournament_exclusions AS x"
+                " JOIN tournament_field AS f ON f.tournament_id = x.tournament_id"
+                " AND f.name = x.name WHERE x.tournament_id = ? ORDER BY f.position",
+                (row["id"],),
+            )
+        ),
     )
 
 

@@ -1,5 +1,6 @@
 """The names of ``arena.tournament``, each once; ``__init__.py`` loads them on first use."""
 
+from ._exclude import standings_without as standings_without
 from ._gauntlet import (
     GauntletLoss as GauntletLoss,
     gauntlet_losses as gauntlet_losses,
@@ -16,6 +17,10 @@ from ._records import (
 from ._schedule import (
     Scheduler as Scheduler,
     TournamentPlan as TournamentPlan,
+)
+from ._seeds import (
+    SEEDS_FORM as SEEDS_FORM,
+    parse_seeds as parse_seeds,
 )
 from ._standings import (
     GauntletRow as GauntletRow,

@@ -183,6 +183,26 @@ export function when(iso) {
   return iso.replace("T", " ").slice(0, 16);
 }
 
+/** A duration in seconds as a person reads it: 0.4s, 12.3s, 1m08s, 2h05m (as the CLI). */
+export function duration(seconds) {
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const whole = Math.floor(seconds);
+  if (whole < 3600) return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
+  return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** A tournament's timing: "took 1m08s, 56.5 matches/s" (or "running for ..." so far). */
+export function timing(t) {
+  const rate = t.matches_per_second == null ? "" : `, ${t.matches_per_second.toFixed(1)} matches/s`;
+  if (t.seconds == null) return "";
+  return t.finished_at ? `took ${duration(t.seconds)}${rate}` : `running for ${duration(t.seconds)}${rate} so far`;
+}
+
+/** A standings row's matches still to come: "?" where the format cannot know yet. */
+export function pendingCell(row) {
+  return row.pending == null ? h("span", { title: "depends on results still to come" }, "?") : String(row.pending);
+}
+
 /** A side of a match JSON as "A (name)". */
 export function sideName(match, side) {
   return `${"AB"[side]} (${match.sides[side].name})`;

@@ -30,6 +30,8 @@ const STATS = [
   "memory",
   "of its cap",
 ];
+/** The forfeit kinds whose tick is charged the whole fuel_per_tick (rules §8.6). */
+const WHOLE_CHARGE = ["trap", "fuel", "timeout"];
 /** Ticks per second at 1x. */
 export const TICKS_PER_SECOND = 10;
 
@@ -494,6 +496,11 @@ export class Viewer {
       // Bytes after the side's calls of the tick, and their share of the cap (version 3).
       const memory = frame === null ? null : r.series.memory[s][frame.t];
       const memoryCap = r.header.limits.max_memory_bytes;
+      // A tick whose call trapped, ran out of fuel or timed out is charged the whole
+      // fuel_per_tick (rules §8.6): its 100% is that charge, not work done.
+      const forfeit = r.result ? r.result.sides[s].forfeit : null;
+      const chargedWhole =
+        frame !== null && forfeit !== null && forfeit.tick === frame.t && WHOLE_CHARGE.includes(forfeit.kind);
       const values = {
         "colony hp": `${state === null ? r.config.colony_hp : state.colonyHp[s]} / ${r.config.colony_hp}`,
         banked: state === null ? "0" : num(state.banked[s]),
@@ -502,7 +509,7 @@ export class Viewer {
         soldiers: state === null ? "–" : String(soldiers),
         "ore carried": state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0)),
         fuel: fuel === null ? "–" : num(fuel),
-        "of the cap": fuel === null || !cap ? "–" : percent(fuel / cap),
+        "of the cap": fuel === null || !cap ? "–" : `${percent(fuel / cap)}${chargedWhole ? ` · ${forfeit.kind}: charged whole` : ""}`,
         memory: memory === null || memory === undefined ? "–" : num(memory),
         "of its cap": memory === null || memory === undefined || !memoryCap ? "–" : percent(memory / memoryCap),
       };
@@ -510,6 +517,10 @@ export class Viewer {
         const cell = this._stats[s][name];
         if (cell.textContent !== values[name]) cell.textContent = values[name];
       }
+      const capCell = this._stats[s]["of the cap"];
+      const why = chargedWhole ? `a tick whose call ends in a ${forfeit.kind} is charged the whole fuel_per_tick (rules §8.6)` : "";
+      if (capCell.title !== why) capCell.title = why;
+      capCell.classList.toggle("fv-charged-whole", chargedWhole);
       // Debug notes: frames may carry "n", per side a string, null, or the length
       // outside 0..256 a dropped note was returned with (rules §9.9).
       const note = frame !== null && Array.isArray(frame.n) ? frame.n[s] : null;

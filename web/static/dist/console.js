@@ -6,16 +6,18 @@ import {
   mountMatchViewer,
   outcomeText,
   pageHref,
+  pendingCell,
   rankCell,
   saveToken,
   savedToken,
   table,
+  timing,
   when
-} from "./chunk-FV7PAGYW.js";
+} from "./chunk-ZTV2E7MO.js";
 import {
   h,
   num
-} from "./chunk-TRQEZHYF.js";
+} from "./chunk-FE2HDH3U.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/workers.js
@@ -177,8 +179,18 @@ var format = h(
   { "aria-label": "format" },
   ["round-robin", "bracket", "swiss", "gauntlet"].map((f) => h("option", { value: f }, f))
 );
-var seeds = h("input", { type: "text", value: "0", class: "site-seeds", "aria-label": "seeds", title: "seeds, separated by commas" });
-var field = h("fieldset", { class: "site-field" }, h("legend", {}, "field"));
+var SEEDS_HINT = "e.g. 0 1 2, 0,1,2 or 0-15: at most 16 seeds, each 0..4294967295";
+var seeds = h("input", {
+  type: "text",
+  value: "0",
+  class: "site-seeds",
+  "aria-label": "seeds",
+  "aria-describedby": "seeds-hint",
+  placeholder: "0-15",
+  title: SEEDS_HINT
+});
+var FIELD_LEGEND = "field (2 to 256 entrants, the server's limit)";
+var field = h("fieldset", { class: "site-field" }, h("legend", {}, FIELD_LEGEND));
 var tournamentNote = h("p", { class: "site-note", role: "status" });
 var tournamentBox = h("div", { class: "site-live-standings" });
 var tournamentForm = h(
@@ -189,7 +201,8 @@ var tournamentForm = h(
   } },
   h("label", {}, "format ", format),
   h("label", {}, "seeds ", seeds),
-  h("button", { type: "submit" }, "start")
+  h("button", { type: "submit" }, "start"),
+  h("small", { id: "seeds-hint", class: "site-hint" }, `seeds: ${SEEDS_HINT}`)
 );
 var reviewNote = h("p", { class: "site-note site-review-status", role: "status" });
 var quickBox = h("div", { class: "site-quick-matches" });
@@ -283,7 +296,8 @@ main.append(
   )
 );
 function label(c) {
-  return c.hidden ? `${c.name} (hidden)` : c.name;
+  const also = c.also && c.also.length ? ` (also ${c.also.join(", ")})` : "";
+  return c.hidden ? `${c.name}${also} (hidden)` : `${c.name}${also}`;
 }
 function options(select) {
   const keep = select.value;
@@ -315,7 +329,17 @@ async function refresh() {
   list.replaceChildren(
     table(
       [
-        { title: "name", cell: (c) => h("span", { class: "site-name" }, c.name), class: "site-wide" },
+        {
+          title: "name",
+          // The first name it was stored under, and the others it ran under (a pushed run's).
+          cell: (c) => h(
+            "span",
+            { class: "site-name" },
+            c.name,
+            c.also && c.also.length ? h("span", { class: "site-also", title: "the same module, also run under" }, ` (also: ${c.also.join(", ")})`) : ""
+          ),
+          class: "site-wide"
+        },
         { title: "origin", cell: (c) => c.origin },
         { title: "", cell: (c) => c.hidden ? h("span", { class: "site-badge" }, "hidden") : "" },
         { title: "sha256", cell: (c) => h("span", { class: "site-sha", title: c.sha256 }, `${c.sha256.slice(0, 12)}…`) },
@@ -387,20 +411,44 @@ async function quickMatch() {
     message(matchNote, err.message, false);
   }
 }
+function exclusionForm(t, show) {
+  const excluded = new Set((t.excluded || []).map((e) => e.name));
+  const who = h("select", { "aria-label": "entrant", class: "site-exclude-name" }, t.field.map((e) => h("option", { value: e.name }, e.name)));
+  const reason = h("input", { type: "text", class: "site-exclude-reason", "aria-label": "reason", placeholder: "the reason (recorded)" });
+  const note = h("span", { class: "site-note", role: "status" });
+  const send = async (path, body) => {
+    try {
+      show(await api(`/api/tournaments/${t.id}/${path}`, { method: "POST", body, token: savedToken() }));
+    } catch (err) {
+      message(note, err.message, false);
+    }
+  };
+  return h(
+    "form",
+    { class: "site-form site-exclusion", onsubmit: (e) => {
+      e.preventDefault();
+      send("exclusions", { name: who.value, reason: reason.value });
+    } },
+    h("label", {}, "exclude ", who),
+    h("label", {}, "because ", reason),
+    h("button", { type: "submit" }, "exclude"),
+    h("button", { type: "button", disabled: excluded.size === 0, onclick: () => send("inclusions", { name: who.value }) }, "count again"),
+    note
+  );
+}
 async function startTournament() {
   const chosen = [...field.querySelectorAll("input:checked")].map((i) => i.value);
-  const seedList = seeds.value.split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
   message(tournamentNote, "starting…");
   try {
     const t = await api("/api/tournaments", {
       method: "POST",
-      body: { format: format.value, field: chosen, seeds: seedList, ...worker.body() },
+      body: { format: format.value, field: chosen, seeds: seeds.value, ...worker.body() },
       token: savedToken()
     });
     const show = (x) => {
       tournamentNote.replaceChildren(
         h("a", { href: pageHref("tournaments", x.id) }, `tournament #${x.id}`),
-        `: ${x.status}, ${x.planned ? `${x.matches} of ${x.planned}` : x.matches} matches`
+        `: ${x.status}, ${x.planned ? `${x.matches} of ${x.planned}` : x.matches} matches; ${timing(x)}`
       );
       tournamentNote.classList.toggle("site-error", x.status === "failed");
       tournamentNote.classList.toggle("site-ok", x.status !== "failed");
@@ -410,6 +458,8 @@ async function startTournament() {
           [
             { title: "rank", cell: rankCell, class: "site-num" },
             { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+            { title: "played", cell: (r) => String(r.matches), class: "site-num" },
+            ...x.status === "running" ? [{ title: "pending", cell: pendingCell, class: "site-num" }] : [],
             { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
             { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
             { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
@@ -417,7 +467,9 @@ async function startTournament() {
           ],
           x.standings || [],
           { empty: "waiting for the first result…" }
-        )
+        ),
+        ...(x.excluded || []).map((e) => h("p", { class: "site-note site-excluded" }, `excluded: ${e.name} (${e.reason})`)),
+        x.status === "running" ? "" : exclusionForm(x, show)
       );
     };
     show(t);

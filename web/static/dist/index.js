@@ -7,11 +7,11 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-FV7PAGYW.js";
+} from "./chunk-ZTV2E7MO.js";
 import {
   h,
   num
-} from "./chunk-TRQEZHYF.js";
+} from "./chunk-FE2HDH3U.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/index.js

@@ -7,10 +7,10 @@ import {
   mountMatchViewer,
   outcomeText,
   pageHref
-} from "./chunk-FV7PAGYW.js";
+} from "./chunk-ZTV2E7MO.js";
 import {
   h
-} from "./chunk-TRQEZHYF.js";
+} from "./chunk-FE2HDH3U.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/match.js

@@ -4,19 +4,23 @@ import {
   frame,
   guarded,
   matchLink,
+  pendingCell,
   rankCell,
   table,
+  timing,
   when
-} from "./chunk-FV7PAGYW.js";
+} from "./chunk-ZTV2E7MO.js";
 import {
   h,
   num
-} from "./chunk-TRQEZHYF.js";
+} from "./chunk-FE2HDH3U.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/tournament.js
 var main = frame("tournament");
 var tournamentId = Number(document.body.dataset.id);
+var ROUNDS_A_PAGE = 8;
+var roundsPage = 0;
 var head = h("header", { class: "site-head" });
 var standings = h("section", { class: "site-section" });
 var pairings = h("section", { class: "site-section" });
@@ -34,8 +38,19 @@ function drawHead(t) {
       h("span", { class: `site-status site-${t.status}`, dataset: { status: t.status } }, t.status),
       ` · ${t.field.length} entrants · seeds ${t.seeds.join(", ")} · `,
       h("span", { class: "site-progress" }, t.planned ? `${t.matches} of ${t.planned} matches` : `${t.matches} matches`),
-      ` · started ${when(t.created_at)}`,
+      ` · started ${when(t.created_at)} UTC`,
+      t.finished_at ? ` · ${t.status} ${when(t.finished_at)} UTC` : "",
+      h("span", { class: "site-timing" }, ` · ${timing(t)}`),
       t.error ? h("span", { class: "site-error" }, ` · ${t.error}`) : ""
+    ),
+    // The exports of `arena standings --csv` and `arena tournament matches --csv`.
+    h(
+      "p",
+      { class: "site-meta site-downloads" },
+      "download (CSV): ",
+      h("a", { href: `/api/tournaments/${t.id}/standings.csv`, download: "" }, "standings"),
+      " · ",
+      h("a", { href: `/api/tournaments/${t.id}/matches.csv`, download: "" }, "every match")
     )
   );
 }
@@ -43,10 +58,15 @@ function drawStandings(t) {
   standings.replaceChildren(
     h("h2", {}, t.status === "running" ? "Standings so far" : "Standings"),
     t.format === "gauntlet" ? h("p", { class: "site-meta" }, `A gauntlet: only its entrant, ${t.entrant}, is ranked; its opponents follow, the hardest first.`) : "",
+    ...(t.excluded || []).map(
+      (x) => h("p", { class: "site-meta site-excluded" }, `Excluded: ${x.name} (${x.reason}; ${when(x.at)} UTC). The standings are recomputed without its matches.`)
+    ),
     table(
       [
         { title: "rank", cell: rankCell, class: "site-num" },
         { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+        { title: "played", cell: (r) => String(r.matches), class: "site-num" },
+        ...t.status === "running" ? [{ title: "pending", cell: pendingCell, class: "site-num" }] : [],
         { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
         { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
         { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
@@ -59,6 +79,27 @@ function drawStandings(t) {
     )
   );
 }
+function score(m) {
+  const count = (name) => m.matches.filter((x) => x.winner === name).length;
+  const draws = m.matches.filter((x) => x.status === "finished" && x.winner === null).length;
+  return [count(m.a), count(m.b), draws];
+}
+function meetingScoreBox(m) {
+  const [wa, wb, drawn] = score(m);
+  const won = (name) => m.winner === name ? "site-winner" : null;
+  return h(
+    "details",
+    { class: "site-meeting site-meeting-score", dataset: { slot: String(m.slot) } },
+    h(
+      "summary",
+      { title: "wins-losses over its matches (seeds, both sides); open for each match" },
+      h("span", { class: won(m.a) }, m.a),
+      ` ${wa}-${wb}${drawn ? `-${drawn}` : ""} `,
+      h("span", { class: won(m.b) }, m.b ?? "(bye)")
+    ),
+    matchLinks(m)
+  );
+}
 function meetingBox(m) {
   const won = (name) => m.winner === name ? "site-winner" : null;
   return h(
@@ -66,19 +107,22 @@ function meetingBox(m) {
     { class: "site-meeting", dataset: { slot: String(m.slot) } },
     h("div", { class: won(m.a) }, m.a),
     h("div", { class: won(m.b) }, m.b ?? "(bye)"),
-    h(
-      "div",
-      { class: "site-meeting-matches" },
-      // Each match as it reads: its seed, who was side A and side B, and who won.
-      m.matches.map((x) => {
-        const [a, b] = x.side === 0 ? [m.a, m.b] : [m.b, m.a];
-        const result = x.status === "pending" ? "playing" : x.status === "error" ? "not played" : x.winner ? `${x.winner} wins` : "draw";
-        const link = matchLink(x.id, `seed ${x.seed} · A ${a} · B ${b} · ${result}`);
-        link.title = `match #${x.id}`;
-        link.className = x.winner === null ? "site-draw" : x.winner === m.a ? "site-first" : "site-second";
-        return link;
-      })
-    )
+    matchLinks(m)
+  );
+}
+function matchLinks(m) {
+  return h(
+    "div",
+    { class: "site-meeting-matches" },
+    // Each match as it reads: its seed, who was side A and side B, and who won.
+    m.matches.map((x) => {
+      const [a, b] = x.side === 0 ? [m.a, m.b] : [m.b, m.a];
+      const result = x.status === "pending" ? "playing" : x.status === "error" ? "not played" : x.winner ? `${x.winner} wins` : "draw";
+      const link = matchLink(x.id, `seed ${x.seed} · A ${a} · B ${b} · ${result}`);
+      link.title = `match #${x.id}`;
+      link.className = x.winner === null ? "site-draw" : x.winner === m.a ? "site-first" : "site-second";
+      return link;
+    })
   );
 }
 function drawPairings(t) {
@@ -100,10 +144,25 @@ function drawPairings(t) {
     );
     return;
   }
+  const pages = Math.ceil(t.stages.length / ROUNDS_A_PAGE);
+  roundsPage = Math.min(roundsPage, pages - 1);
+  const shown = t.stages.slice(roundsPage * ROUNDS_A_PAGE, (roundsPage + 1) * ROUNDS_A_PAGE);
+  const turn = (by) => () => {
+    roundsPage += by;
+    drawPairings(t);
+  };
+  const pager = pages > 1 ? h(
+    "nav",
+    { class: "site-pager site-rounds-pager" },
+    h("button", { type: "button", disabled: roundsPage === 0, onclick: turn(-1) }, "earlier rounds"),
+    ` ${shown[0].label} to ${shown[shown.length - 1].label} of ${t.stages.length} `,
+    h("button", { type: "button", disabled: roundsPage === pages - 1, onclick: turn(1) }, "later rounds")
+  ) : "";
   pairings.replaceChildren(
     title,
-    ...t.stages.map(
-      (s) => h("div", { class: "site-stage" }, h("h3", {}, s.label), h("div", { class: "site-meetings" }, s.meetings.map(meetingBox)))
+    pager,
+    ...shown.map(
+      (s) => h("div", { class: "site-stage" }, h("h3", {}, s.label), h("div", { class: "site-meetings" }, s.meetings.map(meetingScoreBox)))
     )
   );
 }

@@ -1,6 +1,6 @@
 import {
   mountViewer
-} from "./chunk-TRQEZHYF.js";
+} from "./chunk-FE2HDH3U.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/view.js

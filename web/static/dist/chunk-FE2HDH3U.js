@@ -107,6 +107,7 @@ var STATS = [
   "memory",
   "of its cap"
 ];
+var WHOLE_CHARGE = ["trap", "fuel", "timeout"];
 var TICKS_PER_SECOND = 10;
 function mountViewer(element, options) {
   return new Viewer(element, options);
@@ -511,6 +512,8 @@ var Viewer = class {
       const fuel = frame === null ? null : frame.f[s];
       const memory = frame === null ? null : r.series.memory[s][frame.t];
       const memoryCap = r.header.limits.max_memory_bytes;
+      const forfeit = r.result ? r.result.sides[s].forfeit : null;
+      const chargedWhole = frame !== null && forfeit !== null && forfeit.tick === frame.t && WHOLE_CHARGE.includes(forfeit.kind);
       const values = {
         "colony hp": `${state === null ? r.config.colony_hp : state.colonyHp[s]} / ${r.config.colony_hp}`,
         banked: state === null ? "0" : num(state.banked[s]),
@@ -519,7 +522,7 @@ var Viewer = class {
         soldiers: state === null ? "–" : String(soldiers),
         "ore carried": state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0)),
         fuel: fuel === null ? "–" : num(fuel),
-        "of the cap": fuel === null || !cap ? "–" : percent(fuel / cap),
+        "of the cap": fuel === null || !cap ? "–" : `${percent(fuel / cap)}${chargedWhole ? ` · ${forfeit.kind}: charged whole` : ""}`,
         memory: memory === null || memory === void 0 ? "–" : num(memory),
         "of its cap": memory === null || memory === void 0 || !memoryCap ? "–" : percent(memory / memoryCap)
       };
@@ -527,6 +530,10 @@ var Viewer = class {
         const cell = this._stats[s][name];
         if (cell.textContent !== values[name]) cell.textContent = values[name];
       }
+      const capCell = this._stats[s]["of the cap"];
+      const why = chargedWhole ? `a tick whose call ends in a ${forfeit.kind} is charged the whole fuel_per_tick (rules §8.6)` : "";
+      if (capCell.title !== why) capCell.title = why;
+      capCell.classList.toggle("fv-charged-whole", chargedWhole);
       const note = frame !== null && Array.isArray(frame.n) ? frame.n[s] : null;
       const box = el.querySelector(".fv-note");
       box.hidden = note === null || note === void 0;

@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-TRQEZHYF.js";
+} from "./chunk-FE2HDH3U.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";
@@ -137,6 +137,20 @@ function when(iso) {
   if (!iso) return "–";
   return iso.replace("T", " ").slice(0, 16);
 }
+function duration(seconds) {
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const whole = Math.floor(seconds);
+  if (whole < 3600) return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
+  return `${Math.floor(whole / 3600)}h${String(Math.floor(whole % 3600 / 60)).padStart(2, "0")}m`;
+}
+function timing(t) {
+  const rate = t.matches_per_second == null ? "" : `, ${t.matches_per_second.toFixed(1)} matches/s`;
+  if (t.seconds == null) return "";
+  return t.finished_at ? `took ${duration(t.seconds)}${rate}` : `running for ${duration(t.seconds)}${rate} so far`;
+}
+function pendingCell(row) {
+  return row.pending == null ? h("span", { title: "depends on results still to come" }, "?") : String(row.pending);
+}
 function sideName(match, side) {
   return `${"AB"[side]} (${match.sides[side].name})`;
 }
@@ -200,6 +214,8 @@ export {
   table,
   rankCell,
   when,
+  timing,
+  pendingCell,
   outcomeText,
   matchLink,
   setAddress,
