@@ -507,6 +507,12 @@ def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_pub
             record = re.fullmatch(r"/(runs|matches|tournaments)/(\d+)(\?.*)?", href)
             if href.startswith("?"):
                 continue  # a run page's own opponent links
+            download = re.fullmatch(r"/api/tournaments/(\d+)/(standings|matches)\.csv", href)
+            if download is not None:  # a published tournament's downloads, public too
+                assert store.tournament(int(download[1])).published, (path, href)
+                got = tab.page.request.get(served.url + href.lstrip("/"))
+                assert got.status == 200 and got.headers["content-type"].startswith("text/csv")
+                continue
             assert record is not None, (path, href)  # never the console's pages
             kind, ident = record[1], int(record[2])
             published = (
