@@ -6,11 +6,12 @@
 # Other arguments go to pytest (a file, -k EXPR, -x, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-args=()
+# The tests on every core (pytest-xdist): servers bind port 0 and each test has its
+# own data directory, so two workers never share a server or a store.
+args=(-n auto)
 for a in "$@"; do
     if [ "$a" = "--fast" ]; then
-        # on every core (pytest-xdist): what is left is many short tests
-        args+=(-m "not (browser or server or ray or processes or slow)" -n auto)
+        args+=(-m "not (browser or server or ray or processes or slow)")
         export FORAY_FAST_TESTS=1
     else
         args+=("$a")
