@@ -6,9 +6,10 @@
 # Other arguments go to pytest (a file, -k EXPR, -x, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The tests on every core (pytest-xdist): servers bind port 0 and each test has its
-# own data directory, so two workers never share a server or a store.
-args=(-n auto)
+# The tests on every core (pytest-xdist), a file's tests together and in their order
+# (as they run alone: a file's fixtures are made once); servers bind port 0 and each
+# file has its own data directories, so two workers never share a server or a store.
+args=(-n auto --dist loadfile)
 for a in "$@"; do
     if [ "$a" = "--fast" ]; then
         args+=(-m "not (browser or server or ray or processes or slow)")
