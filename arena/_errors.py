@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["ArenaError", "UnknownControllerError"]
+from collections.abc import Iterator
+
+__all__ = ["ArenaError", "UnknownControllerError", "error_leaves"]
 
 
 class ArenaError(Exception):
@@ -11,3 +13,13 @@ class ArenaError(Exception):
 
 class UnknownControllerError(ArenaError):
     """A controller named on the command line is neither a readable file nor a baseline."""
+
+
+def error_leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    """The errors in ``group`` and in the groups it holds, depth first: what a trio
+    nursery raised, for code that raises one of them as itself."""
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from error_leaves(exc)
+        else:
+            yield exc

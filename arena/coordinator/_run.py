@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 import trio
 
 import sim
-from arena._errors import ArenaError
+from arena._errors import ArenaError, error_leaves
 from arena.cases import Case
 from arena.coordinator._stored import (
     played_of,
@@ -249,14 +249,6 @@ def _load(store: Store, tournament_id: int) -> _Tournament:
     return _Tournament(record, scheduler, case, config, contestants, entrants)
 
 
-def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            yield from _leaves(exc)
-        else:
-            yield exc
-
-
 @contextmanager
 def _as_one_error() -> Iterator[None]:
     """A nursery's group of errors raised as one: Ctrl-C if it is in there, else a lone error.
@@ -268,7 +260,7 @@ def _as_one_error() -> Iterator[None]:
     try:
         yield
     except BaseExceptionGroup as group:
-        leaves = list(_leaves(group))
+        leaves = list(error_leaves(group))
         interrupts = [e for e in leaves if isinstance(e, KeyboardInterrupt)]
         if interrupts or len(leaves) == 1:
             raise (interrupts or leaves)[0] from None

@@ -16,7 +16,7 @@ from contextlib import AbstractAsyncContextManager, contextmanager
 
 import trio
 
-from arena._errors import ArenaError
+from arena._errors import ArenaError, error_leaves
 from arena.executors._job import MatchJob, Outcome
 
 __all__ = ["Executor", "ExecutorLostError", "OnOutcome", "Session", "WorkersUnavailableError"]
@@ -96,21 +96,13 @@ def _unavailable_as_itself() -> Iterator[None]:
     try:
         yield
     except BaseExceptionGroup as group:
-        leaves = list(_leaves(group))
+        leaves = list(error_leaves(group))
         lost = [e for e in leaves if isinstance(e, ExecutorLostError)]
         if lost:
             raise lost[0] from None
         if all(isinstance(e, WorkersUnavailableError) for e in leaves):
             raise leaves[0] from None
         raise
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            yield from _leaves(exc)
-        else:
-            yield exc
 
 
 class Executor(ABC):
