@@ -54,7 +54,7 @@ def standings_without(
             tally.rate(a, b, p.winner)
     n, per = len(names), plan.rounds_per_stage
     match plan.format:
-        case Format.ROUND_ROBIN:
+        case Format.ROUND_ROBIN | Format.FIELD:
             total = n * (n - 1) // 2 * per
         case Format.GAUNTLET:
             total = (n - 1) * per
