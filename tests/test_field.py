@@ -7,9 +7,18 @@ entrants, result for result.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+import trio
 from hypothesis import given, settings, strategies as st
 
+import arena
+from arena.cases import default_case
+from arena.store import Origin, Store
 from arena.tournament import (
     Format,
     Pairing,
@@ -19,7 +28,8 @@ from arena.tournament import (
     TournamentPlan,
     TournamentSetupError,
 )
-from tests._support import examples
+from tests._support import controller, examples, proof_run
+from tests.test_coordinator import InProcess
 from tests.test_tournament import names, outcome, seed_lists
 
 
@@ -153,3 +163,148 @@ def test_what_a_field_refuses() -> None:
     with pytest.raises(TournamentSetupError, match="only a field"):
         robin.add_entrant("c")
     assert TournamentPlan.from_json(plan.to_json()) == plan
+
+
+# --------------------------------------------------------------------------- the store
+
+
+SHORT_CASE = dataclasses.replace(
+    default_case(), rules=default_case().rules.replace(width=20, height=20, max_ticks=40)
+)
+
+
+@pytest.fixture
+def store(data_dir: Path) -> Iterator[Store]:
+    with Store.open(data_dir) as opened:
+        yield opened
+
+
+def upload(store: Store, pages: int, name: str) -> str:
+    """A stored controller (an upload's module, told apart by its memory pages): its sha256."""
+    return store.add_controller(controller(pages=pages), name=name, origin=Origin.UPLOAD).sha256
+
+
+def test_one_field_per_case_version_made_with_every_baseline(store: Store) -> None:
+    record = arena.open_field(store, SHORT_CASE)
+    assert record.format == "field" and str(record.status) == "running"
+    assert [e.name for e in record.field] == [o.name for o in SHORT_CASE.opponents]
+    assert "fuel-probe" in [e.name for e in record.field]  # the hidden one plays too
+    assert record.seeds == SHORT_CASE.match.seeds
+    assert record.options["rules"] == {"width": 20, "height": 20, "max_ticks": 40}
+    assert arena.open_field(store, SHORT_CASE).id == record.id
+    assert store.field_id("foray", 1) == record.id and store.field_id("foray", 2) is None
+    with pytest.raises(arena.ArenaError, match="not started by hand"):
+        arena.create_tournament(store, "field", list(record.field))
+
+
+def test_entrants_are_appended_once_per_module_and_a_taken_name_gets_the_sha256(
+    store: Store,
+) -> None:
+    tid = arena.open_field(store, SHORT_CASE).id
+    a, b = upload(store, 3, "bot"), upload(store, 4, "bot-b")
+    first = arena.enter_field(store, SHORT_CASE, "bot", a)
+    assert (first.entrant.name, first.position, first.new) == ("bot", 4, True)
+    again = arena.enter_field(store, SHORT_CASE, "bot", a)
+    assert (again.entrant, again.position, again.new) == (first.entrant, 4, False)
+    other = store.enter_field(tid, "bot", b)
+    assert other.entrant.name == f"bot@{b[:8]}" and other.position == 5
+    assert [e.name for e in store.field_entrants(tid, start=4)] == ["bot", f"bot@{b[:8]}"]
+    robin = arena.create_tournament(store, "round-robin", list(store.tournament(tid).field[:2]))
+    with pytest.raises(arena.ArenaError, match="not a field"):
+        store.enter_field(robin.id, "bot", a)
+    with pytest.raises(arena.NotInStoreError):
+        store.enter_field(tid, "ghost", "0" * 64)
+
+
+def test_a_withdrawal_is_recorded_while_the_field_runs_and_undone(store: Store) -> None:
+    tid = arena.open_field(store, SHORT_CASE).id
+    with pytest.raises(arena.ArenaError, match="reason"):
+        store.withdraw_entrant(tid, "random", "  ")
+    with pytest.raises(arena.ArenaError, match="no entrant 'nobody'"):
+        store.withdraw_entrant(tid, "nobody", "why not")
+    record = store.withdraw_entrant(tid, "random", "plays at random")
+    assert [(x.name, x.reason) for x in record.excluded] == [("random", "plays at random")]
+    assert store.withdrawn(tid) == {"random"}
+    with pytest.raises(arena.ArenaError, match="already"):
+        store.withdraw_entrant(tid, "random", "again")
+    summary = store.field_summary(tid)
+    assert (summary.entrants, summary.played, summary.total) == (3, 0, 6)
+    assert store.reinstate_entrant(tid, "random").excluded == ()
+    with pytest.raises(arena.ArenaError, match="not withdrawn"):
+        store.reinstate_entrant(tid, "random")
+
+
+@pytest.mark.processes
+def test_published_runs_that_could_compete_are_found_to_enter(store: Store, tmp_path: Path) -> None:
+    """A run recorded and the server killed before it entered the field: found at the next
+    start. Runs that could not compete, and unpublished ones, are not."""
+    module = tmp_path / "late.wasm"
+    module.write_bytes(controller(pages=5))
+    run = proof_run(store, module, "late", SHORT_CASE)
+    sha = upload(store, 6, "broken")
+    store.record_run(
+        case_slug="foray", case_version=1, manifest_sha256="0" * 64, controller="broken",
+        controller_sha256=sha, outcome=arena.RunOutcome.COULD_NOT_COMPETE, reason="no",
+        build_log="", matches=(), published=True,
+    )  # fmt: skip
+    assert arena.enter_waiting_runs(store, SHORT_CASE) == []  # no field made for nothing
+    assert store.field_id("foray", 1) is None
+    store.publish_run(run.id)
+    entered = arena.enter_waiting_runs(store, SHORT_CASE)
+    assert [(e.entrant.name, e.position, e.new) for e in entered] == [("late", 4, True)]
+    assert arena.enter_waiting_runs(store, SHORT_CASE) == []
+
+
+# --------------------------------------------------------------------------- the coordinator
+
+
+async def _play_until(store: Store, tid: int, player: InProcess, done: int) -> None:
+    """``play_field`` until ``done`` matches are recorded, then stopped (as a server is)."""
+    signal = arena.FieldSignal()
+    async with trio.open_nursery() as nursery:
+
+        async def idle() -> None:
+            if store.tournament(tid).matches >= done:
+                nursery.cancel_scope.cancel()
+
+        nursery.start_soon(
+            functools.partial(
+                arena.play_field, store, tid, player, slots=2, signal=signal, on_idle=idle
+            )
+        )
+
+
+@pytest.mark.slow
+def test_a_field_plays_each_newcomer_once_and_counts_as_a_recount(store: Store) -> None:
+    field = arena.open_field(store, SHORT_CASE)
+    tid = field.id
+    trio.run(_play_until, store, tid, InProcess(), 12)
+    assert store.tournament(tid).matches == 4 * 3 // 2 * 2
+    arena.enter_field(store, SHORT_CASE, "bot", upload(store, 3, "bot"))
+    store.withdraw_entrant(tid, "greedy-raider", "for the test")
+    player = InProcess(1)
+    trio.run(_play_until, store, tid, player, 12 + 6)
+    assert len(player.played) == 6  # the newcomer against each one not withdrawn, both sides
+    assert all("bot" in (j.a.name, j.b.name) for j in player.played)
+    assert "greedy-raider" not in {n for j in player.played for n in (j.a.name, j.b.name)}
+    data = arena.field_json(store, tid)
+    assert data["matches"] == {"played": 12, "pending": 0, "total": 12}
+    assert [w["name"] for w in data["withdrawn"]] == ["greedy-raider"]
+    assert {r["name"]: r["pending"] for r in data["standings"]} == dict.fromkeys(
+        ("random", "border-soldier", "fuel-probe", "bot"), 0
+    )
+    # Undone: its meetings with the newcomer are played, and nothing else again.
+    store.reinstate_entrant(tid, "greedy-raider")
+    assert arena.field_json(store, tid)["matches"]["pending"] == 2
+    player = InProcess(2)
+    trio.run(_play_until, store, tid, player, 12 + 6 + 2)
+    assert {(j.a.name, j.b.name) for j in player.played} == {
+        ("greedy-raider", "bot"), ("bot", "greedy-raider")
+    }  # fmt: skip
+    keys = [m.pairing_key for m in store.tournament_matches(tid)]
+    assert len(keys) == len(set(keys)) == 20
+    data = arena.field_json(store, tid)
+    assert data["matches"] == {"played": 20, "pending": 0, "total": 20}
+    assert all(r["played"] == 8 and r["pending"] == 0 for r in data["standings"])
+    assert [r["baseline"] for r in data["standings"] if r["name"] == "bot"] == [False]
+    assert str(store.tournament(tid).status) == "running"  # a field never finishes
