@@ -19,6 +19,7 @@ from .cases import (
 from .cli import shown as shown
 from .coordinator import (
     FieldSignal as FieldSignal,
+    FieldStandings as FieldStandings,
     MatchPlayer as MatchPlayer,
     TournamentProgress as TournamentProgress,
     create_tournament as create_tournament,
@@ -28,6 +29,7 @@ from .coordinator import (
     field_json as field_json,
     field_standings as field_standings,
     find_field as find_field,
+    make_executor as make_executor,
     match_rows as match_rows,
     matches_csv as matches_csv,
     open_field as open_field,

@@ -15,6 +15,8 @@ own:
   played again, then recorded).
 - ``web._tournaments``: tournaments started from the server (played on at the
   next start if the server stops first) and their JSON.
+- ``web._field``: the field of the case (issue 26): each pushed controller that could
+  compete enters it, its meetings played behind quick matches; withdrawals.
 
 This module opens the site (``Site.open``), says how busy it is (``status``)
 and bounds the event streams. Every method that touches the disk is
@@ -31,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import arena
+from web._field import Fields
 from web._lanes import Lane, WorkerLanes
 from web._limits import SiteLimits, Slots
 from web._matches import Matches
-from web._runs import Runs
 from web._tournaments import Tournaments
 
 __all__ = ["Site"]
@@ -42,7 +44,7 @@ __all__ = ["Site"]
 _log = logging.getLogger("web")
 
 
-class Site(Matches, Runs, Tournaments):
+class Site(Matches, Fields, Tournaments):
     """The arena behind the web: one store, one case, one set of worker lanes. See the
     module's doc."""
 
@@ -91,6 +93,7 @@ class Site(Matches, Runs, Tournaments):
                 site.drop_old_quick_matches()
                 site._resume()
                 site._resume_tournaments()
+                site._resume_field()
                 yield site
         finally:
             store.close()
