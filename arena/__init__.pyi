@@ -69,6 +69,7 @@ from .store import (
     CorruptFileError as CorruptFileError,
     Entrant as Entrant,
     FileCoding as FileCoding,
+    HeldModuleError as HeldModuleError,
     MatchRecord as MatchRecord,
     MatchStatus as MatchStatus,
     NotInStoreError as NotInStoreError,

@@ -243,10 +243,11 @@ async def get_match(request: Request) -> Response:
 
 @operation(
     "post",
-    "publish a finished quick match: the public site shows it from then on (idempotent)",
+    "publish a finished quick match: the public site shows it from then on (idempotent);"
+    " 409 if it plays a worker's local run, held for review only",
     {
         "200": json_answer(ref("Match"), "published"),
-        **errors("400", "404", "503"),
+        **errors("400", "404", "409", "503"),
     },
     parameters=[ID],
     side=Side.CONSOLE,
@@ -408,6 +409,8 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     ApiError: _api_error,
     HTTPException: _http_error,
     arena.NotInStoreError: _mapped(404),
+    # A worker's local run held for review: published by pushing it, not from here.
+    arena.HeldModuleError: _mapped(409),
     arena.CorruptFileError: _mapped(500),
     arena.StoreBusyError: _mapped(503, {"Retry-After": "5"}),
     arena.StoreError: _mapped(503, {"Retry-After": "30"}),

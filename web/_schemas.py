@@ -110,6 +110,13 @@ SCHEMAS: Final[dict[str, Any]] = {
                 "type": "array",
                 "items": {"type": "string"},
             },
+            "held_by": {
+                "description": (
+                    "a worker's local run fetched to be played: the worker (held for review"
+                    " only, never published, deleted with its last quick match); else null"
+                ),
+                "type": ["string", "null"],
+            },
             "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
             "origin": {"enum": ["baseline", "file", "upload", "run"]},
             "hidden": {"type": "boolean"},
