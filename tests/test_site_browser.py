@@ -602,3 +602,48 @@ def test_the_consoles_field_picker_pages_filters_and_keeps_what_is_chosen_across
         assert href is not None
         started = site.tournament_json(int(href.rsplit("/", 1)[1]))
         assert [e["name"] for e in started["field"]] == ["bot-03", "bot-12", "bot-55"]
+
+
+def test_a_run_and_its_matches_show_the_modules_first_name_where_the_run_named_it_otherwise(
+    tab: Tab, tmp_path: Path, build_c: Builder
+) -> None:
+    """A module first stored as ``zigbot``, proved as ``zigbot-proved``: the run page, the
+    match page and their viewers show both names, on the public side too (published)."""
+    root = tmp_path / "data"
+    case = small_case()
+    module = tmp_path / "zigbot.wasm"
+    module.write_bytes(build_c(Path("baselines") / "template.c"))
+    with arena.Store.open(root) as store:
+        store.add_controller(module.read_bytes(), name="zigbot", origin=arena.Origin.UPLOAD)
+        run = proof_run(store, module, "zigbot-proved", case)
+        store.publish_run(run.id)
+        first = store.run_matches(run.id)[0]
+    assert run.controller_sha256 is not None
+    mine = [e.sha256 for e in first.entrants].index(run.controller_sha256)
+    both = "zigbot-proved, stored as zigbot"
+    with (
+        web.Site.open(root, limits=web.SiteLimits(workers=1), case=case) as site,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        page = tab.page
+        tab.open_site(f"{server.url}runs/{run.id}?match={first.id}")
+        expect(page.locator(".site-head h1")).to_have_text(
+            f"Run #{run.id}: zigbot-proved (stored as zigbot)"
+        )
+        tab.viewer_ready()
+        expect(page.locator(".fv-title")).to_contain_text(f"{'AB'[mine]} ({both})")
+        expect(page.locator(".fv-name").nth(mine)).to_have_text(f"{'AB'[mine]} ({both})")
+        opponent = first.entrants[1 - mine].name
+        expect(page.locator(".fv-name").nth(1 - mine)).to_have_text(
+            f"{'AB'[1 - mine]} ({opponent})"
+        )
+
+        tab.open_site(f"{server.url}matches/{first.id}")
+        names = ["zigbot-proved (stored as zigbot)", opponent]
+        if mine:
+            names.reverse()
+        expect(page.locator(".site-head h1")).to_have_text(
+            f"Match #{first.id}: {names[0]} vs {names[1]}"
+        )
+        tab.viewer_ready()
+        expect(page.locator(".fv-title")).to_contain_text(f"{'AB'[mine]} ({both})")

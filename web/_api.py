@@ -294,11 +294,12 @@ async def match_replay(request: Request) -> Response:
 async def match_events(request: Request) -> Response:
     site = site_of(request)
     match_id: int = request.path_params["id"]
+    everything = sees_all(request)
     # Before the stream: the public side learns nothing of a match not published (404).
-    await asyncio.to_thread(site.match_json, match_id, everything=sees_all(request))
+    await asyncio.to_thread(site.match_json, match_id, everything=everything)
 
     def state() -> tuple[dict[str, Any], bool]:
-        data = site.match_json(match_id)
+        data = site.match_json(match_id, everything=everything)
         return data, data["status"] != "pending"
 
     return await stream_events(request, match_key(match_id), "match", state)

@@ -7,7 +7,7 @@ and origin, and ``hidden`` is sticky.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from arena.store._errors import NotInStoreError
@@ -120,6 +120,32 @@ class Controllers(Core):
             "listing controllers",
         )
         return [_record(r) for r in rows]
+
+    def stored_names(
+        self, shas: Iterable[str], *, published_only: bool = False, wait: bool = True
+    ) -> dict[str, str]:
+        """By sha256, the name each of ``shas`` was first stored under (those stored).
+
+        ``published_only``: only the controllers the public listing names (as
+        ``controllers(published_only=True)``). ``wait`` as ``Database.read`` takes it."""
+        wanted = sorted(set(shas))
+        if not wanted:
+            return {}
+        marks = ", ".join("?" * len(wanted))
+        public = (
+            " AND hidden = 0 AND (origin = 'baseline' OR sha256 IN (SELECT controller_sha256"
+            " FROM runs WHERE id IN (SELECT run_id FROM published_runs)))"
+            if published_only
+            else ""
+        )
+        rows = self._db.read(
+            lambda c: c.execute(
+                f"SELECT sha256, name FROM controllers WHERE sha256 IN ({marks}){public}", wanted
+            ).fetchall(),
+            "reading the controllers' names",
+            wait=wait,
+        )
+        return {sha: name for sha, name in rows}
 
     def other_names(self) -> dict[str, tuple[str, ...]]:
         """By sha256, the names a controller ran under that differ from the one it is

@@ -4,7 +4,7 @@
 // matches newest first, tournaments, runs) and publish it.
 
 import {
-  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pageHref, pendingCell, rankCell, savedToken, saveToken, table,
+  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pageHref, pendingCell, rankCell, savedToken, saveToken, storedAs, table,
   timing, when,
 } from "./site.js";
 import { fieldPicker } from "./picker.js";
@@ -314,7 +314,7 @@ async function quickMatch() {
       matchNote.classList.toggle("site-error", m.status === "error");
       matchNote.classList.toggle("site-ok", m.status !== "error");
       matchNote.dataset.status = m.status;
-      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false });
+      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false, storedAs: storedAs(m) });
       if (m.status !== "pending") review().catch(() => {});
     };
     show(match);

@@ -10,14 +10,15 @@ import {
   rankCell,
   saveToken,
   savedToken,
+  storedAs,
   table,
   timing,
   when
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-4ZY6Q4UO.js";
 import {
   h,
   num
-} from "./chunk-FE2HDH3U.js";
+} from "./chunk-AY4YUA4L.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/picker.js
@@ -476,7 +477,7 @@ async function quickMatch() {
       matchNote.classList.toggle("site-error", m.status === "error");
       matchNote.classList.toggle("site-ok", m.status !== "error");
       matchNote.dataset.status = m.status;
-      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false });
+      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false, storedAs: storedAs(m) });
       if (m.status !== "pending") review().catch(() => {
       });
     };
