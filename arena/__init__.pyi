@@ -68,6 +68,7 @@ from .proving import (
     record_pushed_run as record_pushed_run,
     run_json as run_json,
     run_report as run_report,
+    stored_as_of as stored_as_of,
 )
 from .sandbox import (
     MAX_MODULE_BYTES as MAX_MODULE_BYTES,
@@ -81,6 +82,7 @@ from .store import (
     FieldEntry as FieldEntry,
     FieldSummary as FieldSummary,
     FileCoding as FileCoding,
+    HeldModuleError as HeldModuleError,
     MatchRecord as MatchRecord,
     MatchStatus as MatchStatus,
     NotInStoreError as NotInStoreError,

@@ -532,3 +532,124 @@ def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_pub
             todo.append(f"/{kind}/{ident}")
     assert f"/matches/{served.quick}" in seen and f"/runs/{served.run.id}" in seen
     assert f"/matches/{hidden}" not in seen
+
+
+def _named(module: bytes, name: str) -> bytes:
+    """``module`` with a custom section ``name`` appended: the same controller, another sha256."""
+    payload = bytes([len(name)]) + name.encode()
+    assert len(payload) < 128  # one byte of LEB128
+    return module + b"\x00" + bytes([len(payload)]) + payload
+
+
+def test_the_consoles_field_picker_pages_filters_and_keeps_what_is_chosen_across_pages(
+    tab: Tab, tmp_path: Path, idle: bytes
+) -> None:
+    """More than a page of controllers (48 a page): chosen on two pages and through the
+    filter, the field sent is those, in the listing's order."""
+    root = tmp_path / "data"
+    with arena.Store.open(root) as store:
+        for i in range(60):
+            store.add_controller(
+                _named(idle, f"bot-{i}"), name=f"bot-{i:02}", origin=arena.Origin.UPLOAD
+            )
+    with (
+        web.Site.open(root, limits=web.SiteLimits(workers=1, queue=8), case=small_case()) as site,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        total = len(site.controllers(everything=True))
+        assert total > 60
+        page = tab.page
+        tab.open_site(f"{server.url}console")
+        page.locator(".site-token").fill(SITE_TOKEN)
+        page.get_by_role("button", name="use").click()
+        boxes = page.locator(".site-field-boxes input")
+        expect(boxes).to_have_count(48)
+        pager = page.locator(".site-field-page")
+        count = page.locator(".site-field-count")
+        expect(pager).to_have_text(" page 1 of 2 ")
+        expect(count).to_have_text(f"0 chosen of {total}")
+
+        def pick(name: str) -> None:
+            page.locator(".site-field label", has_text=name).locator("input").check()
+
+        pick("bot-03")
+        page.locator(".site-field-next").click()
+        expect(pager).to_have_text(" page 2 of 2 ")
+        expect(boxes).to_have_count(total - 48)
+        assert page.locator(".site-field label", has_text="bot-03").count() == 0
+        pick("bot-55")
+        page.locator(".site-field-previous").click()
+        expect(
+            page.locator(".site-field label", has_text="bot-03").locator("input")
+        ).to_be_checked()
+        # The filter narrows to one page (no pager); what is chosen stays chosen.
+        page.locator(".site-field-filter").fill("BOT-1")
+        expect(boxes).to_have_count(10)
+        assert page.locator(".site-field-page").count() == 0
+        pick("bot-12")
+        expect(count).to_have_text(f"3 chosen; 10 of {total} match the filter")
+        page.locator(".site-field-filter").fill("nothing like it")
+        expect(page.locator(".site-field-boxes")).to_have_text(
+            "no controller's name has that in it"
+        )
+        page.locator(".site-field-filter").fill("")
+        expect(count).to_have_text(f"3 chosen of {total}")
+        expect(pager).to_have_text(" page 1 of 2 ")
+
+        page.locator(".site-tournament select").select_option("round-robin")
+        page.locator(".site-seeds").fill("0")
+        page.get_by_role("button", name="start").click()
+        note = ".site-tournament + .site-field + .site-note"
+        page.wait_for_function(
+            f"() => document.querySelector({note!r})?.dataset.status === 'finished'",
+            timeout=60_000,
+        )
+        href = page.locator(f"{note} a").get_attribute("href")
+        assert href is not None
+        started = site.tournament_json(int(href.rsplit("/", 1)[1]))
+        assert [e["name"] for e in started["field"]] == ["bot-03", "bot-12", "bot-55"]
+
+
+def test_a_run_and_its_matches_show_the_modules_first_name_where_the_run_named_it_otherwise(
+    tab: Tab, tmp_path: Path, build_c: Builder
+) -> None:
+    """A module first stored as ``zigbot``, proved as ``zigbot-proved``: the run page, the
+    match page and their viewers show both names, on the public side too (published)."""
+    root = tmp_path / "data"
+    case = small_case()
+    module = tmp_path / "zigbot.wasm"
+    module.write_bytes(build_c(Path("baselines") / "template.c"))
+    with arena.Store.open(root) as store:
+        store.add_controller(module.read_bytes(), name="zigbot", origin=arena.Origin.UPLOAD)
+        run = proof_run(store, module, "zigbot-proved", case)
+        store.publish_run(run.id)
+        first = store.run_matches(run.id)[0]
+    assert run.controller_sha256 is not None
+    mine = [e.sha256 for e in first.entrants].index(run.controller_sha256)
+    both = "zigbot-proved, stored as zigbot"
+    with (
+        web.Site.open(root, limits=web.SiteLimits(workers=1), case=case) as site,
+        bench.BackgroundServer(web.site_app(site, SITE_TOKEN)) as server,
+    ):
+        page = tab.page
+        tab.open_site(f"{server.url}runs/{run.id}?match={first.id}")
+        expect(page.locator(".site-head h1")).to_have_text(
+            f"Run #{run.id}: zigbot-proved (stored as zigbot)"
+        )
+        tab.viewer_ready()
+        expect(page.locator(".fv-title")).to_contain_text(f"{'AB'[mine]} ({both})")
+        expect(page.locator(".fv-name").nth(mine)).to_have_text(f"{'AB'[mine]} ({both})")
+        opponent = first.entrants[1 - mine].name
+        expect(page.locator(".fv-name").nth(1 - mine)).to_have_text(
+            f"{'AB'[1 - mine]} ({opponent})"
+        )
+
+        tab.open_site(f"{server.url}matches/{first.id}")
+        names = ["zigbot-proved (stored as zigbot)", opponent]
+        if mine:
+            names.reverse()
+        expect(page.locator(".site-head h1")).to_have_text(
+            f"Match #{first.id}: {names[0]} vs {names[1]}"
+        )
+        tab.viewer_ready()
+        expect(page.locator(".fv-title")).to_contain_text(f"{'AB'[mine]} ({both})")

@@ -99,6 +99,7 @@ MATCH_PATH = {
     "arena.store._errors",
     "arena.store._facade",
     "arena.store._fields",
+    "arena.store._held",
     "arena.store._match_rows",
     "arena.store._matches",
     "arena.store._names",

@@ -510,7 +510,8 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
     """``arena serve`` over data dir A; ``arena worker`` over data dir B, which holds two
     local runs: listed, one played in a quick match, the worker killed as the match is
     queued (the match plays on; its runs unselectable, with why), started again (connected
-    again)."""
+    again). The module it fetched is held for review: not published, and deleted with the
+    last quick match that played it (``--keep-quick 1``)."""
     a, b = tmp_path / "a", tmp_path / "b"
     made = subprocess.run(
         [sys.executable, "-m", "arena", "token", "create", "--role", "worker", "--name", "lab"],
@@ -523,7 +524,9 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
     with arena.Store.open(b) as store:
         _local_run(store, "idler", idle)
         _local_run(store, "busy-bot", busy)
-    server = _arena("serve", "--port", "0", "--jobs", "1", data=a, token=SITE_TOKEN)
+    server = _arena(
+        "serve", "--port", "0", "--jobs", "1", "--keep-quick", "1", data=a, token=SITE_TOKEN
+    )
     workers: list[subprocess.Popen[str]] = []
     try:
         assert server.stdout is not None
@@ -560,6 +563,12 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
         assert match["status"] == "finished", match
         names = [s["name"] for s in match["sides"]]
         assert names[0].startswith("idler@lab#") and names[1] == "random"
+        # Held for review: the console names its worker; it cannot be published.
+        listed = {c["sha256"]: c for c in http.get("api/controllers").json()}
+        assert listed[digest_of(idle)]["held_by"] == "lab"
+        refused = http.post(f"api/matches/{match_id}/publish")
+        assert refused.status_code == 409 and "held for review" in refused.json()["error"]
+        assert (a / "modules" / f"{digest_of(idle)}.wasm").is_file()
 
         # Gone at once (the kernel closes its socket), its runs unselectable.
         gone = _until(
@@ -588,6 +597,17 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
         with arena.Store.open(b) as store:
             _local_run(store, "fresh", EMPTY_MODULE + b"fresh")
         _until(lambda: (w := connected()) and w["runs"] == 3, "the new run was never offered")
+
+        # Another quick match, past --keep-quick 1: the first goes, and the module with it.
+        other = http.post("api/matches", json={"a": "random", "b": "random", "seed": 1})
+        assert other.status_code == 202, other.text
+        _until(
+            lambda: http.get(f"api/matches/{match_id}").status_code == 404,
+            "the first quick match was never dropped",
+            timeout=120,
+        )
+        assert digest_of(idle) not in {c["sha256"] for c in http.get("api/controllers").json()}
+        assert not (a / "modules" / f"{digest_of(idle)}.wasm").exists()
 
         # A worker token of another name is refused for good (exit 2).
         wrong = _arena("worker", "--server", url, "--name", "other", data=b, token=worker_token)

@@ -244,10 +244,11 @@ async def get_match(request: Request) -> Response:
 
 @operation(
     "post",
-    "publish a finished quick match: the public site shows it from then on (idempotent)",
+    "publish a finished quick match: the public site shows it from then on (idempotent);"
+    " 409 if it plays a worker's local run, held for review only",
     {
         "200": json_answer(ref("Match"), "published"),
-        **errors("400", "404", "503"),
+        **errors("400", "404", "409", "503"),
     },
     parameters=[ID],
     side=Side.CONSOLE,
@@ -294,11 +295,12 @@ async def match_replay(request: Request) -> Response:
 async def match_events(request: Request) -> Response:
     site = site_of(request)
     match_id: int = request.path_params["id"]
+    everything = sees_all(request)
     # Before the stream: the public side learns nothing of a match not published (404).
-    await asyncio.to_thread(site.match_json, match_id, everything=sees_all(request))
+    await asyncio.to_thread(site.match_json, match_id, everything=everything)
 
     def state() -> tuple[dict[str, Any], bool]:
-        data = site.match_json(match_id)
+        data = site.match_json(match_id, everything=everything)
         return data, data["status"] != "pending"
 
     return await stream_events(request, match_key(match_id), "match", state)
@@ -409,6 +411,8 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     ApiError: _api_error,
     HTTPException: _http_error,
     arena.NotInStoreError: _mapped(404),
+    # A worker's local run held for review: published by pushing it, not from here.
+    arena.HeldModuleError: _mapped(409),
     arena.CorruptFileError: _mapped(500),
     arena.StoreBusyError: _mapped(503, {"Retry-After": "5"}),
     arena.StoreError: _mapped(503, {"Retry-After": "30"}),

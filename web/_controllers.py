@@ -15,6 +15,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import threading
+from functools import partial
 from typing import Any
 
 import arena
@@ -35,12 +36,16 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
-def controller_json(c: arena.ControllerRecord, others: tuple[str, ...] = ()) -> dict[str, Any]:
+def controller_json(
+    c: arena.ControllerRecord, others: tuple[str, ...] = (), held_by: str | None = None
+) -> dict[str, Any]:
     """A controller's record as the API answers it; ``others``: the names it also ran under
-    (``Store.other_names``), which the listing gives as ``also``."""
+    (``Store.other_names``), which the listing gives as ``also``; ``held_by``: the worker
+    whose local run it is, held for review only (``Store.held_modules``)."""
     return {
         "name": c.name,
         "also": list(others),
+        "held_by": held_by,
         "sha256": c.sha256,
         "origin": str(c.origin),
         "hidden": c.hidden,
@@ -77,10 +82,12 @@ class Controllers(SiteCore):
         """The stored controllers, by name: ``everything`` (the console), the hidden ones
         too, each with the other names its module ran under; else only the open committed
         opponents and the published runs' controllers, by their stored names alone (another
-        name may be an unpublished run's)."""
+        name may be an unpublished run's). A module held from a worker names it (the
+        console's alone: the public listing has none)."""
         others = self.store.other_names() if everything else {}
+        held = self.store.held_modules() if everything else {}
         return [
-            controller_json(c, others.get(c.sha256, ()))
+            controller_json(c, others.get(c.sha256, ()), held.get(c.sha256))
             for c in self.store.controllers(
                 include_hidden=everything, published_only=not everything
             )
@@ -106,11 +113,16 @@ class Controllers(SiteCore):
             raise ApiError(404, f"no controller {sha256!r}")
         return record, self.store.read_module_bytes(sha256)
 
-    async def upload(self, name: str, blob: bytes) -> tuple[dict[str, Any], bool]:
+    async def upload(
+        self, name: str, blob: bytes, *, held_by: str | None = None
+    ) -> tuple[dict[str, Any], bool]:
         """Admit and store a module; (its record, whether it is new).
 
         Bytes stored already answer their record as it is (its first name
         stays). 409 if ``name`` is another module's; 400 if not admissible.
+        ``held_by``: a worker's local run fetched to be played, held for review
+        only (``Store.add_controller``); without it, a module that was held is
+        stored on purpose from now on.
         """
         check_name(name, "name")
         sha256 = hashlib.sha256(blob).hexdigest()
@@ -120,8 +132,18 @@ class Controllers(SiteCore):
         # Bytes stored already too: the command line stores what it plays unadmitted.
         await self._admit(blob, sha256, "the module is not admissible")
         if existing is not None:
+            # Held or released as this upload says; its file written again if it went.
+            await asyncio.to_thread(
+                partial(
+                    self.store.add_controller,
+                    blob,
+                    name=existing.name,
+                    origin=existing.origin,
+                    held_by=held_by,
+                )
+            )
             return controller_json(existing), False
-        record = await asyncio.to_thread(self._add_upload, blob, name, sha256)
+        record = await asyncio.to_thread(self._add_upload, blob, name, sha256, held_by)
         return controller_json(record), True
 
     async def _admit(self, blob: bytes, sha256: str, refusal: str) -> None:
@@ -167,10 +189,14 @@ class Controllers(SiteCore):
                 extra={"holder": holder.sha256},
             )
 
-    def _add_upload(self, blob: bytes, name: str, sha256: str) -> arena.ControllerRecord:
+    def _add_upload(
+        self, blob: bytes, name: str, sha256: str, held_by: str | None
+    ) -> arena.ControllerRecord:
         with self._names_lock:  # two uploads under one name at once: the second gets 409
             self._name_free(name, sha256)
-            return self.store.add_controller(blob, name=name, origin=arena.Origin.UPLOAD)
+            return self.store.add_controller(
+                blob, name=name, origin=arena.Origin.UPLOAD, held_by=held_by
+            )
 
     def _stored(self, sha256: str) -> arena.ControllerRecord | None:
         try:

@@ -44,10 +44,20 @@ def replay_url(match_id: int) -> str:
     return f"/api/matches/{match_id}/replay"
 
 
-def match_record_json(record: arena.MatchRecord) -> dict[str, Any]:
+def match_record_json(
+    record: arena.MatchRecord, names: dict[str, str] | None = None
+) -> dict[str, Any]:
     """A stored match: ``status``, then, once finished, the result with the design's keys;
-    ``published``: whether the public site shows it."""
+    ``published``: whether the public site shows it. With ``names`` (by sha256, the names
+    the modules were first stored under: ``Store.stored_names``), a side that played under
+    another name than its module's first adds ``stored_as``, that first name (only then: a
+    side is otherwise the match JSON's as ``arena match --json`` prints it)."""
     data = record.to_json(replay_url(record.id) if record.result is not None else "")
+    if names is not None:
+        for side in data["sides"]:
+            stored = names.get(side["sha256"])
+            if stored is not None and stored != side["name"]:
+                side["stored_as"] = stored
     data["status"] = str(record.status)
     data["published"] = record.published
     data["created_at"] = when(record.created_at)
@@ -193,7 +203,19 @@ class Matches(SiteCore):
         """A match: ``status``, then, once finished, the result with the design's keys.
         Without ``everything`` (the public side), 404 unless it is published. ``wait=False``:
         ``arena.StoreBusyError`` rather than wait on the store's lock."""
-        return self._match_json(self._match(match_id, everything=everything, wait=wait))
+        record = self._match(match_id, everything=everything, wait=wait)
+        return self._match_json(record, self._names([record], everything, wait))
+
+    def _names(
+        self, records: list[arena.MatchRecord], everything: bool, wait: bool = True
+    ) -> dict[str, str]:
+        """The first names of the modules ``records`` play (to the public side, only those
+        the public listing of controllers names)."""
+        return self.store.stored_names(
+            (e.sha256 for r in records for e in r.entrants),
+            published_only=not everything,
+            wait=wait,
+        )
 
     def _match(self, match_id: int, *, everything: bool, wait: bool = True) -> arena.MatchRecord:
         try:
@@ -213,10 +235,11 @@ class Matches(SiteCore):
         self.changes.bump(match_key(match_id))
         return self.match_json(match_id)
 
-    def _match_json(self, record: arena.MatchRecord) -> dict[str, Any]:
-        """The stored match, and a pending one's place: running, queued (its position), or
-        neither (``None``: a tournament's, or not yet handed over)."""
-        data = match_record_json(record)
+    def _match_json(self, record: arena.MatchRecord, names: dict[str, str]) -> dict[str, Any]:
+        """The stored match (``names``: as ``match_record_json`` takes them), and a pending
+        one's place: running, queued (its position), or neither (``None``: a tournament's,
+        or not yet handed over)."""
+        data = match_record_json(record, names)
         if record.status is arena.MatchStatus.PENDING:
             with self._queue_lock:
                 if record.id in self._running:
@@ -234,12 +257,11 @@ class Matches(SiteCore):
         """The most recent matches first (a page), as ``match_json`` gives each: all of them
         with ``everything`` (the console), else only the published ones; ``quick_only``:
         only quick matches."""
-        return [
-            self._match_json(m)
-            for m in self.store.matches(
-                limit=limit, before=before, published_only=not everything, quick_only=quick_only
-            )
-        ]
+        records = self.store.matches(
+            limit=limit, before=before, published_only=not everything, quick_only=quick_only
+        )
+        names = self._names(records, everything)
+        return [self._match_json(m, names) for m in records]
 
     def verified_replay(
         self, match_id: int, *, everything: bool = True

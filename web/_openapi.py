@@ -80,8 +80,9 @@ _ERRORS: Final = {
     "404": "no such record (or a hidden one, without the token); a request naming a"
     " controller that is not stored",
     "408": "the body took too long to arrive",
-    "409": "the name is another module's already (a name means one module): the message and"
-    " `holder` give that module's sha256",
+    "409": "a conflict the message names: the name is another module's already (a name means"
+    " one module: `holder` gives that module's sha256), a worker gone, or a worker's local"
+    " run held for review (never published)",
     "413": "the body is over the size limit",
     "429": "too much at once: try again after Retry-After seconds",
     "500": "a stored file is damaged (detected by its sha256)",

@@ -41,10 +41,9 @@ class Runs(Controllers):
     ) -> list[dict[str, Any]]:
         """Runs as ``arena runs --json`` lists them (``matches`` is a count), with
         ``published``: all of them with ``everything`` (the console), else the published."""
-        return [
-            _run_row(r)
-            for r in self.store.runs(limit=limit, before=before, published_only=not everything)
-        ]
+        runs = self.store.runs(limit=limit, before=before, published_only=not everything)
+        stored_as = arena.stored_as_of(self.store, runs, published_only=not everything)
+        return [_run_row(r, stored_as.get(r.id)) for r in runs]
 
     def run_json(self, run_id: int, *, everything: bool = True) -> dict[str, Any]:
         """A run as ``arena runs show --json`` gives it, each match's result as the API's.
@@ -62,6 +61,9 @@ class Runs(Controllers):
             raise ApiError(404, f"no run {run_id}")  # as if there were none
         data = report.to_json()
         data["published"] = published
+        sha = report.run.controller_sha256
+        if not everything and sha and not self.store.stored_names([sha], published_only=True):
+            data["controller"].pop("stored_as", None)  # a hidden module's name is not told
         for row, m in zip(data["matches"], report.matches, strict=True):
             row.update(id=m.record.id, side=m.side, result=match_record_json(m.record))
         return data
@@ -115,7 +117,7 @@ class Runs(Controllers):
         run = arena.find_pushed_run(self.store, bundle)
         if run is not None and not run.published:
             run = self.store.publish_run(run.id)
-        return None if run is None else _run_row(run)
+        return None if run is None else self._pushed_row(run)
 
     def _record_push(
         self, bundle: Bundle, matches: list[arena.RunMatch]
@@ -128,9 +130,16 @@ class Runs(Controllers):
                 return found, False
             self._name_free(bundle.controller, bundle.module_sha256)
             run = arena.record_pushed_run(self.store, bundle, matches)
-        return _run_row(run), True
+        return self._pushed_row(run), True
+
+    def _pushed_row(self, run: arena.RunRecord) -> dict[str, Any]:
+        """A pushed run as its answer gives it: its module's first name too, where the
+        pusher named it otherwise (published, so its controller is listed publicly)."""
+        stored_as = arena.stored_as_of(self.store, [run], published_only=True)
+        return _run_row(run, stored_as.get(run.id))
 
 
-def _run_row(run: arena.RunRecord) -> dict[str, Any]:
-    """A run as ``arena runs --json`` lists it, and whether it is published."""
-    return {**arena.run_json(run), "published": run.published}
+def _run_row(run: arena.RunRecord, stored_as: str | None = None) -> dict[str, Any]:
+    """A run as ``arena runs --json`` lists it (``stored_as``: its module's first name where
+    it is not the run's), and whether it is published."""
+    return {**arena.run_json(run, stored_as), "published": run.published}

@@ -28,6 +28,14 @@ _SIDE: Final = {
     "properties": {
         "name": {"type": "string"},
         "sha256": {"type": "string"},
+        "stored_as": {
+            "description": (
+                "the name the side's module was first stored under, where it played under"
+                " another (only then; to the public side, only a name the public listing of"
+                " controllers gives)"
+            ),
+            "type": "string",
+        },
         "banked": {"type": "integer"},
         "fuel_total": {"type": "integer"},
         "fuel_peak": {"type": "integer"},
@@ -60,7 +68,17 @@ _CASE: Final = {
 _RUN_CONTROLLER: Final = {
     "type": "object",
     "required": ["name", "sha256"],
-    "properties": {"name": {"type": "string"}, "sha256": _NULLABLE_STR},
+    "properties": {
+        "name": {"type": "string"},
+        "sha256": _NULLABLE_STR,
+        "stored_as": {
+            "description": (
+                "the name the module was first stored under, where the run named it otherwise"
+                " (only then)"
+            ),
+            "type": "string",
+        },
+    },
 }
 _RUN_OUTCOME: Final = {"enum": ["win", "loss", "draw", "could-not-compete"]}
 MAX_FIELD: Final = 256
@@ -111,6 +129,13 @@ SCHEMAS: Final[dict[str, Any]] = {
                 ),
                 "type": "array",
                 "items": {"type": "string"},
+            },
+            "held_by": {
+                "description": (
+                    "a worker's local run fetched to be played: the worker (held for review"
+                    " only, never published, deleted with its last quick match); else null"
+                ),
+                "type": ["string", "null"],
             },
             "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
             "origin": {"enum": ["baseline", "file", "upload", "run"]},

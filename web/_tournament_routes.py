@@ -139,10 +139,11 @@ def get_tournament(request: Request) -> Response:
 @operation(
     "post",
     "publish a tournament: it and its matches (those to come too) are on the public site"
-    " from then on (idempotent)",
+    " from then on (idempotent); 409 if an entrant is a worker's local run, held for review"
+    " only",
     {
         "200": json_answer(ref("TournamentDetail"), "published"),
-        **errors("404", "503"),
+        **errors("404", "409", "503"),
     },
     parameters=[ID],
     side=Side.CONSOLE,

@@ -12,9 +12,11 @@ When a quick match or a tournament names a worker's local run (the request's
 ``worker``), the site asks that worker for the module by sha256, compares the
 sha256 of the bytes it gets with the one it asked for, and admits them exactly
 as an upload (``Controllers.upload``: the admission check in a worker process,
-the name's rules, the store). Nothing else of a worker is ever stored: its
-list of runs is kept in memory while it is connected, and a module is fetched
-only for a match that plays it. A worker that is gone cannot give a module,
+the name's rules, the store), held for review only (``Store.held_modules``:
+never published, deleted with the last quick match that plays it). Nothing
+else of a worker is ever stored: its list of runs is kept in memory while it
+is connected, and a module is fetched only for a match that plays it. A
+worker that is gone cannot give a module,
 so its runs cannot be chosen (409, with the reason); a match already queued
 holds its bytes and plays on.
 """
@@ -265,8 +267,13 @@ class Workers:
         return out
 
     def _stored(self, sha256: str) -> bool:
+        """Whether the module is stored (and its file there); one held from a worker is
+        chosen again now, so the quick-match retention keeps it (``Store.touch_held``)."""
+        store = self.site.store
+        if store.touch_held(sha256):
+            return store.module_path(sha256).is_file()  # else fetched and written again
         try:
-            return self.site.store.controller(sha256).sha256 == sha256
+            return store.controller(sha256).sha256 == sha256
         except arena.NotInStoreError:
             return False
 
@@ -275,7 +282,7 @@ class Workers:
         with self.site.uploads.held(retry_after=5):  # the bytes in memory are bounded alike
             blob = await worker.fetch(run.sha256)
             name = worker_module_name(run.controller, worker.name, run.sha256)
-            record, created = await self.site.upload(name, blob)
+            record, created = await self.site.upload(name, blob, held_by=worker.name)
         if created:
             _log.info(
                 "worker %r: module %s (run %d, %s) admitted as %r",

@@ -133,9 +133,11 @@ def _print_report(report: RunReport) -> None:
 
     run = report.run
     sha = f" (sha256 {run.controller_sha256})" if run.controller_sha256 else ""
+    # One module, one stored name: where the run named it otherwise, both are shown.
+    also = f" (stored as {shown(report.stored_as)})" if report.stored_as else ""
     print(
         f"run {run.id}: {shown(run.case_slug)} v{run.case_version}, "
-        f"controller {shown(run.controller)}{sha}: {run.outcome}"
+        f"controller {shown(run.controller)}{also}{sha}: {run.outcome}"
     )
     if run.reason:
         print(f"  reason: {shown(run.reason)}")
@@ -213,13 +215,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from arena.proving import run_json
+    from arena.proving import run_json, stored_as_of
     from arena.store import Store
 
     with Store.open() as store:
         runs = store.runs(limit=args.limit, case_slug=args.case)
+        stored_as = stored_as_of(store, runs)
     if args.json:
-        emit_json({"runs": [run_json(r) for r in runs]})
+        emit_json({"runs": [run_json(r, stored_as.get(r.id)) for r in runs]})
         return 0
     if not runs:
         print("no runs yet: arena prove DIR records one")
@@ -231,7 +234,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         row = [
             str(r.id),
             f"{r.case_slug} v{r.case_version}",
-            r.controller,
+            r.controller + (f" (stored as {stored_as[r.id]})" if r.id in stored_as else ""),
             str(r.outcome),
             str(r.matches),
             r.created_at.strftime("%Y-%m-%d %H:%M"),

@@ -37,4 +37,5 @@ from ._run import (
     run_outcome as run_outcome,
     run_report as run_report,
     score_run as score_run,
+    stored_as_of as stored_as_of,
 )

@@ -121,19 +121,27 @@ class RunReport:
     run: RunRecord
     matches: tuple[RunMatchReport, ...]
     build_log: str
+    stored_as: str | None = None
+    """The name the controller's module was first stored under, where it is not the run's
+    (a module stored once keeps its first name: a run ``zigbot-proved`` of ``zigbot``)."""
 
     def to_json(self) -> dict[str, Any]:
         """The design's keys of ``arena prove --json`` (``run``, ``case``, ``controller``,
         ``outcome``, ``matches``) plus ``reason``, ``created_at`` and ``build_log``."""
         return {
-            **run_json(self.run),
+            **run_json(self.run, self.stored_as),
             "matches": [m.to_json() for m in self.matches],
             "build_log": self.build_log,
         }
 
 
-def run_json(run: RunRecord) -> dict[str, Any]:
-    """A run without its matches, as ``arena runs --json`` lists it (``matches`` is a count)."""
+def run_json(run: RunRecord, stored_as: str | None = None) -> dict[str, Any]:
+    """A run without its matches, as ``arena runs --json`` lists it (``matches`` is a count).
+    The controller's ``stored_as``, only where ``stored_as`` is given and differs from the
+    run's name: its module's first name (``stored_as_of``); else the design's two keys."""
+    controller: dict[str, Any] = {"name": run.controller, "sha256": run.controller_sha256}
+    if stored_as is not None and stored_as != run.controller:
+        controller["stored_as"] = stored_as
     return {
         "run": run.id,
         "case": {
@@ -141,12 +149,30 @@ def run_json(run: RunRecord) -> dict[str, Any]:
             "version": run.case_version,
             "manifest_sha256": run.manifest_sha256,
         },
-        "controller": {"name": run.controller, "sha256": run.controller_sha256},
+        "controller": controller,
         "outcome": str(run.outcome),
         "reason": run.reason,
         "matches": run.matches,
         "created_at": run.created_at.isoformat(),
     }
+
+
+def stored_as_of(
+    store: Store, runs: Iterable[RunRecord], *, published_only: bool = False
+) -> dict[int, str]:
+    """By run id, the name each run's module was first stored under, where it is not the
+    run's controller's (one module, one stored name: ``Store.stored_names``, which takes
+    ``published_only``)."""
+    runs = list(runs)
+    names = store.stored_names(
+        (r.controller_sha256 for r in runs if r.controller_sha256), published_only=published_only
+    )
+    out = {}
+    for r in runs:
+        name = None if r.controller_sha256 is None else names.get(r.controller_sha256)
+        if name is not None and name != r.controller:
+            out[r.id] = name
+    return out
 
 
 def run_report(store: Store, run_id: int) -> RunReport:
@@ -162,4 +188,5 @@ def run_report(store: Store, run_id: int) -> RunReport:
             replay = store.replay_path(record.result.replay_sha256)
             status = store.replay_status(record.result.replay_sha256)
         reports.append(RunMatchReport(record.opponent, record.role, side, record, replay, status))
-    return RunReport(run, tuple(reports), store.build_log(run_id))
+    stored_as = stored_as_of(store, [run]).get(run.id)
+    return RunReport(run, tuple(reports), store.build_log(run_id), stored_as)

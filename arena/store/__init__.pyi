@@ -7,6 +7,7 @@ from ._blobs import (
 from ._contestants import store_contestant as store_contestant
 from ._errors import (
     CorruptFileError as CorruptFileError,
+    HeldModuleError as HeldModuleError,
     NotInStoreError as NotInStoreError,
     StoreBusyError as StoreBusyError,
     StoreError as StoreError,

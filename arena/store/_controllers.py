@@ -7,10 +7,11 @@ and origin, and ``hidden`` is sticky.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from arena.store._errors import NotInStoreError
+from arena.store._held import hold, keep_module, release_held
 from arena.store._names import name_keys
 from arena.store._records import ControllerRecord, Entrant, Origin
 from arena.store._store import Core, check_name, parse_stamp, utc_now
@@ -22,7 +23,13 @@ class Controllers(Core):
     """``Store``'s controllers: store one, find one, list them."""
 
     def add_controller(
-        self, blob: bytes, *, name: str, origin: Origin, hidden: bool = False
+        self,
+        blob: bytes,
+        *,
+        name: str,
+        origin: Origin,
+        hidden: bool = False,
+        held_by: str | None = None,
     ) -> ControllerRecord:
         """Store a controller's module (``modules/<sha256>.wasm``) and its row; idempotent.
 
@@ -30,6 +37,11 @@ class Controllers(Core):
         controller stored before keeps its first name and origin; ``hidden``
         is sticky (once hidden, always hidden), so uploading a hidden
         opponent's bytes never makes it public. Returns the stored record.
+
+        ``held_by``: the module is the worker ``held_by``'s local run, fetched to
+        be played: held for review only if it is new (``_held.py``), chosen again
+        if it is held. Without it the module is stored on purpose: one that was
+        held is released.
         """
         check_name(name, "controller name")
         origin = Origin(origin)
@@ -37,7 +49,16 @@ class Controllers(Core):
         now = utc_now()
 
         def tx(conn: sqlite3.Connection) -> ControllerRecord:
+            keep_module(self._modules, sha256, blob)
+            new = (
+                conn.execute("SELECT 1 FROM controllers WHERE sha256 = ?", (sha256,)).fetchone()
+                is None
+            )
             insert_controller(conn, sha256, name, origin, hidden, len(blob), now)
+            if held_by is None:
+                release_held(conn, sha256)
+            else:
+                hold(conn, sha256, held_by, now, new=new)
             row = conn.execute("SELECT * FROM controllers WHERE sha256 = ?", (sha256,)).fetchone()
             return _record(row)
 
@@ -99,6 +120,32 @@ class Controllers(Core):
             "listing controllers",
         )
         return [_record(r) for r in rows]
+
+    def stored_names(
+        self, shas: Iterable[str], *, published_only: bool = False, wait: bool = True
+    ) -> dict[str, str]:
+        """By sha256, the name each of ``shas`` was first stored under (those stored).
+
+        ``published_only``: only the controllers the public listing names (as
+        ``controllers(published_only=True)``). ``wait`` as ``Database.read`` takes it."""
+        wanted = sorted(set(shas))
+        if not wanted:
+            return {}
+        marks = ", ".join("?" * len(wanted))
+        public = (
+            " AND hidden = 0 AND (origin = 'baseline' OR sha256 IN (SELECT controller_sha256"
+            " FROM runs WHERE id IN (SELECT run_id FROM published_runs)))"
+            if published_only
+            else ""
+        )
+        rows = self._db.read(
+            lambda c: c.execute(
+                f"SELECT sha256, name FROM controllers WHERE sha256 IN ({marks}){public}", wanted
+            ).fetchall(),
+            "reading the controllers' names",
+            wait=wait,
+        )
+        return {sha: name for sha, name in rows}
 
     def other_names(self) -> dict[str, tuple[str, ...]]:
         """By sha256, the names a controller ran under that differ from the one it is

@@ -6,6 +6,7 @@ from arena._errors import ArenaError
 
 __all__ = [
     "CorruptFileError",
+    "HeldModuleError",
     "NotInStoreError",
     "StoreBusyError",
     "StoreError",
@@ -34,3 +35,8 @@ class CorruptFileError(StoreError):
 
 class NotInStoreError(ArenaError):
     """A match, tournament, run, controller or file that the store does not hold."""
+
+
+class HeldModuleError(ArenaError):
+    """A quick match or a tournament that plays a worker's local run (its module held for
+    review only) cannot be published: the run is published by pushing it."""

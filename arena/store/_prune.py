@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from arena._errors import ArenaError
 from arena.store._blobs import Blobs
+from arena.store._held import drop_unused_held
 from arena.store._match_rows import MATCHES, ResultRows, match_record
 from arena.store._records import MatchRecord
 from arena.store._store import MAX_PAGE, Core, stamp
@@ -109,6 +110,8 @@ class Pruning(Core):
             return Pruned(tuple(doomed), files, dry_run=True)
         for m in doomed:
             self._db.write(partial(_delete, match_id=m.id), f"pruning match {m.id}")
+        if doomed:
+            self._drop_unused_held(doomed[-1].created_at)
         return Pruned(tuple(doomed), self._prune_replays(), dry_run=False)
 
     def keep_quick_matches(self, keep: int) -> list[MatchRecord]:
@@ -119,6 +122,8 @@ class Pruning(Core):
 
         What ``arena serve --keep-quick`` does after each quick match it records: unlike
         ``prune_matches`` it looks at no other replay file, so it costs little each time.
+        Then (as ``prune_matches`` does too) the modules held from workers that nothing uses
+        any more are deleted, rows and files (``_held.py``).
         """
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ArenaError(f"keep {keep!r} is not a count of quick matches (1 or more)")
@@ -137,7 +142,18 @@ class Pruning(Core):
                     self._replays.delete(sha)
 
             self._db.write(tx, f"dropping quick match {m.id}")
+        if doomed:
+            self._drop_unused_held(doomed[-1].created_at)
         return doomed
+
+    def _drop_unused_held(self, before: datetime) -> list[str]:
+        """Delete the held modules nothing uses any more, last chosen before ``before`` (the
+        newest dropped match's creation: what was chosen since may be about to be played)."""
+        cutoff = stamp(before.astimezone(UTC))
+        return self._db.write(
+            lambda c: drop_unused_held(c, self._modules, cutoff),
+            "deleting the held modules no match uses",
+        )
 
     def _prune_replays(self) -> tuple[tuple[str, int], ...]:
         """Delete the replay files no row points at, a page at a time, each page in a

@@ -13,6 +13,7 @@ from typing import Final
 from arena.store._blobs import check_sha256
 from arena.store._controllers import insert_controller
 from arena.store._errors import NotInStoreError
+from arena.store._held import keep_module, release_held
 from arena.store._match_rows import matches_of
 from arena.store._matches import insert_match, store_replays
 from arena.store._prune import keep_replay
@@ -99,6 +100,7 @@ class Runs(Core):
         def tx(conn: sqlite3.Connection) -> RunRecord:
             if module is not None:
                 assert controller_sha256 is not None
+                keep_module(self._modules, controller_sha256, module)
                 insert_controller(
                     conn,
                     controller_sha256,
@@ -108,6 +110,8 @@ class Runs(Core):
                     len(module),
                     now,
                 )
+            if controller_sha256 is not None:
+                release_held(conn, controller_sha256)  # a run's controller is the operator's
             cur = conn.execute(
                 "INSERT INTO runs (case_slug, case_version, manifest_sha256, controller,"
                 " controller_sha256, outcome, reason, build_log, created_at)"

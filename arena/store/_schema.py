@@ -209,7 +209,21 @@ _V5: Final = (
     "CREATE UNIQUE INDEX tournament_field_by_sha256 ON tournament_field (tournament_id, sha256)",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)
+_HELD_MODULES: Final = (
+    # A worker's local run's module that the site fetched for a quick match or a console
+    # tournament (issue 25): stored as an upload, but held for review only, never
+    # published, and deleted with the last quick match that plays it (``_held.py``).
+    # Its own step, named rather than numbered: it stays whole whatever its place.
+    """
+    CREATE TABLE held_modules (
+        sha256  TEXT PRIMARY KEY REFERENCES controllers (sha256),
+        worker  TEXT NOT NULL,
+        held_at TEXT NOT NULL   -- when it was last chosen for a match or a tournament
+    ) STRICT, WITHOUT ROWID
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _HELD_MODULES)
 """Every step, in order; never edit a published one, append a new one."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

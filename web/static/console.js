@@ -4,9 +4,10 @@
 // matches newest first, tournaments, runs) and publish it.
 
 import {
-  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pageHref, pendingCell, rankCell, savedToken, saveToken, table,
+  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pageHref, pendingCell, rankCell, savedToken, saveToken, storedAs, table,
   timing, when,
 } from "./site.js";
+import { fieldPicker } from "./picker.js";
 import { workerPicker } from "./workers.js";
 
 // A link with the token in its fragment (arena demo prints one): the fragment never
@@ -97,8 +98,8 @@ const seeds = h("input", {
   placeholder: "0-15",
   title: SEEDS_HINT,
 });
-const FIELD_LEGEND = "field (2 to 256 entrants, the server's limit)";
-const field = h("fieldset", { class: "site-field" }, h("legend", {}, FIELD_LEGEND));
+const FIELD_LEGEND = "field (2 to 256 entrants, the server's limit; 48 controllers a page)";
+const field = fieldPicker(FIELD_LEGEND);
 const tournamentNote = h("p", { class: "site-note", role: "status" });
 const tournamentBox = h("div", { class: "site-live-standings" });
 const tournamentForm = h(
@@ -189,7 +190,7 @@ main.append(
   h("section", { class: "site-section" }, h("h2", {}, "Controllers"), list),
   h("section", { class: "site-section" }, h("h2", {}, "Local runs"), worker.element),
   h("section", { class: "site-section" }, h("h2", {}, "Quick match"), matchForm, matchNote, matchViewer),
-  h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field, tournamentNote, tournamentBox),
+  h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field.element, tournamentNote, tournamentBox),
   h(
     "section",
     { class: "site-section site-review" },
@@ -225,15 +226,10 @@ function options(select) {
   else if (select.selectedOptions[0]?.disabled) select.value = [...select.options].find((o) => !o.disabled)?.value ?? "";
 }
 
+// The field picker's entries: the chosen worker's local runs first, then what is stored.
 function fieldBoxes() {
   const stored = controllers.filter((c) => c.origin !== "run");
-  const checked = new Set([...field.querySelectorAll("input:checked")].map((i) => i.value));
-  field.replaceChildren(
-    h("legend", {}, "field"),
-    ...worker.checkboxes(),
-    ...stored.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`)),
-  );
-  for (const box of field.querySelectorAll("input")) box.checked = checked.has(box.value) && !box.disabled;
+  field.set([...worker.fieldItems(), ...stored.map((c) => ({ value: c.sha256, label: label(c), disabled: false, title: "" }))]);
 }
 
 async function refresh() {
@@ -253,7 +249,8 @@ async function refresh() {
             ),
           class: "site-wide",
         },
-        { title: "origin", cell: (c) => c.origin },
+        // A worker's local run fetched to be played: held for review, never published.
+        { title: "origin", cell: (c) => (c.held_by ? h("span", { class: "site-held", title: "held for review: never published; deleted with its last quick match" }, `held from ${c.held_by}`) : c.origin) },
         { title: "", cell: (c) => (c.hidden ? h("span", { class: "site-badge" }, "hidden") : "") },
         { title: "sha256", cell: (c) => h("span", { class: "site-sha", title: c.sha256 }, `${c.sha256.slice(0, 12)}…`) },
         { title: "bytes", cell: (c) => num(c.size), class: "site-num" },
@@ -317,7 +314,7 @@ async function quickMatch() {
       matchNote.classList.toggle("site-error", m.status === "error");
       matchNote.classList.toggle("site-ok", m.status !== "error");
       matchNote.dataset.status = m.status;
-      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false });
+      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false, storedAs: storedAs(m) });
       if (m.status !== "pending") review().catch(() => {});
     };
     show(match);
@@ -352,7 +349,7 @@ function exclusionForm(t, show) {
 }
 
 async function startTournament() {
-  const chosen = [...field.querySelectorAll("input:checked")].map((i) => i.value);
+  const chosen = field.chosen();
   message(tournamentNote, "starting…");
   try {
     const t = await api("/api/tournaments", {

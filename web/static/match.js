@@ -1,7 +1,7 @@
 // A match's page: the viewer at ?tick=N once the match is played; while it is queued or
 // playing, its progress live (server-sent events), then the viewer.
 
-import { addressNumber, api, follow, frame, guarded, h, mountMatchViewer, outcomeText, pageHref } from "./site.js";
+import { addressNumber, api, follow, frame, guarded, h, mountMatchViewer, namedSide, outcomeText, pageHref, storedAs } from "./site.js";
 
 const main = frame("match");
 const matchId = Number(document.body.dataset.id);
@@ -22,9 +22,10 @@ guarded(main, async () => {
         "h1",
         {},
         `Match #${match.id}: `,
-        h("span", { class: "fv-side-0" }, match.sides[0].name),
+        // Each side as it played, and its module's first name where that differs.
+        h("span", { class: "fv-side-0" }, namedSide(match.sides[0])),
         " vs ",
-        h("span", { class: "fv-side-1" }, match.sides[1].name),
+        h("span", { class: "fv-side-1" }, namedSide(match.sides[1])),
       ),
       h("p", { class: "site-meta" }, context, ` · seed ${match.seed}`),
     ),
@@ -37,7 +38,7 @@ guarded(main, async () => {
     status.dataset.status = m.status;
     if (m.status === "finished" && box.childElementCount === 0) {
       status.hidden = true;
-      mountMatchViewer(box, matchId, { tick: addressNumber("tick") });
+      mountMatchViewer(box, matchId, { tick: addressNumber("tick"), storedAs: storedAs(m) });
       main.dataset.state = "ready";
     }
   };

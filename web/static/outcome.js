@@ -3,9 +3,11 @@
 
 import { num } from "./format.js";
 
-/** "A (name)" for side 0 or 1. */
-export function sideLabel(replay, side) {
-  return `${"AB"[side]} (${replay.header.sides[side].name})`;
+/** "A (name)" for side 0 or 1; "A (name, stored as first)" where `storedAs`, the name its
+ * module was first stored under, differs. */
+export function sideLabel(replay, side, storedAs = null) {
+  const name = replay.header.sides[side].name;
+  return `${"AB"[side]} (${storedAs && storedAs !== name ? `${name}, stored as ${storedAs}` : name})`;
 }
 
 /** How much less `less` is than `more`, as a short percentage. */

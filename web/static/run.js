@@ -21,7 +21,14 @@ guarded(main, async () => {
     h(
       "header",
       { class: "site-head" },
-      h("h1", {}, `Run #${run.run}: `, h("span", { class: "site-name" }, run.controller.name)),
+      h(
+        "h1",
+        {},
+        `Run #${run.run}: `,
+        h("span", { class: "site-name" }, run.controller.name),
+        // One module, one stored name: the first, where the run named it otherwise.
+        run.controller.stored_as ? h("span", { class: "site-stored-as", title: "the name its module was first stored under" }, ` (stored as ${run.controller.stored_as})`) : "",
+      ),
       h(
         "p",
         { class: "site-meta" },
@@ -77,7 +84,10 @@ guarded(main, async () => {
     for (const tr of results.querySelectorAll("tbody tr")) tr.classList.toggle("site-selected", tr.classList.contains(`site-row-${matchId}`));
     if (viewer !== null) viewer.destroy();
     setAddress({ match: matchId, tick });
-    viewer = mountMatchViewer(viewerBox, matchId, { tick });
+    const row = rows.find((r) => r.id === matchId);
+    const storedAs = [null, null];
+    if (row) storedAs[row.side] = run.controller.stored_as || null;
+    viewer = mountMatchViewer(viewerBox, matchId, { tick, storedAs });
   }
 
   const asked = addressNumber("match");

@@ -208,6 +208,17 @@ export function sideName(match, side) {
   return `${"AB"[side]} (${match.sides[side].name})`;
 }
 
+/** A side's name, and the name its module was first stored under where that differs
+ * (`stored_as`): "zigbot-proved (stored as zigbot)". */
+export function namedSide(side) {
+  return side.stored_as ? `${side.name} (stored as ${side.stored_as})` : side.name;
+}
+
+/** Each side's `stored_as` of a match JSON, for the viewer's `storedAs`. */
+export function storedAs(match) {
+  return match.sides.map((s) => s.stored_as || null);
+}
+
 /** A match JSON's outcome in words: "B (x) wins by sweep", "draw", "queued (3rd)", ... */
 export function outcomeText(match) {
   if (match.status === "pending") {
@@ -246,13 +257,14 @@ export function addressNumber(name) {
  * whenever it stops on a tick (a quarter second after the last move), so the
  * address is always a link to what is shown. Returns the viewer.
  */
-export function mountMatchViewer(element, id, { tick = null, keepAddress = true } = {}) {
+export function mountMatchViewer(element, id, { tick = null, keepAddress = true, storedAs = null } = {}) {
   let pending = null;
   const token = sideToken();
   const viewer = mountViewer(element, {
     replayUrl: `/api/matches/${id}/replay`,
     headers: token ? { Authorization: `Bearer ${token}` } : null,
     tick,
+    storedAs,
     onTick: (t, playing) => {
       if (!keepAddress || playing || t < 0) return;
       clearTimeout(pending);

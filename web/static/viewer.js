@@ -38,7 +38,9 @@ export const TICKS_PER_SECOND = 10;
 /**
  * Mount a viewer of the replay at `replayUrl` in `element` (emptied first).
  * Options: tick (open at this tick), keyboard (default true: the page's keys
- * drive this viewer), onTick(tick, playing) (called after every tick shown).
+ * drive this viewer), onTick(tick, playing) (called after every tick shown),
+ * storedAs ([A's, B's]: the name each side's module was first stored under, shown
+ * beside the name it played under where they differ).
  */
 export function mountViewer(element, options) {
   return new Viewer(element, options);
@@ -64,11 +66,12 @@ function ensureStyles() {
 }
 
 export class Viewer {
-  constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null, headers = null } = {}) {
+  constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null, headers = null, storedAs = null } = {}) {
     if (!replayUrl) throw new TypeError("mountViewer: replayUrl is required");
     ensureStyles();
     this.element = element;
     this.replayUrl = replayUrl;
+    this.storedAs = storedAs;
     this.onTick = onTick;
     this.replay = null;
     this.renderer = null;
@@ -232,13 +235,14 @@ export class Viewer {
     this.metrics.header = performance.now();
     this.replay = replay;
     const hd = replay.header;
-    const name = (s) => h("span", { class: `fv-side-${s}` }, sideLabel(replay, s));
+    const label = (s) => sideLabel(replay, s, this.storedAs?.[s]);
+    const name = (s) => h("span", { class: `fv-side-${s}` }, label(s));
     const where = [`seed ${hd.seed}`, `${replay.width}×${replay.height}`, `${replay.config.max_ticks} ticks`];
     if (hd.case) where.push(`case ${hd.case.slug}/${hd.case.version}`);
     this.ui.title.replaceChildren(name(0), " vs ", name(1), h("span", { class: "fv-where" }, ` · ${where.join(" · ")}`));
     this.ui.sides.forEach((el, s) => {
       const title = el.querySelector(".fv-name");
-      title.textContent = sideLabel(replay, s);
+      title.textContent = label(s);
       title.title = `sha256 ${hd.sides[s].sha256}`;
       title.style.color = SIDE_COLORS[s];
     });

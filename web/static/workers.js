@@ -71,14 +71,14 @@ export function workerPicker(onChange) {
     );
   }
 
-  // The runs as checkboxes of the tournament's field, alike.
-  function checkboxes() {
-    return state.runs.map((r) => h(
-      "label",
-      { class: "site-check", title: r.selectable ? "" : state.reason },
-      h("input", { type: "checkbox", value: r.sha256, disabled: !r.selectable }),
-      ` ${r.controller} (run ${r.run}${state.own ? "" : ` on ${state.name}`})`,
-    ));
+  // The runs as entries of the tournament's field picker, alike: disabled with the reason.
+  function fieldItems() {
+    return state.runs.map((r) => ({
+      value: r.sha256,
+      label: `${r.controller} (run ${r.run}${state.own ? "" : ` on ${state.name}`})`,
+      disabled: !r.selectable,
+      title: r.selectable ? "" : state.reason,
+    }));
   }
 
   // What a request adds: the worker, unless it is the server's own (its runs are stored).
@@ -86,5 +86,5 @@ export function workerPicker(onChange) {
     return state.name && !state.own ? { worker: state.name } : {};
   }
 
-  return { element: h("label", {}, "worker ", select, " ", note), refresh, optgroup, checkboxes, body, state };
+  return { element: h("label", {}, "worker ", select, " ", note), refresh, optgroup, fieldItems, body, state };
 }

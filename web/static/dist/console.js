@@ -10,15 +10,96 @@ import {
   rankCell,
   saveToken,
   savedToken,
+  storedAs,
   table,
   timing,
   when
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-4ZY6Q4UO.js";
 import {
   h,
   num
-} from "./chunk-FE2HDH3U.js";
+} from "./chunk-AY4YUA4L.js";
 import "./chunk-CAKUANQQ.js";
+
+// static/picker.js
+var FIELD_PAGE = 48;
+function fieldPicker(legend) {
+  let items = [];
+  const picked = /* @__PURE__ */ new Set();
+  let page = 0;
+  const filter = h("input", {
+    type: "search",
+    class: "site-field-filter",
+    "aria-label": "filter the field's controllers",
+    placeholder: "filter by name",
+    oninput: () => {
+      page = 0;
+      draw();
+    }
+  });
+  const count = h("span", { class: "site-note site-field-count", role: "status" });
+  const pager = h("span", { class: "site-pager site-field-pager" });
+  const boxes = h("div", { class: "site-field-boxes" });
+  const element = h(
+    "fieldset",
+    { class: "site-field" },
+    h("legend", {}, legend),
+    h("div", { class: "site-field-tools" }, filter, " ", count, " ", pager),
+    boxes
+  );
+  const matching = () => {
+    const needle = filter.value.trim().toLowerCase();
+    return needle ? items.filter((i) => i.label.toLowerCase().includes(needle)) : items;
+  };
+  function counted(shown) {
+    const of = filter.value.trim() ? `; ${shown} of ${items.length} match the filter` : ` of ${items.length}`;
+    count.textContent = `${picked.size} chosen${of}`;
+  }
+  function draw() {
+    const shown = matching();
+    const pages = Math.max(1, Math.ceil(shown.length / FIELD_PAGE));
+    page = Math.min(page, pages - 1);
+    const turn = (by) => () => {
+      page += by;
+      draw();
+    };
+    pager.replaceChildren(
+      ...pages > 1 ? [
+        h("button", { type: "button", class: "site-field-previous", disabled: page === 0, onclick: turn(-1) }, "previous"),
+        h("span", { class: "site-field-page" }, ` page ${page + 1} of ${pages} `),
+        h("button", { type: "button", class: "site-field-next", disabled: page === pages - 1, onclick: turn(1) }, "next")
+      ] : []
+    );
+    const box = (i) => h("input", {
+      type: "checkbox",
+      value: i.value,
+      disabled: i.disabled,
+      checked: picked.has(i.value),
+      onchange: (e) => {
+        if (e.target.checked) picked.add(i.value);
+        else picked.delete(i.value);
+        for (const other of boxes.querySelectorAll("input")) if (other.value === i.value) other.checked = e.target.checked;
+        counted(shown.length);
+      }
+    });
+    boxes.replaceChildren(
+      ...shown.slice(page * FIELD_PAGE, (page + 1) * FIELD_PAGE).map((i) => h("label", { class: "site-check", title: i.title || null }, box(i), ` ${i.label}`))
+    );
+    if (!shown.length) boxes.append(h("span", { class: "site-note" }, items.length ? "no controller's name has that in it" : "no controller yet"));
+    counted(shown.length);
+  }
+  function set(next) {
+    items = next;
+    const open = new Set(items.filter((i) => !i.disabled).map((i) => i.value));
+    for (const value of [...picked]) if (!open.has(value)) picked.delete(value);
+    draw();
+  }
+  function chosen() {
+    const seen = /* @__PURE__ */ new Set();
+    return items.map((i) => i.value).filter((v) => picked.has(v) && !seen.has(v) && seen.add(v));
+  }
+  return { element, set, chosen };
+}
 
 // static/workers.js
 function workerPicker(onChange) {
@@ -83,18 +164,18 @@ function workerPicker(onChange) {
       ))
     );
   }
-  function checkboxes() {
-    return state.runs.map((r) => h(
-      "label",
-      { class: "site-check", title: r.selectable ? "" : state.reason },
-      h("input", { type: "checkbox", value: r.sha256, disabled: !r.selectable }),
-      ` ${r.controller} (run ${r.run}${state.own ? "" : ` on ${state.name}`})`
-    ));
+  function fieldItems() {
+    return state.runs.map((r) => ({
+      value: r.sha256,
+      label: `${r.controller} (run ${r.run}${state.own ? "" : ` on ${state.name}`})`,
+      disabled: !r.selectable,
+      title: r.selectable ? "" : state.reason
+    }));
   }
   function body() {
     return state.name && !state.own ? { worker: state.name } : {};
   }
-  return { element: h("label", {}, "worker ", select, " ", note), refresh: refresh2, optgroup, checkboxes, body, state };
+  return { element: h("label", {}, "worker ", select, " ", note), refresh: refresh2, optgroup, fieldItems, body, state };
 }
 
 // static/console.js
@@ -189,8 +270,8 @@ var seeds = h("input", {
   placeholder: "0-15",
   title: SEEDS_HINT
 });
-var FIELD_LEGEND = "field (2 to 256 entrants, the server's limit)";
-var field = h("fieldset", { class: "site-field" }, h("legend", {}, FIELD_LEGEND));
+var FIELD_LEGEND = "field (2 to 256 entrants, the server's limit; 48 controllers a page)";
+var field = fieldPicker(FIELD_LEGEND);
 var tournamentNote = h("p", { class: "site-note", role: "status" });
 var tournamentBox = h("div", { class: "site-live-standings" });
 var tournamentForm = h(
@@ -281,7 +362,7 @@ main.append(
   h("section", { class: "site-section" }, h("h2", {}, "Controllers"), list),
   h("section", { class: "site-section" }, h("h2", {}, "Local runs"), worker.element),
   h("section", { class: "site-section" }, h("h2", {}, "Quick match"), matchForm, matchNote, matchViewer),
-  h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field, tournamentNote, tournamentBox),
+  h("section", { class: "site-section" }, h("h2", {}, "Tournament"), tournamentForm, field.element, tournamentNote, tournamentBox),
   h(
     "section",
     { class: "site-section site-review" },
@@ -316,13 +397,7 @@ function options(select) {
 }
 function fieldBoxes() {
   const stored = controllers.filter((c) => c.origin !== "run");
-  const checked = new Set([...field.querySelectorAll("input:checked")].map((i) => i.value));
-  field.replaceChildren(
-    h("legend", {}, "field"),
-    ...worker.checkboxes(),
-    ...stored.map((c) => h("label", { class: "site-check" }, h("input", { type: "checkbox", value: c.sha256 }), ` ${label(c)}`))
-  );
-  for (const box of field.querySelectorAll("input")) box.checked = checked.has(box.value) && !box.disabled;
+  field.set([...worker.fieldItems(), ...stored.map((c) => ({ value: c.sha256, label: label(c), disabled: false, title: "" }))]);
 }
 async function refresh() {
   controllers = await api("/api/controllers", { token: savedToken() });
@@ -340,7 +415,8 @@ async function refresh() {
           ),
           class: "site-wide"
         },
-        { title: "origin", cell: (c) => c.origin },
+        // A worker's local run fetched to be played: held for review, never published.
+        { title: "origin", cell: (c) => c.held_by ? h("span", { class: "site-held", title: "held for review: never published; deleted with its last quick match" }, `held from ${c.held_by}`) : c.origin },
         { title: "", cell: (c) => c.hidden ? h("span", { class: "site-badge" }, "hidden") : "" },
         { title: "sha256", cell: (c) => h("span", { class: "site-sha", title: c.sha256 }, `${c.sha256.slice(0, 12)}…`) },
         { title: "bytes", cell: (c) => num(c.size), class: "site-num" }
@@ -401,7 +477,7 @@ async function quickMatch() {
       matchNote.classList.toggle("site-error", m.status === "error");
       matchNote.classList.toggle("site-ok", m.status !== "error");
       matchNote.dataset.status = m.status;
-      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false });
+      if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false, storedAs: storedAs(m) });
       if (m.status !== "pending") review().catch(() => {
       });
     };
@@ -437,7 +513,7 @@ function exclusionForm(t, show) {
   );
 }
 async function startTournament() {
-  const chosen = [...field.querySelectorAll("input:checked")].map((i) => i.value);
+  const chosen = field.chosen();
   message(tournamentNote, "starting…");
   try {
     const t = await api("/api/tournaments", {

@@ -7,11 +7,11 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-4ZY6Q4UO.js";
 import {
   h,
   num
-} from "./chunk-FE2HDH3U.js";
+} from "./chunk-AY4YUA4L.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/index.js

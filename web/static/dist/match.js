@@ -5,12 +5,14 @@ import {
   frame,
   guarded,
   mountMatchViewer,
+  namedSide,
   outcomeText,
-  pageHref
-} from "./chunk-ZTV2E7MO.js";
+  pageHref,
+  storedAs
+} from "./chunk-4ZY6Q4UO.js";
 import {
   h
-} from "./chunk-FE2HDH3U.js";
+} from "./chunk-AY4YUA4L.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/match.js
@@ -28,9 +30,10 @@ guarded(main, async () => {
         "h1",
         {},
         `Match #${match.id}: `,
-        h("span", { class: "fv-side-0" }, match.sides[0].name),
+        // Each side as it played, and its module's first name where that differs.
+        h("span", { class: "fv-side-0" }, namedSide(match.sides[0])),
         " vs ",
-        h("span", { class: "fv-side-1" }, match.sides[1].name)
+        h("span", { class: "fv-side-1" }, namedSide(match.sides[1]))
       ),
       h("p", { class: "site-meta" }, context, ` · seed ${match.seed}`)
     ),
@@ -43,7 +46,7 @@ guarded(main, async () => {
     status.dataset.status = m.status;
     if (m.status === "finished" && box.childElementCount === 0) {
       status.hidden = true;
-      mountMatchViewer(box, matchId, { tick: addressNumber("tick") });
+      mountMatchViewer(box, matchId, { tick: addressNumber("tick"), storedAs: storedAs(m) });
       main.dataset.state = "ready";
     }
   };

@@ -7,11 +7,11 @@ import {
   mountMatchViewer,
   setAddress,
   table
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-4ZY6Q4UO.js";
 import {
   h,
   num
-} from "./chunk-FE2HDH3U.js";
+} from "./chunk-AY4YUA4L.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/run.js
@@ -29,7 +29,14 @@ guarded(main, async () => {
     h(
       "header",
       { class: "site-head" },
-      h("h1", {}, `Run #${run.run}: `, h("span", { class: "site-name" }, run.controller.name)),
+      h(
+        "h1",
+        {},
+        `Run #${run.run}: `,
+        h("span", { class: "site-name" }, run.controller.name),
+        // One module, one stored name: the first, where the run named it otherwise.
+        run.controller.stored_as ? h("span", { class: "site-stored-as", title: "the name its module was first stored under" }, ` (stored as ${run.controller.stored_as})`) : ""
+      ),
       h(
         "p",
         { class: "site-meta" },
@@ -87,7 +94,10 @@ guarded(main, async () => {
     for (const tr of results.querySelectorAll("tbody tr")) tr.classList.toggle("site-selected", tr.classList.contains(`site-row-${matchId}`));
     if (viewer !== null) viewer.destroy();
     setAddress({ match: matchId, tick });
-    viewer = mountMatchViewer(viewerBox, matchId, { tick });
+    const row = rows.find((r) => r.id === matchId);
+    const storedAs = [null, null];
+    if (row) storedAs[row.side] = run.controller.stored_as || null;
+    viewer = mountMatchViewer(viewerBox, matchId, { tick, storedAs });
   }
   const asked = addressNumber("match");
   const first = rows.find((r) => r.id === asked) || rows.find((r) => r.role === "canonical") || rows[0];

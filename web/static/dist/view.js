@@ -1,6 +1,6 @@
 import {
   mountViewer
-} from "./chunk-FE2HDH3U.js";
+} from "./chunk-AY4YUA4L.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/view.js

@@ -31,8 +31,9 @@ function num(value) {
 }
 
 // static/outcome.js
-function sideLabel(replay, side) {
-  return `${"AB"[side]} (${replay.header.sides[side].name})`;
+function sideLabel(replay, side, storedAs = null) {
+  const name = replay.header.sides[side].name;
+  return `${"AB"[side]} (${storedAs && storedAs !== name ? `${name}, stored as ${storedAs}` : name})`;
 }
 function percentLess(less, more) {
   const pct = (1 - less / more) * 100;
@@ -127,11 +128,12 @@ function ensureStyles() {
   }
 }
 var Viewer = class {
-  constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null, headers = null } = {}) {
+  constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null, headers = null, storedAs = null } = {}) {
     if (!replayUrl) throw new TypeError("mountViewer: replayUrl is required");
     ensureStyles();
     this.element = element;
     this.replayUrl = replayUrl;
+    this.storedAs = storedAs;
     this.onTick = onTick;
     this.replay = null;
     this.renderer = null;
@@ -282,13 +284,14 @@ var Viewer = class {
     this.metrics.header = performance.now();
     this.replay = replay;
     const hd = replay.header;
-    const name = (s) => h("span", { class: `fv-side-${s}` }, sideLabel(replay, s));
+    const label = (s) => sideLabel(replay, s, this.storedAs?.[s]);
+    const name = (s) => h("span", { class: `fv-side-${s}` }, label(s));
     const where = [`seed ${hd.seed}`, `${replay.width}×${replay.height}`, `${replay.config.max_ticks} ticks`];
     if (hd.case) where.push(`case ${hd.case.slug}/${hd.case.version}`);
     this.ui.title.replaceChildren(name(0), " vs ", name(1), h("span", { class: "fv-where" }, ` · ${where.join(" · ")}`));
     this.ui.sides.forEach((el, s) => {
       const title = el.querySelector(".fv-name");
-      title.textContent = sideLabel(replay, s);
+      title.textContent = label(s);
       title.title = `sha256 ${hd.sides[s].sha256}`;
       title.style.color = SIDE_COLORS[s];
     });

@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-FE2HDH3U.js";
+} from "./chunk-AY4YUA4L.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";
@@ -154,6 +154,12 @@ function pendingCell(row) {
 function sideName(match, side) {
   return `${"AB"[side]} (${match.sides[side].name})`;
 }
+function namedSide(side) {
+  return side.stored_as ? `${side.name} (stored as ${side.stored_as})` : side.name;
+}
+function storedAs(match) {
+  return match.sides.map((s) => s.stored_as || null);
+}
 function outcomeText(match) {
   if (match.status === "pending") {
     if (match.stage === "running") return "playing…";
@@ -180,13 +186,14 @@ function addressNumber(name) {
   const text = new URLSearchParams(window.location.search).get(name);
   return text !== null && /^\d+$/.test(text) ? Number(text) : null;
 }
-function mountMatchViewer(element, id, { tick = null, keepAddress = true } = {}) {
+function mountMatchViewer(element, id, { tick = null, keepAddress = true, storedAs: storedAs2 = null } = {}) {
   let pending = null;
   const token = sideToken();
   const viewer = mountViewer(element, {
     replayUrl: `/api/matches/${id}/replay`,
     headers: token ? { Authorization: `Bearer ${token}` } : null,
     tick,
+    storedAs: storedAs2,
     onTick: (t, playing) => {
       if (!keepAddress || playing || t < 0) return;
       clearTimeout(pending);
@@ -216,6 +223,8 @@ export {
   when,
   timing,
   pendingCell,
+  namedSide,
+  storedAs,
   outcomeText,
   matchLink,
   setAddress,
