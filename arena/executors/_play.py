@@ -39,15 +39,17 @@ def play_batch_timed(
     (the same in every process): how ``arena bench tournament`` times matches inside a
     worker, which imports nothing for it that a match does not.
 
-    Each result comes back carrying its replay packed (``MatchResult.carrying``):
-    a thread compresses and hashes each replay while the next match plays (both
-    let the match's thread run), so a batch's results cross the pipe at a third
-    to a half of their bytes and the coordinator's store does not compress them.
+    Each result but the last comes back carrying its replay packed
+    (``MatchResult.carrying``): a thread compresses and hashes each replay while
+    the next match plays (both let the match's thread run), so a batch's results
+    cross the pipe at a third to a half of their bytes and the coordinator's
+    store does not compress them. The last match has no next one to hide its
+    packing behind: its replay crosses as it is, and the batch waits for none.
     """
     outcomes: list[MatchResult | Exception] = []
     spans: list[tuple[float, float]] = []
     packer = _Packer() if len(jobs) > 1 else None
-    for job in jobs:
+    for index, job in enumerate(jobs):
         began = time.monotonic()
         try:
             result = play(job)
@@ -55,8 +57,8 @@ def play_batch_timed(
             outcomes.append(_portable(exc))
         else:
             outcomes.append(result)
-            if packer is not None:
-                packer.pack(len(outcomes) - 1, result.replay)
+            if packer is not None and index < len(jobs) - 1:
+                packer.pack(index, result.replay)
         spans.append((began, time.monotonic()))
     if packer is not None:
         for index, packed in packer.finish():
