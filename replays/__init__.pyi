@@ -4,6 +4,7 @@ from ._compressed import (
     MAX_WINDOW_BYTES as MAX_WINDOW_BYTES,
     STORED_LEVEL as STORED_LEVEL,
     ZSTD_MAGIC as ZSTD_MAGIC,
+    PackedReplay as PackedReplay,
     compress_replay as compress_replay,
     decompress_replay as decompress_replay,
     is_compressed as is_compressed,

@@ -20,9 +20,10 @@ decompresses a replay does not load it.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterator
-from typing import Final
+from typing import Final, NamedTuple
 
 from replays._errors import ReplayError
 from replays._limits import DEFAULT_LIMITS, ReplayLimits
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_WINDOW_BYTES",
     "STORED_LEVEL",
     "ZSTD_MAGIC",
+    "PackedReplay",
     "compress_replay",
     "decompress_replay",
     "is_compressed",
@@ -59,6 +61,34 @@ _OTHER_MAGIC: Final = (
 )
 
 _local = threading.local()
+
+
+class PackedReplay(NamedTuple):
+    """A replay as the store keeps it, made where it was played: one zstd frame of its bytes
+    (``compress_replay``) and the sha256 of the bytes themselves (its identity).
+
+    A local worker packs each replay beside the next match and sends this back
+    instead of the bytes: a third to a half of them cross to the coordinator, whose
+    store writes the frame as it is.
+    """
+
+    sha256: str
+    frame: bytes
+
+    @classmethod
+    def of(cls, raw: bytes) -> PackedReplay:
+        """``raw`` packed (both the hash and the compressor let other threads run meanwhile)."""
+        return cls(hashlib.sha256(raw).hexdigest(), compress_replay(raw))
+
+    def unpacked(self, limits: ReplayLimits = DEFAULT_LIMITS) -> bytes:
+        """The replay's own bytes, checked against ``sha256`` (``ReplayError`` if they differ)."""
+        raw = decompress_replay(self.frame, limits)
+        if hashlib.sha256(raw).hexdigest() != self.sha256:
+            raise ReplayError(
+                f"a packed replay's {len(self.frame):,} bytes decompress to a replay whose"
+                f" sha256 is not the one it carries ({self.sha256})"
+            )
+        return raw
 
 
 def is_compressed(data: bytes | bytearray | memoryview) -> bool:

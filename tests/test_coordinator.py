@@ -161,6 +161,35 @@ def test_matches_handed_out_in_batches_end_as_if_played_one_at_a_time(
         assert player.sizes == sorted(player.sizes, reverse=True) and player.sizes[-1] == 1
 
 
+def test_records_wait_until_a_hand_over_is_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record starts once every other task of the loop waits (a call's hand-over sent):
+    a task that stays runnable through many scheduler passes, as a hand-over does through
+    its checkpoints, is done before the wait ends, whichever order the scheduler runs them in.
+    (The wait's bound is lifted: on a loaded machine the passes may take longer than it.)"""
+    from arena.coordinator import _run
+
+    monkeypatch.setattr(_run, "IDLE_WAIT", 60.0)
+    _until_idle = _run._until_idle
+
+    async def main() -> list[str]:
+        order: list[str] = []
+
+        async def hand_over() -> None:
+            for _ in range(40):
+                await trio.lowlevel.checkpoint()
+            order.append("handed over")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(hand_over)
+            await trio.lowlevel.checkpoint()
+            await _until_idle()
+            order.append("record")
+        return order
+
+    for _ in range(5):
+        assert trio.run(main) == ["handed over", "record"]
+
+
 def test_a_plain_match_player_is_handed_one_match_a_call(store: Store) -> None:
     record = create_tournament(store, "round-robin", _field(store), seeds=(0,), config=SHORT)
     reports: list[TournamentProgress] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import sqlite3
 import subprocess
 import sys
@@ -55,7 +56,7 @@ from arena.store import (
     name_problem,
 )
 from arena.store._blobs import STREAM_CHUNK_BYTES, WHOLE_READ_BYTES, Blobs
-from tests._support import examples, result_between
+from tests._support import GOLDEN_REPLAY, examples, result_between
 
 MANIFEST = "ab" * 32
 
@@ -304,6 +305,37 @@ def test_any_result_reads_back_as_it_was_recorded(
         for s in sides
     )
     assert store.read_replay_bytes(result.replay_sha256) == replay
+
+
+def test_a_result_pickles_with_its_replay_packed_and_the_store_keeps_the_frame(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    """A result carrying its replay packed (as a local worker's do) pickles as the frame, reads
+    its replay back on first use, and is stored with the frame written as it came."""
+    raw = GOLDEN_REPLAY.read_bytes()
+    plain = result_between(*two, replay=raw)
+    packed = replays.PackedReplay.of(raw)
+    carried = plain.carrying(packed)
+    wire = pickle.dumps(carried, protocol=pickle.HIGHEST_PROTOCOL)
+    assert len(wire) < len(raw)
+    back = pickle.loads(wire)
+    assert back.packed_replay == packed and back.replay_sha256 == plain.replay_sha256
+    assert back == plain and back.replay == raw
+    record = store.record_matches([pickle.loads(wire)])[0]
+    assert record.result is not None and record.result.replay_sha256 == plain.replay_sha256
+    assert store.replay_path(plain.replay_sha256).read_bytes() == packed.frame
+    assert store.read_replay_bytes(plain.replay_sha256) == raw
+
+
+def test_a_packed_replay_that_is_not_its_sha256_is_refused(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord]
+) -> None:
+    raw = GOLDEN_REPLAY.read_bytes()
+    wrong = replays.PackedReplay("0" * 64, replays.PackedReplay.of(raw).frame)
+    result = result_between(*two, replay=raw).carrying(wrong)
+    with pytest.raises(StoreError, match="sha256 is not the one it carries"):
+        store.record_matches([pickle.loads(pickle.dumps(result))])
+    assert store.matches() == [] and not store.replay_path("0" * 64).exists()
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,7 +35,9 @@ def _per_call_us(
 
 def _variant(result: MatchResult, i: int) -> MatchResult:
     """The same result with a replay of the same size but new bytes (so a new file)."""
-    return dataclasses.replace(result, replay=result.replay[:-8] + i.to_bytes(8, "big"))
+    replay = result.replay[:-8] + i.to_bytes(8, "big")
+    r = result
+    return MatchResult(r.winner, r.reason, r.ticks, r.seed, r.sides, replay)
 
 
 def store_figures(repeat: int, calls: int = 200, idle: bytes | None = None) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import trio
+from trio._core._generated_run import wait_all_tasks_blocked
 
 import sim
 from arena._errors import ArenaError, error_leaves
@@ -306,7 +307,7 @@ IDLE_WAIT = 0.005
 
 
 async def _until_idle() -> None:
-    """Wait until no other task of this trio loop is ready to run, for at most ``IDLE_WAIT`` s.
+    """Wait until every other task of this trio loop is blocked, for at most ``IDLE_WAIT`` s.
 
     The recording thread holds the GIL through much of its work. Started while
     a call's task still hands its worker the next batch, it slows that
@@ -314,11 +315,15 @@ async def _until_idle() -> None:
     worker idle meanwhile; so the records wait until the hand-over is out and
     its task waits on the worker. The bound keeps a busy loop (a server's)
     from holding records back for long.
+
+    The scheduler itself says when no task is runnable (``trio.testing``'s
+    function, imported from where it lives: ``trio.testing`` imports pytest).
+    Counting the run queue from this task is not enough: a task that runs
+    later in the same scheduler batch is in no queue, so about half the
+    hand-overs met a record thread started under them.
     """
     with trio.move_on_after(IDLE_WAIT):
-        # (trio.testing.wait_all_tasks_blocked would do, but trio.testing imports pytest.)
-        while trio.lowlevel.current_statistics().tasks_runnable:
-            await trio.lowlevel.checkpoint()
+        await wait_all_tasks_blocked()
 
 
 async def _play(

@@ -9,6 +9,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+import replays
 import sim
 from arena.match._fuel import FuelStats
 
@@ -58,9 +59,17 @@ class SideResult:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class MatchResult:
-    """The outcome of a match, with the replay it was recorded in."""
+    """The outcome of a match, with the replay it was recorded in (immutable).
+
+    A result made in a local worker may carry its replay packed
+    (``replays.PackedReplay``: the zstd frame the store keeps, and its sha256),
+    and then crosses to the coordinator as that alone; ``replay`` unpacks it on
+    first use, and the store writes the frame as it is (docs/execution.md).
+    A plain class rather than a dataclass for that one lazy field.
+    """
+
+    __slots__ = ("_packed", "_replay", "reason", "seed", "sides", "ticks", "winner")
 
     winner: int | None
     """The winning side's index (0 = A, 1 = B), or None for a draw."""
@@ -68,10 +77,47 @@ class MatchResult:
     ticks: int
     seed: int
     sides: tuple[SideResult, SideResult]
-    replay: bytes = field(repr=False)
+    _replay: bytes | None
+    _packed: replays.PackedReplay | None
+
+    def __init__(
+        self,
+        winner: int | None,
+        reason: sim.Reason,
+        ticks: int,
+        seed: int,
+        sides: tuple[SideResult, SideResult],
+        replay: bytes,
+    ) -> None:
+        _init(self, winner, reason, ticks, seed, sides, replay, None)
+
+    @property
+    def replay(self) -> bytes:
+        """The replay's bytes (unpacked, and checked against its sha256, on first use)."""
+        raw = self._replay
+        if raw is None:
+            assert self._packed is not None
+            raw = self._packed.unpacked()
+            object.__setattr__(self, "_replay", raw)
+        return raw
+
+    @property
+    def packed_replay(self) -> replays.PackedReplay | None:
+        """The replay packed as the store keeps it, if this result carries it so."""
+        return self._packed
+
+    def carrying(self, packed: replays.PackedReplay) -> MatchResult:
+        """This result carrying its replay packed (``packed`` made from ``replay``): pickled,
+        it holds the frame instead of the bytes."""
+        same = object.__new__(MatchResult)
+        fields = (self.winner, self.reason, self.ticks, self.seed, self.sides)
+        _init(same, *fields, self._replay, packed)
+        return same
 
     @property
     def replay_sha256(self) -> str:
+        if self._packed is not None:
+            return self._packed.sha256
         return hashlib.sha256(self.replay).hexdigest()
 
     def to_json(self, replay_path: str = "") -> dict[str, Any]:
@@ -85,3 +131,67 @@ class MatchResult:
             "replay_sha256": self.replay_sha256,
             "sides": [s.to_dict() for s in self.sides],
         }
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.winner, self.reason, self.ticks, self.seed, self.sides, self.replay)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not MatchResult:
+            return NotImplemented
+        assert isinstance(other, MatchResult)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"MatchResult(winner={self.winner!r}, reason={self.reason!r}, ticks={self.ticks!r},"
+            f" seed={self.seed!r}, sides={self.sides!r})"
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} (a MatchResult is immutable)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} (a MatchResult is immutable)")
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        fields = (self.winner, self.reason, self.ticks, self.seed, self.sides)
+        if self._packed is not None:
+            return _with_packed, (*fields, self._packed)
+        return MatchResult, (*fields, self.replay)
+
+
+def _init(
+    result: MatchResult,
+    winner: int | None,
+    reason: sim.Reason,
+    ticks: int,
+    seed: int,
+    sides: tuple[SideResult, SideResult],
+    replay: bytes | None,
+    packed: replays.PackedReplay | None,
+) -> None:
+    put = object.__setattr__
+    put(result, "winner", winner)
+    put(result, "reason", reason)
+    put(result, "ticks", ticks)
+    put(result, "seed", seed)
+    put(result, "sides", sides)
+    put(result, "_replay", replay)
+    put(result, "_packed", packed)
+
+
+def _with_packed(
+    winner: int | None,
+    reason: sim.Reason,
+    ticks: int,
+    seed: int,
+    sides: tuple[SideResult, SideResult],
+    packed: replays.PackedReplay,
+) -> MatchResult:
+    """A result unpickled with its replay packed (``MatchResult.__reduce__``)."""
+    result = object.__new__(MatchResult)
+    _init(result, winner, reason, ticks, seed, sides, None, packed)
+    return result

@@ -92,20 +92,29 @@ class Blobs:
         """Where the file of ``sha256`` is (or would be); the sha256 is checked first."""
         return self.directory / f"{check_sha256(sha256, self.what)}{self.suffix}"
 
-    def put(self, data: bytes) -> str:
+    def put(self, data: bytes | replays.PackedReplay) -> str:
         """Store ``data`` (atomically, fsynced) unless an identical file is there; its sha256."""
         return self.put_all([data])[0]
 
-    def put_all(self, datas: Sequence[bytes]) -> list[str]:
+    def put_all(self, datas: Sequence[bytes | replays.PackedReplay]) -> list[str]:
         """``put`` each of ``datas``, the new files written together (``atomic_write_all``:
-        all fsynced before any is renamed into place); their sha256s, in order."""
-        shas = [hashlib.sha256(data).hexdigest() for data in datas]
+        all fsynced before any is renamed into place); their sha256s, in order.
+
+        A replay packed where it was played (``replays.PackedReplay``, for a kind
+        kept compressed) is checked (its frame decompresses to bytes of its sha256)
+        and its frame written as it is, not compressed again.
+        """
         new: dict[Path, bytes] = {}
-        for sha256, data in zip(shas, datas, strict=True):
+        shas = []
+        for data in datas:
+            raw, stored, sha256 = self._content(data)
+            shas.append(sha256)
             path = self.path(sha256)
             try:
-                if path not in new and not self._holds(path, data):
-                    new[path] = replays.compress_replay(data) if self.compressed else data
+                if path not in new and not self._holds(path, raw):
+                    if stored is None:
+                        stored = replays.compress_replay(raw) if self.compressed else raw
+                    new[path] = stored
             except OSError as exc:
                 raise StoreError(
                     f"cannot write the {self.what} file {path}: {_reason(exc)}"
@@ -121,6 +130,19 @@ class Blobs:
                 )
                 raise StoreError(f"cannot write {files}: {_reason(exc)}") from exc
         return shas
+
+    def _content(self, data: bytes | replays.PackedReplay) -> tuple[bytes, bytes | None, str]:
+        """The bytes to store, for a packed replay its file as it is kept (the frame), and
+        their sha256."""
+        if not isinstance(data, replays.PackedReplay):
+            return data, None, hashlib.sha256(data).hexdigest()
+        if not self.compressed:
+            raise ValueError(f"a packed replay given to the {self.what} files, kept raw")
+        try:
+            raw = data.unpacked(replays.ReplayLimits(max_bytes=self.max_bytes))
+        except replays.ReplayError as exc:
+            raise StoreError(f"cannot store a packed {self.what}: {exc}") from exc
+        return raw, data.frame, data.sha256
 
     def sweep(self, older_than: float | None = None) -> list[Path]:
         """Delete the temporary files of writes that never finished; the files deleted.

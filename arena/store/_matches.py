@@ -256,8 +256,9 @@ def store_replays(replays: Blobs, results: Sequence[MatchResult]) -> list[Result
         (check_entrant(Entrant(a.name, a.sha256)), check_entrant(Entrant(b.name, b.sha256)))
         for a, b in (result.sides for result in results)
     ]
-    # Hashed once, here: MatchResult.replay_sha256 hashes on every access.
-    shas = replays.put_all([result.replay for result in results])
+    # Hashed once, here: MatchResult.replay_sha256 hashes on every access. A replay packed
+    # in its worker is written as it came (checked first), not compressed again.
+    shas = replays.put_all([result.packed_replay or result.replay for result in results])
     return [
         ResultRows.of(result, sha, pair)
         for result, sha, pair in zip(results, shas, entrants, strict=True)

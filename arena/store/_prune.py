@@ -218,4 +218,4 @@ def keep_replay(replays: Blobs, played: ResultRows) -> None:
     is there (a prune since it was stored may have deleted it: it is written again). Run
     again with its transaction, it finds the file there."""
     if replays.size(played.replay_sha256) is None:
-        replays.put(played.result.replay)
+        replays.put(played.result.packed_replay or played.result.replay)
