@@ -43,7 +43,8 @@ def test_the_field_bench_runs_and_prints_its_figures(
     capsys: pytest.CaptureFixture[str], data_dir: Path
 ) -> None:
     """A tiny run: 5 played entrants on one worker, matches cut at 10 ticks; a made-up field
-    of 8 then 16 entrants (figures printed, never judged)."""
+    of 8 then 16 entrants, on 2 and 4 seeds, with one entrant withdrawn (figures printed,
+    never judged)."""
     figures = field_figures(1, entrants=5, made_up=16, max_ticks=10, jobs=1)
     assert list(figures) == list(FIELD_KEYS)
     assert figures["played_matches"] == 5 * 4 and figures["made_up_entrants"] == 16
@@ -51,6 +52,7 @@ def test_the_field_bench_runs_and_prints_its_figures(
     assert "20 matches in" in out and "scheduling a newcomer" in out
     assert "coordinator RSS" in out and "bytes/match" in out
     assert "from 8 to 16 entrants" in out and "at 8 entrants, 4 seeds against 1" in out
+    assert "one entrant withdrawn, its later meetings never played: from 8 to 16" in out
 
 
 class _Counting(MadeUpPlayer):

@@ -293,8 +293,12 @@ class MadeUpPoint:
     entrants: int
     """Entrants before the newcomer."""
     seeds: int
+    withdrawn: bool
+    """Whether one entrant (the second baseline) was withdrawn from the start, its later
+    meetings never played."""
     matches: int
-    """Matches recorded before the newcomer (every meeting of the field)."""
+    """Matches recorded before the newcomer (every meeting of the field, but the withdrawn
+    entrant's)."""
     resume: float
     """Seconds a fresh coordinator took to rebuild the field from the store (reads every match)."""
     enter: float
@@ -340,6 +344,7 @@ class _Filler:
 
     def __init__(self, store: Store, case: Case, player: MadeUpPlayer) -> None:
         self.store, self.case, self.player = store, case, player
+        self.withdrawn: set[str] = set()
         record = open_field(store, case)
         self.tid, self.seeds = record.id, record.seeds
         self.names = [e.name for e in record.field]
@@ -360,9 +365,16 @@ class _Filler:
     def _pairings(self, position: int) -> list[Pairing]:
         return newcomer_pairings(position, self.names, self.seeds)
 
+    def withdraw(self, name: str) -> None:
+        """Withdraw ``name`` (its meetings from now on are not recorded)."""
+        self.store.withdraw_entrant(self.tid, name, "arena bench field")
+        self.withdrawn.add(name)
+
     def _record(self, pairings: list[Pairing]) -> None:
         """The pairings' made-up results, as the store writes a result's rows (its own
         functions), many rows a transaction: ``Store.record_matches`` takes one a row."""
+        out = self.withdrawn
+        pairings = [p for p in pairings if p.a not in out and p.b not in out]
         results = _made_up_results(self.player, self.contestants, pairings)
         now = utc_now()
         with closing(sqlite3.connect(self.store.path)) as conn, conn:  # one transaction
@@ -438,17 +450,25 @@ def _tracing() -> Iterator[None]:
 
 
 def made_up_field(
-    sizes: Sequence[int], seeds: Sequence[int], *, replay: bytes | None = None
+    sizes: Sequence[int],
+    seeds: Sequence[int],
+    *,
+    withdrawn: int = 0,
+    replay: bytes | None = None,
 ) -> list[MadeUpPoint]:
     """The made-up field measured at each of ``sizes`` entrants (one seed, one store grown
     step by step), then at ``sizes[0]`` entrants on each of ``seeds`` seed counts (a store
-    each). Each point: every meeting recorded, a coordinator resumed, one newcomer."""
+    each), then at the first ``withdrawn`` sizes with the second baseline withdrawn from the
+    start (a store). Each point: every meeting recorded (but the withdrawn one's), a
+    coordinator resumed, one newcomer."""
     replay = replay or _a_real_replay()
     player = MadeUpPlayer(replay)
     base = default_case()
     points: list[MadeUpPoint] = []
-    runs = [(1, list(sizes))] + [(s, [sizes[0]]) for s in seeds if s != 1]
-    for n_seeds, steps in runs:
+    runs = [(1, list(sizes), False)] + [(s, [sizes[0]], False) for s in seeds if s != 1]
+    if withdrawn:
+        runs.append((1, list(sizes[:withdrawn]), True))
+    for n_seeds, steps, withdraw in runs:
         case = dataclasses.replace(
             base, match=dataclasses.replace(base.match, seeds=tuple(range(n_seeds)))
         )
@@ -458,6 +478,8 @@ def made_up_field(
             Store.open(Path(tmp)) as store,
         ):
             filler = _Filler(store, case, player)
+            if withdraw:
+                filler.withdraw(filler.names[1])
             for size in steps:
                 filler.grow(pool, size)
                 matches = store.tournament(filler.tid).matches
@@ -467,7 +489,9 @@ def made_up_field(
                 )
                 filler.entered(c)
                 points.append(
-                    MadeUpPoint(size, n_seeds, matches, resume, enter, schedule, meetings, held)
+                    MadeUpPoint(
+                        size, n_seeds, withdraw, matches, resume, enter, schedule, meetings, held
+                    )
                 )
     return points
 
@@ -564,22 +588,25 @@ def field_figures(
         "real store, every meeting recorded; at each step a fresh coordinator resumes the "
         "field, then one more controller enters and its meetings are made up and recorded:"
     )
-    points = made_up_field(sorted(set(sizes)), (1, 2, 4))
+    points = made_up_field(sorted(set(sizes)), (1, 2, 4), withdrawn=2)
     print(
-        f"  {'entrants':>8} {'seeds':>5} {'matches':>9} {'resume s':>9} {'enter ms':>9} "
+        f"  {'entrants':>8} {'seeds':>5} {'withdrawn':>9} {'matches':>9} {'resume s':>9} "
+        f"{'enter ms':>9} "
         f"{'schedule ms':>12} {'meetings s':>11} {'coordinator':>12} {'bytes/entrant':>14} "
         f"{'bytes/match':>12}"
     )
     for p in points:
         print(
-            f"  {p.entrants:>8} {p.seeds:>5} {p.matches:>9,} {p.resume:>9.2f} "
+            f"  {p.entrants:>8} {p.seeds:>5} {'one' if p.withdrawn else '-':>9} "
+            f"{p.matches:>9,} {p.resume:>9.2f} "
             f"{p.enter * 1e3:>9.1f} {p.schedule * 1e3:>12.1f} {p.meetings:>11.2f} "
             f"{_mib(p.coordinator_bytes):>12} {p.coordinator_bytes / p.entrants:>14,.0f} "
             f"{p.coordinator_bytes / max(1, p.matches):>12,.1f}"
         )
-    last = next(p for p in reversed(points) if p.seeds == 1)
+    last = next(p for p in reversed(points) if p.seeds == 1 and not p.withdrawn)
     first = points[0]
-    more_seeds = [p for p in points if p.entrants == first.entrants]
+    more_seeds = [p for p in points if p.entrants == first.entrants and not p.withdrawn]
+    out = [p for p in points if p.withdrawn]
     figures |= {
         "made_up_entrants": last.entrants,
         "made_up_matches": last.matches,
@@ -606,4 +633,20 @@ def field_figures(
             f"{top.coordinator_bytes / first.coordinator_bytes:.1f}x (a resume reads every "
             f"match: {top.resume / first.resume:.1f}x)"
         )
+    if len(out) > 1:
+        a, b = out[0], out[1]
+        print(
+            f"  one entrant withdrawn, its later meetings never played: from {a.entrants} to "
+            f"{b.entrants} entrants (matches {b.matches / max(1, a.matches):.0f}x) scheduling a "
+            f"newcomer {b.schedule / a.schedule:.1f}x, the coordinator's memory "
+            f"{b.coordinator_bytes / a.coordinator_bytes:.1f}x; at {b.entrants} entrants "
+            f"{b.coordinator_bytes / _at(points, b.entrants).coordinator_bytes:.1f}x the memory "
+            f"and {b.schedule / _at(points, b.entrants).schedule:.1f}x the scheduling of the "
+            f"field without a withdrawal"
+        )
     return figures
+
+
+def _at(points: Sequence[MadeUpPoint], entrants: int) -> MadeUpPoint:
+    """The point of one seed, nobody withdrawn, at ``entrants``."""
+    return next(p for p in points if p.entrants == entrants and p.seeds == 1 and not p.withdrawn)
