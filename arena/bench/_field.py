@@ -28,6 +28,7 @@ import dataclasses
 import functools
 import math
 import sqlite3
+import statistics
 import tempfile
 import time
 import tracemalloc
@@ -74,6 +75,7 @@ FIELD_KEYS: Final = (
     "played_ms_per_match",
     "played_schedule_ms_first",
     "played_schedule_ms_last",
+    "played_schedule_ms_median",
     "played_rss_start_bytes",
     "played_rss_end_bytes",
     "played_rss_peak_bytes",
@@ -568,6 +570,9 @@ def field_figures(
         "played_ms_per_match": played_wall / max(1, played_matches) * 1e3,
         "played_schedule_ms_first": played[0].schedule * 1e3 if played else math.nan,
         "played_schedule_ms_last": played[-1].schedule * 1e3 if played else math.nan,
+        "played_schedule_ms_median": (
+            statistics.median(s.schedule for s in played) * 1e3 if played else math.nan
+        ),
         "played_rss_start_bytes": rss_start,
         "played_rss_end_bytes": steps[-1].rss,
         "played_rss_peak_bytes": max(_peak_rss_bytes(), *(s.rss for s in steps)),
@@ -578,7 +583,8 @@ def field_figures(
         f"{figures['played_ms_per_match']:.1f} ms of wall time; scheduling a newcomer (entered, "
         f"read by the coordinator, its first meeting out): "
         f"{figures['played_schedule_ms_first']:.1f} ms at {played[0].entrants if played else 0} "
-        f"entrants, {figures['played_schedule_ms_last']:.1f} ms at {n_played}; the "
+        f"entrants, {figures['played_schedule_ms_last']:.1f} ms at {n_played}, median "
+        f"{figures['played_schedule_ms_median']:.1f} ms; the "
         f"coordinator's RSS {_mib(rss_start)} before, {_mib(steps[-1].rss)} at the end (peak "
         f"{_mib(figures['played_rss_peak_bytes'])}: the bench's process)"
     )
