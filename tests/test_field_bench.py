@@ -50,7 +50,7 @@ def test_the_field_bench_runs_and_prints_its_figures(
     assert figures["played_matches"] == 5 * 4 and figures["made_up_entrants"] == 16
     out = capsys.readouterr().out
     assert "20 matches in" in out and "scheduling a newcomer" in out
-    assert "coordinator RSS" in out and "bytes/match" in out
+    assert "coordinator RSS" in out and "bytes/match" in out and "replays as stored" in out
     assert "from 8 to 16 entrants" in out and "at 8 entrants, 4 seeds against 1" in out
     assert "one entrant withdrawn, its later meetings never played: from 8 to 16" in out
 

@@ -79,6 +79,8 @@ FIELD_KEYS: Final = (
     "played_rss_start_bytes",
     "played_rss_end_bytes",
     "played_rss_peak_bytes",
+    "played_ticks_per_match",
+    "played_replay_bytes_per_match",
     "made_up_entrants",
     "made_up_matches",
     "made_up_enter_ms",
@@ -244,8 +246,22 @@ async def _newcomer(
 # --------------------------------------------------------------------------- played
 
 
-def _played(case: Case, entrants: int, jobs: int) -> tuple[list[_Step], float, int, int]:
-    """The played field: steps, wall time in all, matches, the coordinator's RSS at start."""
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """The played field in all."""
+
+    steps: list[_Step]
+    wall: float
+    matches: int
+    rss_start: int
+    ticks: int
+    """Ticks of every match recorded."""
+    replay_bytes: int
+    """Bytes of their replay files as stored (compressed)."""
+
+
+def _played(case: Case, entrants: int, jobs: int) -> _Played:
+    """The played field, entrant by entrant."""
     newcomers = numbered_field(max(0, entrants - len(case.opponents)))
     steps: list[_Step] = []
     executor = LocalExecutor(jobs)
@@ -277,8 +293,14 @@ def _played(case: Case, entrants: int, jobs: int) -> tuple[list[_Step], float, i
         Store.open(Path(tmp)) as store,
     ):
         wall = trio.run(main, store)
-        matches = store.tournament(store.field_id(*_version(case)) or 0).matches
-    return steps, wall, matches, rss_start
+        tid = store.field_id(*_version(case)) or 0
+        ticks = replay_bytes = matches = 0
+        for m in store.iter_tournament_matches(tid):
+            matches += 1
+            if m.result is not None:
+                ticks += m.result.ticks
+                replay_bytes += store.replay_path(m.result.replay_sha256).stat().st_size
+    return _Played(steps, wall, matches, rss_start, ticks, replay_bytes)
 
 
 def _version(case: Case) -> tuple[str, int]:
@@ -548,7 +570,8 @@ def field_figures(
         f"{seeds} seed(s), both sides, "
         f"{'full matches' if max_ticks is None else f'matches cut at {max_ticks} ticks'}:"
     )
-    steps, wall, matches, rss_start = _played(case, n_played, jobs)
+    run = _played(case, n_played, jobs)
+    steps, wall, matches, rss_start = run.steps, run.wall, run.matches, run.rss_start
     played = [s for s in steps if s.matches and not math.isnan(s.schedule)]
     print(
         f"  {'entrants':>8} {'matches':>8} {'enter ms':>9} {'schedule ms':>12} "
@@ -576,6 +599,8 @@ def field_figures(
         "played_rss_start_bytes": rss_start,
         "played_rss_end_bytes": steps[-1].rss,
         "played_rss_peak_bytes": max(_peak_rss_bytes(), *(s.rss for s in steps)),
+        "played_ticks_per_match": run.ticks / max(1, matches),
+        "played_replay_bytes_per_match": run.replay_bytes / max(1, matches),
     }
     print(
         f"  {matches} matches in {wall:.1f} s ({matches / wall:.1f} matches/s, workers' start "
@@ -587,6 +612,11 @@ def field_figures(
         f"{figures['played_schedule_ms_median']:.1f} ms; the "
         f"coordinator's RSS {_mib(rss_start)} before, {_mib(steps[-1].rss)} at the end (peak "
         f"{_mib(figures['played_rss_peak_bytes'])}: the bench's process)"
+    )
+    print(
+        f"  replays as stored: {figures['played_replay_bytes_per_match']:,.0f} bytes a match, "
+        f"{figures['played_ticks_per_match']:.0f} ticks a match, "
+        f"{run.replay_bytes / max(1, run.ticks):.1f} bytes a tick"
     )
     sizes = [max(8, big // 8), max(8, big // 4), max(8, big // 2), big]
     print(
