@@ -10,22 +10,25 @@ scheduling), to play its meetings; the coordinator's resident memory (this
 process: the workers are others) as the field grows.
 
 **Made up.** Entrants and results made up without playing, recorded straight
-into a real SQLite store (``Store.record_matches``, one real replay shared by
-every row), in steps: at each step every meeting of the field is recorded,
-a fresh coordinator (``play_field`` with a player that makes each result up at
-once) resumes the field from the store, then one more controller enters. The
-time to enter it and to schedule its first meeting, and the memory the
-coordinator holds (traced, in a second resume), are printed against the
-entrants and the matches recorded. The steps grow the field (matches grow
-with its square), then, at the first step's entrants, the seeds (matches
-grow, entrants do not): a figure that follows the matches recorded grows in
-the second series too.
+into a real SQLite store (rows written by the store's own functions, many a
+transaction; one real replay file shared by every row), in steps: at each
+step every meeting of the field is recorded, a fresh coordinator
+(``play_field`` with a player that makes each result up at once) resumes the
+field from the store, then ``NEWCOMERS`` more controllers enter one by one.
+The time to enter one and to schedule its first meeting (medians), and the
+memory the coordinator holds (traced, in a second resume), are printed
+against the entrants and the matches recorded. The steps grow the field
+(matches grow with its square), then, at the first step's entrants, the
+seeds (matches grow, entrants do not): a figure that follows the matches
+recorded grows in the second series too. Last, the first two steps again
+with one entrant withdrawn from the start, its later meetings never played.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 import sqlite3
 import statistics
@@ -326,11 +329,13 @@ class MadeUpPoint:
     resume: float
     """Seconds a fresh coordinator took to rebuild the field from the store (reads every match)."""
     enter: float
-    """Seconds to enter the newcomer (``enter_field``)."""
+    """Seconds to enter a newcomer (``enter_field``; the median of ``NEWCOMERS``)."""
     schedule: float
-    """Seconds from the start of its entering to its first meeting handed to the player."""
+    """Seconds from the start of its entering to its first meeting handed to the player
+    (the median)."""
     meetings: float
-    """Seconds from the start of its entering to its meetings' made-up results recorded."""
+    """Seconds from the start of its entering to its meetings' made-up results recorded
+    (the median)."""
     coordinator_bytes: int
     """Bytes the resumed coordinator holds once idle (tracemalloc, a second resume)."""
 
@@ -429,19 +434,26 @@ class _Filler:
             self._record(self._pairings(len(self.names) - 1))
 
 
+NEWCOMERS: Final = 5
+"""Newcomers timed at each step of the made-up field, one after another (the medians)."""
+
+
 def _measure(
-    store: Store, case: Case, tid: int, player: MadeUpPlayer, c: Contestant
+    store: Store, case: Case, tid: int, player: MadeUpPlayer, cs: Sequence[Contestant]
 ) -> tuple[float, float, float, float, int]:
-    """A fresh coordinator resumes the field; then ``c`` enters. Resume, enter, schedule and
-    meetings seconds; then the bytes a second fresh coordinator holds, traced."""
-    out: list[float] = []
+    """A fresh coordinator resumes the field; then each of ``cs`` enters in turn. Resume
+    seconds, the medians of enter, schedule and meetings seconds; then the bytes a second
+    fresh coordinator holds, traced."""
+    resumed: list[float] = []
+    each: list[tuple[float, float, float]] = []
 
     async def timed() -> None:
         start = time.perf_counter()
 
         async def body(signal: FieldSignal, idle: _Idle) -> None:
-            out.append(time.perf_counter() - start)
-            out.extend(await _newcomer(store, case, c, player, signal, idle))
+            resumed.append(time.perf_counter() - start)
+            for c in cs:
+                each.append(await _newcomer(store, case, c, player, signal, idle))
 
         await _run_field(store, tid, player, 2, body)
 
@@ -460,8 +472,8 @@ def _measure(
     with _tracing():
         before = tracemalloc.get_traced_memory()[0]
         trio.run(traced)
-    resume, enter, schedule, meetings = out
-    return resume, enter, schedule, meetings, held - before
+    enter, schedule, meetings = (statistics.median(x) for x in zip(*each, strict=True))
+    return resumed[0], enter, schedule, meetings, held - before
 
 
 @contextmanager
@@ -496,7 +508,7 @@ def made_up_field(
         case = dataclasses.replace(
             base, match=dataclasses.replace(base.match, seeds=tuple(range(n_seeds)))
         )
-        pool = iter(numbered_field(max(steps) + len(steps) + 1))
+        pool = iter(numbered_field(max(steps) + NEWCOMERS * len(steps)))
         with (
             tempfile.TemporaryDirectory(prefix="arena-bench-field-made-up-") as tmp,
             Store.open(Path(tmp)) as store,
@@ -507,11 +519,12 @@ def made_up_field(
             for size in steps:
                 filler.grow(pool, size)
                 matches = store.tournament(filler.tid).matches
-                c = next(pool)
+                cs = list(itertools.islice(pool, NEWCOMERS))
                 resume, enter, schedule, meetings, held = _measure(
-                    store, case, filler.tid, player, c
+                    store, case, filler.tid, player, cs
                 )
-                filler.entered(c)
+                for c in cs:
+                    filler.entered(c)
                 points.append(
                     MadeUpPoint(
                         size, n_seeds, withdraw, matches, resume, enter, schedule, meetings, held
@@ -621,8 +634,10 @@ def field_figures(
     sizes = [max(8, big // 8), max(8, big // 4), max(8, big // 2), big]
     print(
         "field, made up: entrants and results made up (no play), recorded straight into a "
-        "real store, every meeting recorded; at each step a fresh coordinator resumes the "
-        "field, then one more controller enters and its meetings are made up and recorded:"
+        "real store (rows written as the store writes them, many a transaction), every "
+        "meeting recorded; at each step a fresh coordinator resumes the field, then "
+        f"{NEWCOMERS} more controllers enter one by one, each one's meetings made up and "
+        "recorded by the coordinator (the medians):"
     )
     points = made_up_field(sorted(set(sizes)), (1, 2, 4), withdrawn=2)
     print(
