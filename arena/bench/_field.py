@@ -10,8 +10,8 @@ scheduling), to play its meetings; the coordinator's resident memory (this
 process: the workers are others) as the field grows.
 
 **Made up.** Entrants and results made up without playing, recorded straight
-into a real SQLite store (rows written by the store's own functions, many a
-transaction; one real replay file shared by every row), in steps: at each
+into a real SQLite store (rows of its tables, many a transaction; one real
+replay file, stored by the store, shared by every row), in steps: at each
 step every meeting of the field is recorded, a fresh coordinator
 (``play_field`` with a player that makes each result up at once) resumes the
 field from the store, then ``NEWCOMERS`` more controllers enter one by one.
@@ -27,6 +27,7 @@ with one entrant withdrawn from the start, its later meetings never played.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import itertools
 import math
@@ -50,9 +51,7 @@ from arena.cases import Case, default_case
 from arena.coordinator import FieldSignal, MatchPlayer, enter_field, open_field, play_field
 from arena.executors import LocalExecutor, MatchJob, Outcome, Session, default_jobs
 from arena.match import Contestant, MatchResult, SideResult, run_match
-from arena.store import Entrant, Origin, Store
-from arena.store._match_rows import ResultRows, insert_match_rows, result_columns, side_columns
-from arena.store._store import utc_now
+from arena.store import Origin, Store
 from arena.tournament import Pairing, Played
 
 __all__ = [
@@ -367,6 +366,18 @@ def newcomer_pairings(position: int, names: Sequence[str], seeds: Sequence[int])
     ]
 
 
+_MATCH_ROW: Final = (
+    "INSERT INTO matches (status, seed, winner, reason, ticks, replay_sha256, tournament_id,"
+    " pairing_key, created_at, finished_at) VALUES ('finished', ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+"""A finished tournament match's row, as the store writes one (no forfeit, no error)."""
+_SIDE_ROW: Final = (
+    "INSERT INTO match_sides (match_id, side, name, sha256, banked, fuel_total, fuel_peak)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+"""One side's row of it."""
+
+
 class _Filler:
     """Grows a stored field with made-up results of every meeting, straight into the store
     (no coordinator)."""
@@ -400,23 +411,22 @@ class _Filler:
         self.withdrawn.add(name)
 
     def _record(self, pairings: list[Pairing]) -> None:
-        """The pairings' made-up results, as the store writes a result's rows (its own
-        functions), many rows a transaction: ``Store.record_matches`` takes one a row."""
+        """The pairings' made-up results as rows of the store's tables (``_MATCH_ROW``,
+        ``_SIDE_ROW``), many a transaction: ``Store.record_matches`` takes one a row."""
         out = self.withdrawn
         pairings = [p for p in pairings if p.a not in out and p.b not in out]
         results = _made_up_results(self.player, self.contestants, pairings)
-        now = utc_now()
+        now = datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
         with closing(sqlite3.connect(self.store.path)) as conn, conn:  # one transaction
-            for p, result in zip(pairings, results, strict=True):
-                a, b = result.sides
-                rows = ResultRows.of(
-                    result,
-                    self.replay_sha256,
-                    (Entrant(a.name, a.sha256), Entrant(b.name, b.sha256)),
-                )
-                match = ("finished", p.seed, *result_columns(rows), None, self.tid, p.key)
-                insert_match_rows(
-                    conn, (*match, None, None, None, now, now), side_columns(rows, rows.entrants)
+            for p, r in zip(pairings, results, strict=True):
+                row = (r.winner, str(r.reason), r.ticks, self.replay_sha256, self.tid, p.key)
+                cur = conn.execute(_MATCH_ROW, (p.seed, *row, now, now))
+                conn.executemany(
+                    _SIDE_ROW,
+                    [
+                        (cur.lastrowid, i, x.name, x.sha256, x.banked, x.fuel_total, x.fuel_peak)
+                        for i, x in enumerate(r.sides)
+                    ],
                 )
 
     def entered(self, c: Contestant) -> None:
@@ -634,7 +644,7 @@ def field_figures(
     sizes = [max(8, big // 8), max(8, big // 4), max(8, big // 2), big]
     print(
         "field, made up: entrants and results made up (no play), recorded straight into a "
-        "real store (rows written as the store writes them, many a transaction), every "
+        "real store (rows of its tables, many a transaction), every "
         "meeting recorded; at each step a fresh coordinator resumes the field, then "
         f"{NEWCOMERS} more controllers enter one by one, each one's meetings made up and "
         "recorded by the coordinator (the medians):"
