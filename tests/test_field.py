@@ -18,6 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 import arena
 from arena.cases import default_case
+from arena.coordinator import run_tournament_sync
 from arena.store import Origin, Store
 from arena.tournament import (
     Format,
@@ -28,7 +29,7 @@ from arena.tournament import (
     TournamentPlan,
     TournamentSetupError,
 )
-from tests._support import controller, examples, proof_run
+from tests._support import cli, controller, examples, proof_run
 from tests.test_coordinator import InProcess
 from tests.test_tournament import names, outcome, seed_lists
 
@@ -186,7 +187,7 @@ def upload(store: Store, pages: int, name: str) -> str:
 
 def test_one_field_per_case_version_made_with_every_baseline(store: Store) -> None:
     record = arena.open_field(store, SHORT_CASE)
-    assert record.format == "field" and str(record.status) == "running"
+    assert record.format == "field" and str(record.status) == "running" and record.published
     assert [e.name for e in record.field] == [o.name for o in SHORT_CASE.opponents]
     assert "fuel-probe" in [e.name for e in record.field]  # the hidden one plays too
     assert record.seeds == SHORT_CASE.match.seeds
@@ -308,3 +309,73 @@ def test_a_field_plays_each_newcomer_once_and_counts_as_a_recount(store: Store) 
     assert all(r["played"] == 8 and r["pending"] == 0 for r in data["standings"])
     assert [r["baseline"] for r in data["standings"] if r["name"] == "bot"] == [False]
     assert str(store.tournament(tid).status) == "running"  # a field never finishes
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+@pytest.mark.slow
+def test_arena_field_prints_the_standings_and_withdraws(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Store.open(data_dir) as store:
+        tid = arena.open_field(store, SHORT_CASE).id
+        arena.enter_field(store, SHORT_CASE, "a-rather-long-controller-name", upload(store, 3, "x"))
+        trio.run(_play_until, store, tid, InProcess(), 20)
+        api = arena.field_json(store, tid)
+    ran = cli(capsys, "field", "--json")
+    assert ran.code == 0, ran.err
+    assert ran.json() == api and ran.json()["matches"]["total"] == 20
+    assert cli(capsys, "field", "--case", "foray/1", "--json").json() == api
+    monkeypatch.setenv("COLUMNS", "80")
+    table = cli(capsys, "field")
+    assert table.code == 0, table.err
+    lines = table.out.splitlines()
+    assert all(len(line) <= 80 for line in lines), table.out
+    assert "the field of foray v1" in lines[0] and "20 of 20 played, 0 pending" in lines[1]
+    heads = lines[2].split()
+    assert heads[-2:] == ["mu", "sigma"] and heads[:4] == ["#", "name", "played", "pending"]
+    assert sum(line.split()[1] == "*" for line in lines[3:8]) == 4
+    assert "a-rather-long" in table.out
+    out = cli(capsys, "field", "withdraw", "random", "--reason", "plays at random")
+    assert out.code == 0 and "random is withdrawn" in out.out
+    assert "withdrawn: random" in out.out and "plays at random" in out.out
+    data = cli(capsys, "field", "--json").json()
+    assert data["entrants"] == 4 and [w["name"] for w in data["withdrawn"]] == ["random"]
+    assert cli(capsys, "field", "withdraw", "random", "--undo").code == 0
+    assert cli(capsys, "field", "--json").json() == api
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--case", "foray/2"), "no field of foray/2 in the store (fields: foray/1)"),
+        (("--case", "foray"), "give slug/version"),
+        (("withdraw", "random"), "give the reason"),
+        (("withdraw", "nobody", "--reason", "x"), "no entrant 'nobody'"),
+        (("withdraw", "random", "--undo"), "'random' is not withdrawn"),
+        (("remove", "random"), "takes no word but withdraw NAME"),
+        (("--undo",), "go with arena field withdraw NAME"),
+    ],
+)
+def test_arena_field_refuses_by_name(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, args: tuple[str, ...], message: str
+) -> None:
+    with Store.open(data_dir) as store:
+        arena.open_field(store, SHORT_CASE)
+    ran = cli(capsys, "field", *args)
+    assert ran.code == 2 and message in ran.err, ran.err
+
+
+@pytest.mark.slow
+def test_run_tournament_plays_what_a_field_misses_and_leaves_it_running(store: Store) -> None:
+    """``arena tournament --resume`` of a field: its missing meetings played, the withdrawn
+    entrant's left out, the standings without it, and the field never finished."""
+    tid = arena.open_field(store, SHORT_CASE).id
+    store.withdraw_entrant(tid, "random", "for the test")
+    player = InProcess()
+    run = run_tournament_sync(store, tid, player, slots=2)
+    assert len(player.played) == 3 * 2  # the three others' meetings, both sides
+    assert str(run.record.status) == "running"
+    assert [r.name for r in run.standings.rows if r.name == "random"] == []
+    assert run.standings.complete and run.standings.total == 6
