@@ -22,6 +22,7 @@ from .coordinator import (
     TournamentProgress as TournamentProgress,
     create_tournament as create_tournament,
     exclude_entrant as exclude_entrant,
+    match_ratings as match_ratings,
     match_rows as match_rows,
     matches_csv as matches_csv,
     pending_matches as pending_matches,

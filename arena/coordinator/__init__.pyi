@@ -15,6 +15,7 @@ from ._entrants import (
     make_executor as make_executor,
     store_contestant as store_contestant,
 )
+from ._ratings import match_ratings as match_ratings
 from ._run import (
     BatchPlayer as BatchPlayer,
     CoordinatorStats as CoordinatorStats,
