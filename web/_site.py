@@ -15,6 +15,8 @@ own:
   played again, then recorded).
 - ``web._tournaments``: tournaments started from the server (played on at the
   next start if the server stops first) and their JSON.
+- ``web._profiles``: a controller's page (its runs, its record against each
+  opponent, its ratings after each match) and head to head.
 
 This module opens the site (``Site.open``), says how busy it is (``status``)
 and bounds the event streams. Every method that touches the disk is
@@ -34,6 +36,7 @@ import arena
 from web._lanes import Lane, WorkerLanes
 from web._limits import SiteLimits, Slots
 from web._matches import Matches
+from web._profiles import Profiles
 from web._runs import Runs
 from web._tournaments import Tournaments
 
@@ -42,7 +45,7 @@ __all__ = ["Site"]
 _log = logging.getLogger("web")
 
 
-class Site(Matches, Runs, Tournaments):
+class Site(Matches, Runs, Tournaments, Profiles):
     """The arena behind the web: one store, one case, one set of worker lanes. See the
     module's doc."""
 
