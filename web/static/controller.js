@@ -3,7 +3,7 @@
 // replay deep-linked by tick: the forfeit's, else the last), and head to head with one
 // opponent chosen (?vs=<sha256> in the address).
 
-import { api, frame, guarded, h, matchLink, num, pageHref, setAddress, table, when } from "./site.js";
+import { api, frame, guarded, h, lastTick, matchLink, num, pageHref, setAddress, table, when } from "./site.js";
 import { ratingChart } from "./ratings.js";
 
 const main = frame("controller");
@@ -44,8 +44,7 @@ function matchesTable(matches, { opponent = true } = {}) {
       { title: "result", cell: outcomeCell },
       { title: "winner", cell: (m) => m.winner ?? "–" },
       { title: "reason", cell: (m) => m.reason ?? m.error ?? "–" },
-      // The end of the match, deep-linked: the replay opens on its last tick.
-      { title: "ticks", cell: (m) => (m.ticks == null ? "–" : matchLink(m.id, String(m.ticks), m.ticks)), class: "site-num" },
+      { title: "ticks", cell: (m) => (m.ticks == null ? "–" : matchLink(m.id, String(m.ticks), lastTick(m))), class: "site-num" },
       { title: "forfeit", cell: (m) => forfeitCell(m.forfeit && { ...m.forfeit, match: m.id }) },
       { title: "opponent's forfeit", cell: (m) => forfeitCell(m.opponent_forfeit && { ...m.opponent_forfeit, match: m.id }) },
       { title: "fuel", cell: (m) => (m.fuel_total == null ? "–" : num(m.fuel_total)), class: "site-num" },

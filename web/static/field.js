@@ -4,7 +4,7 @@
 // arrive; each entrant linked to its controller's page; head to head of any two
 // (?a=NAME&b=NAME in the address).
 
-import { api, follow, frame, guarded, h, matchLink, num, pageHref, setAddress, table, when } from "./site.js";
+import { api, follow, frame, guarded, h, lastTick, matchLink, num, pageHref, setAddress, table, when } from "./site.js";
 
 const main = frame("field");
 const [slug, version] = window.location.pathname.split("/").slice(-2).map(decodeURIComponent);
@@ -121,7 +121,7 @@ async function showVersus() {
         { title: "side B", cell: (m) => m.b.name },
         { title: "winner", cell: (m) => (m.outcome === "error" ? "not played" : m.winner ?? "draw"), class: "site-h2h-winner" },
         { title: "reason", cell: (m) => m.reason ?? "–" },
-        { title: "ticks", cell: (m) => (m.ticks == null ? "–" : matchLink(m.id, String(m.ticks), m.ticks)), class: "site-num" },
+        { title: "ticks", cell: (m) => (m.ticks == null ? "–" : matchLink(m.id, String(m.ticks), lastTick(m))), class: "site-num" },
         {
           title: "forfeit",
           cell: (m) => {

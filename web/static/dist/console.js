@@ -13,7 +13,7 @@ import {
   table,
   timing,
   when
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-ZOPKZFS6.js";
 import {
   h,
   num

@@ -2,12 +2,13 @@ import {
   api,
   frame,
   guarded,
+  lastTick,
   matchLink,
   pageHref,
   setAddress,
   table,
   when
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-ZOPKZFS6.js";
 import {
   h,
   num
@@ -120,8 +121,7 @@ function matchesTable(matches, { opponent = true } = {}) {
       { title: "result", cell: outcomeCell },
       { title: "winner", cell: (m) => m.winner ?? "–" },
       { title: "reason", cell: (m) => m.reason ?? m.error ?? "–" },
-      // The end of the match, deep-linked: the replay opens on its last tick.
-      { title: "ticks", cell: (m) => m.ticks == null ? "–" : matchLink(m.id, String(m.ticks), m.ticks), class: "site-num" },
+      { title: "ticks", cell: (m) => m.ticks == null ? "–" : matchLink(m.id, String(m.ticks), lastTick(m)), class: "site-num" },
       { title: "forfeit", cell: (m) => forfeitCell(m.forfeit && { ...m.forfeit, match: m.id }) },
       { title: "opponent's forfeit", cell: (m) => forfeitCell(m.opponent_forfeit && { ...m.opponent_forfeit, match: m.id }) },
       { title: "fuel", cell: (m) => m.fuel_total == null ? "–" : num(m.fuel_total), class: "site-num" },

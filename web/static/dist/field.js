@@ -3,12 +3,13 @@ import {
   follow,
   frame,
   guarded,
+  lastTick,
   matchLink,
   pageHref,
   setAddress,
   table,
   when
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-ZOPKZFS6.js";
 import {
   h,
   num
@@ -118,7 +119,7 @@ async function showVersus() {
         { title: "side B", cell: (m) => m.b.name },
         { title: "winner", cell: (m) => m.outcome === "error" ? "not played" : m.winner ?? "draw", class: "site-h2h-winner" },
         { title: "reason", cell: (m) => m.reason ?? "–" },
-        { title: "ticks", cell: (m) => m.ticks == null ? "–" : matchLink(m.id, String(m.ticks), m.ticks), class: "site-num" },
+        { title: "ticks", cell: (m) => m.ticks == null ? "–" : matchLink(m.id, String(m.ticks), lastTick(m)), class: "site-num" },
         {
           title: "forfeit",
           cell: (m) => {

@@ -7,7 +7,7 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-ZOPKZFS6.js";
 import {
   h,
   num

@@ -7,7 +7,7 @@ import {
   mountMatchViewer,
   outcomeText,
   pageHref
-} from "./chunk-ZTV2E7MO.js";
+} from "./chunk-ZOPKZFS6.js";
 import {
   h
 } from "./chunk-FE2HDH3U.js";

@@ -165,6 +165,9 @@ function outcomeText(match) {
   if (match.winner === null) return "draw";
   return `${sideName(match, match.winner)} wins ${how || match.reason}`;
 }
+function lastTick(match) {
+  return Math.max(0, match.ticks - 1);
+}
 function matchLink(id, text = `#${id}`, tick = null) {
   return h("a", { href: pageHref("matches", id, tick === null ? "" : `?tick=${tick}`) }, text);
 }
@@ -217,6 +220,7 @@ export {
   timing,
   pendingCell,
   outcomeText,
+  lastTick,
   matchLink,
   setAddress,
   addressNumber,
