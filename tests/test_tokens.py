@@ -51,7 +51,8 @@ def bare(store: arena.Store) -> TestClient:
 
 
 def _concrete(path: str) -> str:
-    return path.replace("{id:rowid}", "1").replace("{sha256:sha256}", SHA).replace("{path}", "x")
+    path = path.replace("{id:rowid}", "1").replace("{sha256:sha256}", SHA).replace("{path}", "x")
+    return path.replace("{slug}", "foray").replace("{version:rowid}", "1")
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -204,7 +205,7 @@ def test_the_route_table_in_the_docs_is_the_apps() -> None:
     for line in lines[start:]:
         if line.startswith("#"):
             break
-        row = re.fullmatch(r"\| `(GET|POST) (\S+)` \| (\w+) \|", line)
+        row = re.fullmatch(r"\| `(GET|POST|DELETE) (\S+)` \| (\w+) \|", line)
         if row:
             documented.append((row[1], row[2], row[3]))
     app = [(method, _doc(path), str(side)) for method, path, side in web.route_sides()]

@@ -31,6 +31,7 @@ from web._controller_routes import controller_page, get_controller
 from web._controllers import check_name
 from web._errors import ApiError
 from web._events import stream_events
+from web._field_routes import field_events, field_withdrawal, get_field, list_fields
 from web._guard import GuardedApp
 from web._http import (
     json_response,
@@ -508,6 +509,10 @@ def routes() -> list[BaseRoute]:
         _api("/api/tournaments/{id:rowid}/matches.csv", tournament_matches_csv),
         _api("/api/tournaments/{id:rowid}/exclusions", exclude_entrant, ["POST"]),
         _api("/api/tournaments/{id:rowid}/inclusions", include_entrant, ["POST"]),
+        _api("/api/field", list_fields),
+        _api("/api/field/{slug}/{version:rowid}", get_field),
+        _api("/api/field/{slug}/{version:rowid}/events", field_events),
+        _api("/api/field/{slug}/{version:rowid}/withdraw", field_withdrawal, ["POST", "DELETE"]),
         _api("/api/workers", list_workers),
         _api("/api/workers/connect", connect_worker),
         WebSocketRoute("/api/workers/connect", worker_socket),

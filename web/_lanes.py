@@ -112,7 +112,7 @@ class WorkerLanes:
             self._ready.set()
 
     async def _serve(self) -> None:
-        self._limiters = {lane: trio.CapacityLimiter(n) for lane, n in self._sizes.items()}
+        self._limiters = {lane: _Limiter(n) for lane, n in self._sizes.items()}
         self._stop = trio.Event()
         async with (
             arena.open_worker_pool(
@@ -178,12 +178,25 @@ class WorkerLanes:
             future.set_exception(LanesClosed("the server is shutting down"))
         return future
 
-    def spawn(self, task: Callable[..., Awaitable[T]], *args: Any) -> concurrent.futures.Future[T]:
+    def call_soon(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` in the lanes' trio loop (from any thread; never blocks): for what
+        must run there, such as waking a task. Dropped once the lanes are closed."""
+        token = self._token
+        if self._closed or token is None:
+            return
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(fn)
+
+    def spawn(
+        self, task: Callable[..., Awaitable[T]], *args: Any, behind: bool = False
+    ) -> concurrent.futures.Future[T]:
         """Run ``await task(player, *args)`` in the lanes' trio loop; never blocks.
 
         ``player`` plays matches through the match lane (an ``arena.MatchPlayer``:
-        a tournament's matches take their turns with quick matches). Closing
-        the lanes cancels the task (the future fails with ``LanesClosed``).
+        a tournament's matches take their turns with quick matches). ``behind``:
+        its matches go behind the lane's queue instead (a field's): one starts only
+        when a worker is free and no other call waits for one. Closing the lanes
+        cancels the task (the future fails with ``LanesClosed``).
         """
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
         token = self._token
@@ -195,7 +208,7 @@ class WorkerLanes:
             if not future.set_running_or_notify_cancel():
                 return
             try:
-                value = await task(_LanePlayer(self), *args)
+                value = await task(_LanePlayer(self, behind=behind), *args)
             except trio.Cancelled:
                 future.set_exception(LanesClosed("the server stopped before this was done"))
                 raise
@@ -263,15 +276,57 @@ class WorkerLanes:
             future.set_result(done)
 
 
-class _LanePlayer:
-    """Plays matches through the match lane of the lanes' pool (an ``arena.MatchPlayer``)."""
+class _Limiter:
+    """A lane's limit of calls at once (a ``trio.CapacityLimiter``: first come, first served),
+    with a way in behind everyone: ``acquire_behind`` takes a token only when one is free and
+    no call waits for one, so work that may wait (a field's matches) never goes before a
+    quick match that arrives while it waits."""
 
-    def __init__(self, lanes: WorkerLanes) -> None:
+    def __init__(self, size: int) -> None:
+        self._limiter = trio.CapacityLimiter(size)
+        self._freed = trio.Event()
+
+    async def __aenter__(self) -> None:
+        await self._limiter.acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        self._limiter.release()
+        self._freed.set()  # those behind look again
+
+    def statistics(self) -> Any:
+        return self._limiter.statistics()
+
+    async def acquire_behind(self) -> None:
+        while True:
+            stats = self._limiter.statistics()
+            if stats.borrowed_tokens < stats.total_tokens and not stats.tasks_waiting:
+                self._limiter.acquire_nowait()
+                return
+            self._freed = trio.Event() if self._freed.is_set() else self._freed
+            await self._freed.wait()
+
+
+class _LanePlayer:
+    """Plays matches through the match lane of the lanes' pool (an ``arena.MatchPlayer``);
+    ``behind``: behind every call waiting in the lane (``_Limiter.acquire_behind``)."""
+
+    def __init__(self, lanes: WorkerLanes, *, behind: bool = False) -> None:
         self._lanes = lanes
+        self._behind = behind
 
     async def play(self, job: arena.MatchJob) -> arena.JobFailed | arena.MatchResult:
-        async with self._lanes._limiters[Lane.MATCH]:
+        limiter = self._lanes._limiters[Lane.MATCH]
+        if not self._behind:
+            async with limiter:
+                return await self._lanes._pool.play(job)
+        await limiter.acquire_behind()
+        try:
             return await self._lanes._pool.play(job)
+        finally:
+            limiter.release()
 
 
 class _Raised:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from web._field_schemas import FIELD_SCHEMAS
+
 __all__ = ["BINARY", "MAX_FIELD", "MAX_SEEDS_TEXT", "NAME", "SCHEMAS", "SEEDS_TEXT", "ref"]
 
 
@@ -525,4 +527,5 @@ SCHEMAS: Final[dict[str, Any]] = {
             "waiting": {"type": "integer"},
         },
     },
+    **FIELD_SCHEMAS,
 }

@@ -17,6 +17,8 @@ own:
   next start if the server stops first) and their JSON.
 - ``web._profiles``: a controller's page (its runs, its record against each
   opponent, its ratings after each match) and head to head.
+- ``web._field``: the field of the case (issue 26): each pushed controller that could
+  compete enters it, its meetings played behind quick matches; withdrawals.
 
 This module opens the site (``Site.open``), says how busy it is (``status``)
 and bounds the event streams. Every method that touches the disk is
@@ -33,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import arena
+from web._field import Fields
 from web._lanes import Lane, WorkerLanes
 from web._limits import SiteLimits, Slots
 from web._matches import Matches
 from web._profiles import Profiles
-from web._runs import Runs
 from web._tournaments import Tournaments
 
 __all__ = ["Site"]
@@ -45,7 +47,7 @@ __all__ = ["Site"]
 _log = logging.getLogger("web")
 
 
-class Site(Matches, Runs, Tournaments, Profiles):
+class Site(Matches, Fields, Tournaments, Profiles):
     """The arena behind the web: one store, one case, one set of worker lanes. See the
     module's doc."""
 
@@ -94,6 +96,7 @@ class Site(Matches, Runs, Tournaments, Profiles):
                 site.drop_old_quick_matches()
                 site._resume()
                 site._resume_tournaments()
+                site._resume_field()
                 yield site
         finally:
             store.close()

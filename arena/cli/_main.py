@@ -54,6 +54,7 @@ _GROUP_OF = {
     "tournament": "_tournament",
     "tournaments": "_tournament",
     "standings": "_tournament",
+    "field": "_field",
     "demo": "_demo",
     "bench": "_bench",
 }
@@ -63,6 +64,7 @@ _GROUPS = (
     "_prune",
     "_replay",
     "_tournament",
+    "_field",
     "_baselines",
     "_cases",
     "_prove",

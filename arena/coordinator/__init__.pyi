@@ -15,6 +15,17 @@ from ._entrants import (
     make_executor as make_executor,
     store_contestant as store_contestant,
 )
+from ._field import (
+    FieldSignal as FieldSignal,
+    FieldStandings as FieldStandings,
+    enter_field as enter_field,
+    enter_waiting_runs as enter_waiting_runs,
+    field_json as field_json,
+    field_standings as field_standings,
+    find_field as find_field,
+    open_field as open_field,
+    play_field as play_field,
+)
 from ._ratings import match_ratings as match_ratings
 from ._run import (
     BatchPlayer as BatchPlayer,
@@ -33,6 +44,7 @@ from ._stored import (
     create_tournament as create_tournament,
     exclude_entrant as exclude_entrant,
     pairing_of as pairing_of,
+    playable_of as playable_of,
     played_of as played_of,
     standings_json as standings_json,
     standings_of as standings_of,

@@ -26,6 +26,7 @@ import sim
 from arena._errors import ArenaError, error_leaves
 from arena.cases import Case
 from arena.coordinator._stored import (
+    playable_of,
     played_of,
     standings_json,
     tournament_json,
@@ -242,7 +243,7 @@ def _load(store: Store, tournament_id: int) -> _Tournament:
     # Page by page: a resume holds the scheduler's counts, never every stored match at once.
     scheduler = Scheduler(plan, map(played_of, store.iter_tournament_matches(tournament_id)))
     contestants, entrants = {}, {}
-    if not scheduler.finished:
+    if not scheduler.finished or plan.format is Format.FIELD:  # a field takes newcomers
         for e in record.field:
             contestants[e.name] = Contestant(e.name, store.read_module_bytes(e.sha256))
             entrants[e.name] = e
@@ -320,9 +321,17 @@ async def _until_idle() -> None:
 
 
 async def _play(
-    store: Store, t: _Tournament, player: MatchPlayer, slots: int, on_progress: OnProgress | None
+    store: Store,
+    t: _Tournament,
+    player: MatchPlayer,
+    slots: int,
+    on_progress: OnProgress | None,
+    playable: Callable[[Pairing], bool] | None = None,
 ) -> CoordinatorStats:
-    """Play every missing match of ``t``: at most ``slots`` calls at once, each recorded once."""
+    """Play every missing match of ``t``: at most ``slots`` calls at once, each recorded once.
+
+    ``playable`` (a field's: not a withdrawn entrant's meeting) leaves out the matches it
+    refuses; the tournament is then not expected to finish."""
     sched = t.scheduler
     batcher = player if isinstance(player, BatchPlayer) else _OneAtATime(player)
     # Round-robin and gauntlet know every match from the start: one pass over ready()
@@ -373,7 +382,11 @@ async def _play(
                     pairing = next(pending, None)
                     if pairing is None:
                         pending, exhausted = None, True
-                    elif pairing not in handed and pairing not in held:
+                    elif (
+                        pairing not in handed
+                        and pairing not in held
+                        and (playable is None or playable(pairing))
+                    ):
                         return pairing
                 return None
 
@@ -475,14 +488,14 @@ async def _play(
         raise TournamentStoppedError(t.record.id, lost, sched.recorded, left) from lost
     if raised:
         raise MatchRaisedError(t.record.id, raised) from raised[0][1]
-    if not sched.finished:
+    if not sched.finished and playable is None:
         raise RuntimeError(f"tournament {t.record.id}: nothing left to play, yet not finished")
     return CoordinatorStats(played, errors, time.perf_counter() - start, store_wall, store_cpu)
 
 
 def _finish(store: Store, t: _Tournament, standings: Standings) -> TournamentRecord:
     record = store.tournament(t.record.id)
-    if record.status is TournamentStatus.RUNNING:
+    if record.status is TournamentStatus.RUNNING and t.scheduler.plan.format is not Format.FIELD:
         record = store.finish_tournament(t.record.id, standings_json(standings))
     return record
 
@@ -537,7 +550,7 @@ async def run_tournament(
                 if isinstance(player, Session):
                     slots = slots or player.slots
                 assert slots is not None
-                stats = await _play(store, t, player, slots, on_progress)
+                stats = await _play(store, t, player, slots, on_progress, playable_of(t.record))
     standings = t.scheduler.standings()
     record = await trio.to_thread.run_sync(_finish, store, t, standings)
     return TournamentResult(record, standings, stats)

@@ -14,7 +14,7 @@ starts again: ``started_by_server``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -32,6 +32,7 @@ from arena.tournament import (
     Scheduler,
     Standings,
     TournamentPlan,
+    TournamentSetupError,
     gauntlet_losses,
     standings_without,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "create_tournament",
     "exclude_entrant",
     "pairing_of",
+    "playable_of",
     "played_of",
     "standings_json",
     "standings_of",
@@ -76,6 +78,11 @@ def create_tournament(
     that cannot be held raises ``TournamentSetupError`` naming the value;
     nothing is stored then.
     """
+    if format == Format.FIELD:
+        raise TournamentSetupError(
+            "a field is not started by hand: there is one per case version, made and grown "
+            'by the server as pushed runs arrive (docs/tournaments.md, "The field")'
+        )
     plan = TournamentPlan(
         format,  # type: ignore[arg-type]  # TournamentPlan checks and converts it
         tuple(e.name for e in field),
@@ -131,6 +138,15 @@ def pairing_of(match: MatchRecord) -> Pairing:
         return Pairing.from_key(match.pairing_key)
     except ScheduleMismatchError as exc:
         raise ScheduleMismatchError(f"stored match {match.id}: {exc}") from None
+
+
+def playable_of(record: TournamentRecord) -> Callable[[Pairing], bool] | None:
+    """A field's matches to play: those of no withdrawn entrant (None: every match, for
+    the other formats, which finish)."""
+    if record.format != str(Format.FIELD):
+        return None
+    out = {x.name for x in record.excluded}
+    return lambda p: p.a not in out and p.b not in out
 
 
 def played_of(match: MatchRecord) -> Played:

@@ -13,6 +13,11 @@ from ._errors import (
     StoreVersionError as StoreVersionError,
 )
 from ._facade import Store as Store
+from ._fields import (
+    FIELD_FORMAT as FIELD_FORMAT,
+    FieldEntry as FieldEntry,
+    FieldSummary as FieldSummary,
+)
 from ._names import (
     name_keys as name_keys,
     name_problem as name_problem,

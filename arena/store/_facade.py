@@ -8,6 +8,7 @@ methods are ``Store``'s: callers never see the tables apart.
 from __future__ import annotations
 
 from arena.store._controllers import Controllers
+from arena.store._fields import Fields
 from arena.store._matches import Matches
 from arena.store._prune import Pruning
 from arena.store._published import Publishing
@@ -16,7 +17,7 @@ from arena.store._tokens import Tokens
 __all__ = ["Store"]
 
 
-class Store(Controllers, Matches, Publishing, Pruning, Tokens):
+class Store(Controllers, Matches, Fields, Publishing, Pruning, Tokens):
     """The arena's storage in one data directory: ``arena.sqlite3``, ``replays/``, ``modules/``.
 
     Open it with ``Store.open``. Every method is one transaction; it may be

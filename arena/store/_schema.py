@@ -193,7 +193,23 @@ _V4: Final = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4)
+_V5: Final = (
+    # The field (issue 26): one standing tournament of format 'field' per case version,
+    # its entrants appended to tournament_field as they arrive (never reordered). A
+    # controller enters a field once: the index also finds an entrant by module at once.
+    """
+    CREATE TABLE fields (
+        case_slug     TEXT NOT NULL,
+        case_version  INTEGER NOT NULL,
+        tournament_id INTEGER NOT NULL UNIQUE REFERENCES tournaments (id),
+        created_at    TEXT NOT NULL,
+        PRIMARY KEY (case_slug, case_version)
+    ) STRICT, WITHOUT ROWID
+    """,
+    "CREATE UNIQUE INDEX tournament_field_by_sha256 ON tournament_field (tournament_id, sha256)",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)
 """Every step, in order; never edit a published one, append a new one."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

@@ -36,7 +36,7 @@ from arena.store._store import (
     utc_now,
 )
 
-__all__ = ["MATCH_PAGE", "Tournaments", "check_takes_match"]
+__all__ = ["MATCH_PAGE", "Tournaments", "check_takes_match", "one_tournament"]
 
 MATCH_PAGE: Final = 5_000
 """Matches per read when a tournament's matches are folded page by page: a resume holds one
@@ -87,7 +87,7 @@ class Tournaments(Core):
                 " VALUES (?, ?, ?, ?)",
                 [(tid, i, e.name, e.sha256) for i, e in enumerate(entrants)],
             )
-            return _one(conn, tid)
+            return one_tournament(conn, tid)
 
         return self._db.write(tx, "recording a tournament")
 
@@ -135,7 +135,7 @@ class Tournaments(Core):
             conn.execute(
                 f"UPDATE tournaments SET {assignments} WHERE id = ?", (*args, tournament_id)
             )
-            return _one(conn, tournament_id)
+            return one_tournament(conn, tournament_id)
 
         return self._db.write(tx, f"updating tournament {tournament_id}")
 
@@ -161,7 +161,7 @@ class Tournaments(Core):
                 " VALUES (?, ?, ?, ?)",
                 (tournament_id, name, cut(reason), utc_now()),
             )
-            return _one(conn, tournament_id)
+            return one_tournament(conn, tournament_id)
 
         return self._db.write(tx, f"excluding an entrant of tournament {tournament_id}")
 
@@ -176,7 +176,7 @@ class Tournaments(Core):
             )
             if cur.rowcount == 0:
                 raise ArenaError(f"{name!r} is not excluded from tournament {tournament_id}")
-            return _one(conn, tournament_id)
+            return one_tournament(conn, tournament_id)
 
         return self._db.write(tx, f"including an entrant of tournament {tournament_id} again")
 
@@ -328,7 +328,7 @@ def _or_none(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord |
     return None if row is None else _record(conn, row)
 
 
-def _one(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord:
+def one_tournament(conn: sqlite3.Connection, tournament_id: int) -> TournamentRecord:
     record = _or_none(conn, tournament_id)
     assert record is not None, f"tournament {tournament_id} was just written"
     return record

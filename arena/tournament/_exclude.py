@@ -19,12 +19,15 @@ def standings_without(
     in schedule order, the tie-breaks over the smaller field). The results are checked
     against the plan first (``ScheduleMismatchError``).
 
+    A field's ratings take every counted match in schedule order, gaps and all (its
+    withdrawn entrants' meetings may never be played), excluded entrants or none.
+
     A bracket cannot be recomputed (who went on depends on the excluded entrant's
     matches), nor a gauntlet without its entrant: ``TournamentSetupError`` says so.
     """
     results = list(played)
     scheduler = Scheduler(plan, results)  # checks every result against the plan
-    if not excluded:
+    if not excluded and plan.format is not Format.FIELD:
         return scheduler.standings()
     unknown = sorted(set(excluded) - set(plan.field))
     if unknown:
@@ -39,7 +42,7 @@ def standings_without(
             f"{plan.order[0]!r} is the gauntlet's entrant: without it there is nothing to rank"
         )
     names = [n for n in plan.order if n not in excluded]
-    if len(names) < 2:
+    if len(names) < (1 if plan.format is Format.FIELD else 2):
         raise TournamentSetupError("the standings need two entrants or more left in")
     index = {name: i for i, name in enumerate(names)}
     tally = Tally(names, gauntlet=plan.format is Format.GAUNTLET)
@@ -54,10 +57,13 @@ def standings_without(
             tally.rate(a, b, p.winner)
     n, per = len(names), plan.rounds_per_stage
     match plan.format:
-        case Format.ROUND_ROBIN:
+        case Format.ROUND_ROBIN | Format.FIELD:
             total = n * (n - 1) // 2 * per
         case Format.GAUNTLET:
             total = (n - 1) * per
         case _:  # swiss: what was kept, and what the plan has still to pair
             total = len(kept) + scheduler.total - scheduler.recorded
-    return tally.standings(plan.format, len(kept), total, scheduler.finished)
+    # A field's withdrawn entrants' meetings are never played: it is complete once the
+    # others' are all in.
+    complete = len(kept) == total if plan.format is Format.FIELD else scheduler.finished
+    return tally.standings(plan.format, len(kept), total, complete)

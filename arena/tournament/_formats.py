@@ -25,6 +25,7 @@ __all__ = [
     "circle_meeting",
     "circle_size",
     "circle_stages",
+    "field_meeting",
     "seed_positions",
     "shuffled",
     "swiss_meetings",
@@ -69,6 +70,19 @@ def circle_meeting(n: int, stage: int, slot: int) -> Meeting:
     else:
         i, j = (stage + k) % (m - 1), (stage - k) % (m - 1)
     return (min(i, j), max(i, j))
+
+
+# --------------------------------------------------------------------------- field
+
+
+def field_meeting(stage: int, slot: int) -> Meeting:
+    """A field's meeting at (stage, slot): entrant ``stage + 1`` (the newcomer of that stage)
+    against the earlier entrant ``slot`` (0 <= slot <= stage), who is side A first.
+
+    Nothing in it depends on the size of the field, so a meeting keeps its place (and
+    every match its key) as the field grows.
+    """
+    return (slot, stage + 1)
 
 
 # --------------------------------------------------------------------------- bracket

@@ -41,15 +41,18 @@ class Format(StrEnum):
     BRACKET = "bracket"
     SWISS = "swiss"
     GAUNTLET = "gauntlet"
+    FIELD = "field"
+    """A round-robin that grows: each entrant, as it arrives, meets every one before it."""
 
 
 @dataclass(frozen=True, slots=True)
 class Pairing:
     """One match to play: who is side A (0) and side B (1), on which seed.
 
-    ``round`` is the schedule round (no controller plays twice in a round) and
-    ``slot`` the meeting's place in it; (round, slot) is unique in a tournament
-    and orders its matches ("the order they were scheduled").
+    ``round`` is the schedule round (no controller plays twice in a round, except in a
+    field, whose round is one newcomer's meetings) and ``slot`` the meeting's place in
+    it; (round, slot) is unique in a tournament and orders its matches ("the order they
+    were scheduled").
     """
 
     round: int

@@ -10,6 +10,7 @@ results recorded, whatever order they came in.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from arena.tournament._formats import (
     circle_meeting,
     circle_size,
     circle_stages,
+    field_meeting,
     shuffled,
     swiss_meetings,
 )
@@ -76,11 +78,15 @@ class TournamentPlan:
         for name in names:
             if not isinstance(name, str) or not name:
                 raise TournamentSetupError(f"entrant name {name!r} is not a non-empty string")
-        repeated = sorted({name for name in names if names.count(name) > 1})
+        repeated = sorted(name for name, k in Counter(names).items() if k > 1)
         if repeated:
             raise TournamentSetupError(f"entrant {repeated[0]!r} is in the field twice")
-        if len(names) < 2:
-            raise TournamentSetupError(f"a tournament needs two entrants or more, not {len(names)}")
+        least = 1 if fmt is Format.FIELD else 2  # a field starts with whoever is there
+        if len(names) < least:
+            raise TournamentSetupError(
+                f"a {fmt} needs {'an entrant' if least == 1 else 'two entrants'} or more, "
+                f"not {len(names)}"
+            )
         set_(self, "field", names)
         seeds = tuple(_check_u32(seed, "seed") for seed in self.seeds)
         if not seeds:
@@ -117,7 +123,7 @@ class TournamentPlan:
         match self.format:
             case Format.ROUND_ROBIN:
                 return circle_stages(n)
-            case Format.GAUNTLET:
+            case Format.GAUNTLET | Format.FIELD:
                 return n - 1
             case Format.BRACKET:
                 return (n - 1).bit_length()
@@ -147,7 +153,7 @@ class TournamentPlan:
         n = len(self.field)
         per_meeting = self.rounds_per_stage
         match self.format:
-            case Format.ROUND_ROBIN:
+            case Format.ROUND_ROBIN | Format.FIELD:
                 return n * (n - 1) // 2 * per_meeting
             case Format.GAUNTLET | Format.BRACKET:
                 return (n - 1) * per_meeting
@@ -251,6 +257,24 @@ class Scheduler:
         for p in played:
             self.record(p)
 
+    def add_entrant(self, name: str) -> None:
+        """Field only: ``name`` enters last; its meetings with every entrant before it are
+        the next stage. O(field) (the win matrix is copied: O(field²) bytes), whatever the
+        results recorded; nothing scheduled before changes (keys, order, ratings)."""
+        if self.plan.format is not Format.FIELD:
+            raise TournamentSetupError(
+                f"only a field takes entrants as it goes, not a {self.plan.format}"
+            )
+        if not isinstance(name, str) or not name:
+            raise TournamentSetupError(f"entrant name {name!r} is not a non-empty string")
+        if name in self._index:
+            raise TournamentSetupError(f"entrant {name!r} is in the field twice")
+        self.plan = dataclasses.replace(self.plan, field=(*self.plan.field, name))
+        self._index[name] = self._n
+        self._n += 1
+        self._stages = self.plan.stages
+        self._tally.grow(name)
+
     # ----------------------------------------------------------------- shape so far
 
     def _size(self, stage: int) -> int:
@@ -259,6 +283,8 @@ class Scheduler:
                 return circle_size(self._n)
             case Format.GAUNTLET:
                 return 1
+            case Format.FIELD:
+                return stage + 1
             case Format.BRACKET:
                 return self._sizes[stage]
             case Format.SWISS:
@@ -276,6 +302,8 @@ class Scheduler:
                 return circle_meeting(self._n, stage, slot)
             case Format.GAUNTLET:
                 return (0, stage + 1)
+            case Format.FIELD:
+                return field_meeting(stage, slot)
             case Format.BRACKET:
                 a, b = self._entrants[(stage, slot)]
                 return None if a is None or b is None else (a, b)
@@ -323,6 +351,8 @@ class Scheduler:
         expected = self._pairing(p.round, p.slot, meeting)
         if p != expected:
             raise ScheduleMismatchError(f"result {p.key} is not the scheduled match {expected.key}")
+        if p.round < self._cursor:  # a complete round: its flags are gone, every one was set
+            raise ScheduleMismatchError(f"result {p.key} is recorded twice")
         flags = self._done.setdefault(p.round, bytearray(self._size(stage)))
         if flags[p.slot]:
             raise ScheduleMismatchError(f"result {p.key} is recorded twice")
@@ -359,6 +389,9 @@ class Scheduler:
         while self._cursor < self._known_rounds():
             if self._count.get(self._cursor, 0) < self._size(self._cursor // self._per):
                 break
+            # A complete round needs no flag: memory stays with the rounds not complete.
+            self._done.pop(self._cursor, None)
+            self._count.pop(self._cursor, None)
             self._cursor += 1
             if self.plan.format is Format.SWISS and self._cursor == self._known_rounds():
                 freed += self._pair_swiss()

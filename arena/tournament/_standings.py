@@ -298,6 +298,18 @@ class Tally:
         self.model = PlackettLuce()
         self.ratings: list[PlackettLuceRating] = [self.model.rating() for _ in range(n)]
 
+    def grow(self, name: str) -> None:
+        """One more entrant, last (a field's newcomer), with nothing counted yet."""
+        n = len(self.names)
+        won, met = array("I", bytes(4 * (n + 1) ** 2)), array("I", bytes(4 * (n + 1) ** 2))
+        for i in range(n):
+            won[i * (n + 1) : i * (n + 1) + n] = self.won[i * n : i * n + n]
+            met[i * (n + 1) : i * (n + 1) + n] = self.met[i * n : i * n + n]
+        self.won, self.met = won, met
+        self.names = (*self.names, name)
+        self.lines.append(_Line())
+        self.ratings.append(self.model.rating())
+
     def add(self, a: int, b: int, played: Played) -> None:
         """Count one result (side A is entrant ``a``): order does not matter."""
         self.lines[a].add(played, 0)

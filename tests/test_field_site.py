@@ -1,0 +1,270 @@
+"""The field on the site (issue 26): entered by pushes, played behind quick matches, its API.
+
+The lanes' priority is checked on trio alone; the rest on a real site (a real store, real
+worker processes) through Starlette's TestClient, and on real ``arena serve`` processes:
+three pushes to a fresh server give, with no other action, a field of the baselines plus
+three whose standings are a recount of its stored matches and a round-robin's of the same
+entrants and seeds; the server killed (SIGKILL) while the field plays loses and duplicates
+nothing once started again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from starlette.testclient import TestClient
+
+import arena
+import replays
+import web
+from tests._support import AUTH, SITE_TOKEN, controller, proof_run, small_case
+from web import bench
+from web._lanes import _Limiter
+
+WAIT = 120.0
+"""Seconds any wait here may take before it fails (never reached when all is well)."""
+
+
+# =========================================================================== priority
+
+
+def test_a_quick_match_waiting_goes_before_the_fields_matches() -> None:
+    """The field's matches take a worker only when one is free and no quick match waits."""
+    order: list[str] = []
+
+    async def main() -> None:
+        limiter = _Limiter(1)
+
+        async def quick(name: str, hold: float) -> None:
+            async with limiter:
+                order.append(name)
+                await trio.sleep(hold)
+
+        async def behind(name: str) -> None:
+            await limiter.acquire_behind()
+            order.append(name)
+            await trio.sleep(0.01)
+            limiter.release()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(quick, "q1", 0.05)
+            await trio.sleep(0.01)
+            nursery.start_soon(behind, "f1")  # waits: the worker is busy
+            await trio.sleep(0.01)
+            nursery.start_soon(quick, "q2", 0.01)  # arrives later, goes first
+            await trio.sleep(0.01)
+            nursery.start_soon(behind, "f2")
+        assert limiter.statistics().borrowed_tokens == 0
+
+    trio.run(main)
+    assert order[:2] == ["q1", "q2"] and sorted(order[2:]) == ["f1", "f2"]
+
+
+# =========================================================================== the API
+
+
+def _push(client: TestClient, bundle: web.Bundle) -> dict[str, Any]:
+    r = client.post(
+        "/api/runs",
+        content=bundle.encode(),
+        headers={**AUTH, "Content-Type": replays.MEDIA_TYPE},
+    )
+    assert r.status_code in (200, 201), r.text
+    answer: dict[str, Any] = r.json()
+    return answer
+
+
+def _settled(get: Any, url: str, entrants: int) -> dict[str, Any]:
+    """The field's JSON once it has ``entrants`` and nothing pending."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        data: dict[str, Any] = get(url)
+        if data.get("entrants") == entrants and data["matches"]["pending"] == 0:
+            return data
+        assert time.monotonic() < deadline, f"the field is not settled: {data}"
+        time.sleep(0.1)
+
+
+@pytest.mark.processes
+def test_a_push_enters_the_field_which_the_site_plays_and_shows(
+    tmp_path: Path,
+) -> None:
+    case = small_case()
+    local = tmp_path / "local"
+    local.mkdir()
+    module = local / "pushed-bot.wasm"
+    module.write_bytes(controller(pages=3))
+    with arena.Store.open(local) as store:
+        run = proof_run(store, module, "pushed-bot", case)
+        bundle = web.bundle_of(store, run.id)
+    limits = web.SiteLimits(workers=1, queue=8, body_timeout=5.0, keepalive=1.0)
+    with web.Site.open(tmp_path / "data", limits=limits, case=case) as site:
+        client = TestClient(web.site_app(site, SITE_TOKEN))
+        assert client.get("/api/field").json() == {"fields": []}
+        assert client.get("/api/field/foray/1").status_code == 404
+        _push(client, bundle)
+        data = _settled(lambda u: client.get(u).json(), "/api/field/foray/1", 5)
+        assert data["case"] == {"slug": "foray", "version": 1}
+        assert data["matches"] == {"played": 20, "pending": 0, "total": 20}
+        names = {r["name"]: r for r in data["standings"]}
+        assert set(names) == {o.name for o in case.opponents} | {"pushed-bot"}
+        assert names["pushed-bot"]["baseline"] is False and names["random"]["baseline"]
+        assert names["pushed-bot"]["sha256"] == hashlib.sha256(module.read_bytes()).hexdigest()
+        assert [r["rank"] for r in data["standings"]] == [1, 2, 3, 4, 5]
+        for row in data["standings"]:
+            assert row["played"] == 8 and row["pending"] == 0
+            assert set(row["rating"]) == {"mu", "sigma", "ordinal"}
+        listed = client.get("/api/field").json()["fields"]
+        assert [(f["entrants"], f["matches"]["total"]) for f in listed] == [(5, 20)]
+        # The same push again enters nothing more.
+        _push(client, bundle)
+        assert client.get("/api/field/foray/1").json()["entrants"] == 5
+        # The events: the field now (the stream stays open: read one, then leave).
+        with client.stream("GET", "/api/field/foray/1/events") as stream:
+            lines: list[str] = []
+            for line in stream.iter_lines():
+                lines.append(line)
+                if line.startswith("data: "):
+                    break
+            assert "event: field" in lines
+            assert json.loads(lines[-1].removeprefix("data: "))["entrants"] == 5
+        # Withdraw (console only), and undo.
+        body = {"name": "random", "reason": "for the test"}
+        url = "/api/field/foray/1/withdraw"
+        assert client.post(url, json=body).status_code == 401
+        out = client.post(url, json=body, headers=AUTH).json()
+        assert out["entrants"] == 4 and "random" not in {r["name"] for r in out["standings"]}
+        assert [(w["name"], w["reason"]) for w in out["withdrawn"]] == [("random", "for the test")]
+        assert out["matches"] == {"played": 12, "pending": 0, "total": 12}
+        again = client.post(url, json=body, headers=AUTH)
+        assert again.status_code == 400 and "already" in again.json()["error"]
+        back = client.request("DELETE", url, json={"name": "random"}, headers=AUTH).json()
+        assert back["entrants"] == 5 and back["withdrawn"] == []
+        assert client.request("DELETE", url, json={"name": "random"}).status_code == 401
+
+
+# =========================================================================== arena serve
+
+
+ARENA = (sys.executable, "-m", "arena")
+
+
+def _get(url: str) -> dict[str, Any]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=WAIT) as r:
+            data: dict[str, Any] = json.loads(r.read())
+            return data
+    except urllib.error.HTTPError as exc:
+        return {"status": exc.code}
+
+
+@pytest.fixture
+def three_runs(tmp_path: Path) -> Iterator[list[tuple[Path, int, str]]]:
+    """Three proof runs of different controllers (a small module told apart by its memory
+    pages) on the default case, each in a store of its own: (its data directory, the run's
+    id, the controller's name)."""
+    runs = []
+    for i, pages in enumerate((3, 4, 5)):
+        root = tmp_path / f"local-{i}"
+        root.mkdir()
+        module = root / f"bot-{i}.wasm"
+        module.write_bytes(controller(pages=pages))
+        with arena.Store.open(root) as store:
+            runs.append(
+                (root, proof_run(store, module, f"bot-{i}", arena.default_case()).id, f"bot-{i}")
+            )
+    yield runs
+
+
+def _arena_push(local: Path, run_id: int, url: str) -> None:
+    env = {**os.environ, "FORAY_DATA_DIR": str(local), "ARENA_TOKEN": SITE_TOKEN}
+    done = subprocess.run(
+        [*ARENA, "push", str(run_id), "--server", url],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=WAIT,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.server
+@pytest.mark.processes
+@pytest.mark.slow
+def test_three_pushes_make_a_field_equal_to_a_round_robin_and_a_kill_loses_nothing(
+    tmp_path: Path, three_runs: list[tuple[Path, int, str]]
+) -> None:
+    root = tmp_path / "data"
+    case = arena.default_case()
+    n = len(case.opponents) + 3
+    total = n * (n - 1) * len(case.match.seeds)
+    with bench.ServerProcess(root, token=SITE_TOKEN, start_timeout=WAIT) as server:
+        url = server.serving()
+        for local, run_id, _ in three_runs:
+            _arena_push(local, run_id, url)
+        deadline = time.monotonic() + WAIT
+        while _get(url + "api/field/foray/1").get("matches", {}).get("played", 0) < 3:
+            assert time.monotonic() < deadline, "the field plays nothing"
+            time.sleep(0.02)
+        server.kill()  # SIGKILL, mid-way through the field's meetings
+    with arena.Store.open(root) as store:
+        before = store.tournament(store.field_id("foray", 1) or 0).matches
+    assert 3 <= before < total
+
+    with bench.ServerProcess(root, token=SITE_TOKEN, start_timeout=WAIT) as server:
+        url = server.serving()
+        data = _settled(_get, url + "api/field/foray/1", n)
+        assert server.stop() == 0
+    assert "Traceback" not in server.stderr
+    assert data["matches"] == {"played": total, "pending": 0, "total": total}
+    names = [e.name for e in case.opponents] + [name for _, _, name in three_runs]
+    assert sorted(r["name"] for r in data["standings"]) == sorted(names)
+
+    with arena.Store.open(root) as store:
+        tid = store.field_id("foray", 1)
+        assert tid is not None
+        keys = [m.pairing_key for m in store.tournament_matches(tid)]
+        assert len(keys) == len(set(keys)) == total  # nothing lost, nothing twice
+        recount = arena.field_json(store, tid)
+        modules = {e.name: store.read_module_bytes(e.sha256) for e in store.tournament(tid).field}
+    assert recount == data
+
+    # The same entrants and seeds as a round-robin `arena tournament`.
+    files = tmp_path / "modules"
+    files.mkdir()
+    specs = []
+    for name in names:
+        if name in {o.name for o in case.opponents}:
+            specs.append(name)
+        else:
+            (files / f"{name}.wasm").write_bytes(modules[name])
+            specs.append(str(files / f"{name}.wasm"))
+    assert case.match.seeds == tuple(range(len(case.match.seeds)))  # as --seeds N gives
+    seeds = str(len(case.match.seeds))
+    done = subprocess.run(
+        [*ARENA, "tournament", "--format", "round-robin", "--seeds", seeds, "--jobs", "2",
+         "--json", *specs],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "FORAY_DATA_DIR": str(tmp_path / "robin")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    robin = json.loads(done.stdout)
+
+    def table(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        keys = ("rank", "name", "wins", "losses", "draws", "forfeits", "forfeit_kinds")
+        return [(*(r[k] for k in keys), r["fuel_total"]) for r in rows]
+
+    assert table(data["standings"]) == table(robin["standings"])
