@@ -138,17 +138,79 @@ def test_a_published_controllers_record_has_each_match_from_its_side(world: Worl
     assert mus == sorted(mus, reverse=True), "losing every match, its mu only falls"
 
 
-def test_a_pushed_runs_controller_shows_its_run(world: World) -> None:
+def _field_played(world: World) -> dict[str, Any]:
+    """The field of the site's case once every meeting is played (the push entered it)."""
+    case = world.site.case
+    deadline = time.monotonic() + 120
+    while True:
+        field: dict[str, Any] = world.client.get(f"/api/field/{case.slug}/{case.version}").json()
+        if field["matches"]["pending"] == 0:
+            return field
+        assert time.monotonic() < deadline, field["matches"]
+        time.sleep(0.05)
+
+
+def test_a_pushed_runs_controller_shows_its_run_and_its_field(world: World) -> None:
+    field = _field_played(world)
     page = _page(world, world.pushed)
     assert [r["run"] for r in page["runs"]] == [world.pushed_run]
     assert page["names"] == ["pushed-bot"] and not page["module"]
     run = world.client.get(f"/api/runs/{world.pushed_run}").json()
     ids = {m["id"] for m in run["matches"]}
-    assert {m["id"] for r in page["record"] for m in r["matches"]} == ids
-    for r in page["record"]:
-        for m in r["matches"]:
+    rows = [m for r in page["record"] for m in r["matches"]]
+    assert {m["id"] for m in rows if m["run_id"] is not None} == ids
+    for m in rows:
+        if m["run_id"] is not None:  # a run's matches are rated by nothing
             assert m["run_id"] == world.pushed_run and m["rating_after"] is None
-    assert page["ratings"] == []
+        else:
+            assert m["tournament_id"] == field["tournament"] and m["rating_after"] is not None
+    # Its place in the field: its row of the field's standings, as the field's API gives it.
+    (place,) = page["fields"]
+    row = next(r for r in field["standings"] if r["sha256"] == world.pushed)
+    assert place["case"] == field["case"] and place["tournament"] == field["tournament"]
+    assert {k: place[k] for k in row} == row
+    # Its rating after each field match, in schedule order: the last is the standings'.
+    (series,) = page["ratings"]
+    assert series["tournament"] == field["tournament"] and series["label"].startswith("field")
+    per_opponent = 2 * len(world.site.case.match.seeds)
+    assert len(series["points"]) == row["played"] == (field["entrants"] - 1) * per_opponent
+    last = series["points"][-1]
+    assert {"mu": last["mu"], "sigma": last["sigma"]} == {
+        k: row["rating"][k] for k in ("mu", "sigma")
+    }
+
+
+def test_head_to_head_in_the_field_lists_every_match_and_who_won(world: World) -> None:
+    field = _field_played(world)
+    case = world.site.case
+    url = f"/api/field/{case.slug}/{case.version}/head-to-head"
+    r = world.client.get(url, params={"a": "pushed-bot", "b": "random"})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert data["a"]["name"] == "pushed-bot" and data["b"]["name"] == "random"
+    assert len(data["matches"]) == 2 * len(case.match.seeds)
+    assert {m["side"] for m in data["matches"]} == {0, 1}  # both side assignments
+    for m in data["matches"]:
+        assert m["tournament_id"] == field["tournament"]
+        sides = (m["a"], m["b"])
+        assert sides[m["side"]]["name"] == "pushed-bot"
+        winner = None if m["winner"] is None else m["winner"]
+        assert winner in (None, "pushed-bot", "random")
+    assert data["wins_a"] == sum(m["outcome"] == "win" for m in data["matches"])
+    assert data["wins_b"] == sum(m["outcome"] == "loss" for m in data["matches"])
+    # The same from the other side: the wins swapped.
+    other = world.client.get(url, params={"a": "random", "b": "pushed-bot"}).json()
+    assert (other["wins_a"], other["wins_b"]) == (data["wins_b"], data["wins_a"])
+    assert [m["id"] for m in other["matches"]] == [m["id"] for m in data["matches"]]
+    # Bad input: a name not in the field, no name, no field.
+    assert world.client.get(url, params={"a": "pushed-bot", "b": "nobody"}).status_code == 404
+    assert world.client.get(url, params={"a": "pushed-bot"}).status_code == 400
+    r = world.client.get("/api/field/nope/9/head-to-head", params={"a": "x", "b": "y"})
+    assert r.status_code == 404
+    # The field's page: there for the case's field, a 404 page for another.
+    page = world.client.get(f"/field/{case.slug}/{case.version}")
+    assert page.status_code == 200 and 'data-page="field"' in page.text
+    assert world.client.get("/field/nope/9").status_code == 404
 
 
 def test_a_baseline_shows_only_its_published_matches(world: World) -> None:

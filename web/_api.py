@@ -27,7 +27,12 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 import arena
 from web._bundle import MAX_BUNDLE_BYTES
-from web._controller_routes import controller_page, get_controller
+from web._controller_routes import (
+    controller_page,
+    field_head_to_head,
+    field_page,
+    get_controller,
+)
 from web._controllers import check_name
 from web._errors import ApiError
 from web._events import stream_events
@@ -478,6 +483,7 @@ def routes() -> list[BaseRoute]:
         _page("/matches/{id:rowid}", Side.PUBLIC, site_page("match", "match")),
         _page("/tournaments/{id:rowid}", Side.PUBLIC, site_page("tournament", "tournament")),
         _page("/controllers/{sha256:sha256}", Side.PUBLIC, controller_page(Side.PUBLIC)),
+        _page("/field/{slug}/{version:rowid}", Side.PUBLIC, field_page),
         _page("/console", Side.CONSOLE, site_page("console", "console", Side.CONSOLE)),
         _page("/console/runs/{id:rowid}", Side.CONSOLE, site_page("run", "run", Side.CONSOLE)),
         _page(
@@ -512,6 +518,7 @@ def routes() -> list[BaseRoute]:
         _api("/api/field", list_fields),
         _api("/api/field/{slug}/{version:rowid}", get_field),
         _api("/api/field/{slug}/{version:rowid}/events", field_events),
+        _api("/api/field/{slug}/{version:rowid}/head-to-head", field_head_to_head),
         _api("/api/field/{slug}/{version:rowid}/withdraw", field_withdrawal, ["POST", "DELETE"]),
         _api("/api/workers", list_workers),
         _api("/api/workers/connect", connect_worker),

@@ -123,7 +123,12 @@ class Profiles(SiteCore):
             return True
         if self.store.runs(limit=1, controller=sha256, published_only=True):
             return True
-        return bool(self.store.matches(limit=1, controller=sha256, published_only=True))
+        if self.store.matches(limit=1, controller=sha256, published_only=True):
+            return True
+        return any(  # a field's entrant, before its first match too (a field is public)
+            sha256 in {e.sha256 for e in self.store.field_entrants(f.tournament_id)}
+            for f in self.store.fields()
+        )
 
     def controller_page_json(self, sha256: str, *, everything: bool = True) -> dict[str, Any]:
         """A controller's page: its names, its runs, the tournaments it played in (its row of
@@ -139,35 +144,44 @@ class Profiles(SiteCore):
             raise ApiError(404, f"no controller {sha256!r}") from None
         if record.sha256 != sha256:  # a name that happens to look like a sha256
             raise ApiError(404, f"no controller {sha256!r}")
-        matches = sorted(self._matches_of(sha256, everything=everything), key=lambda m: m.id)
+        field_ids = {f.tournament_id: f for f in self.store.fields()}
+        # A field is public, and so are its matches: the others as published.
+        matches = sorted(
+            (
+                m
+                for m in self._matches_of(sha256, everything=True)
+                if everything or m.published or m.tournament_id in field_ids
+            ),
+            key=lambda m: m.id,
+        )
         runs = self._runs_of(sha256, everything=everything)
         # Publicly, only the names it is published under (another may be a local run's).
         shown = everything or (record.origin is arena.Origin.BASELINE and not record.hidden)
         names = [record.name] if shown else []
         ratings: dict[int, Any] = {}
         tournaments = []
+        fields = []
         series = []
-        for tid in sorted({m.tournament_id for m in matches if m.tournament_id is not None}):
+        entered = {
+            tid for tid in field_ids if sha256 in {e.sha256 for e in self.store.field_entrants(tid)}
+        }
+        played_in = {m.tournament_id for m in matches if m.tournament_id is not None}
+        for tid in sorted(played_in | entered):
             tournament, played = self.store.tournament_with_matches(tid)
-            if not (everything or tournament.published):
+            if not (everything or tournament.published or tid in field_ids):
                 continue
             rated = arena.match_ratings(tournament, played)
             ratings.update(rated)
             mine = [m for m in played if sha256 in (e.sha256 for e in m.entrants)]
             name = next(e.name for e in tournament.field if e.sha256 == sha256)
-            standings = arena.standings_of(tournament, played)
-            row = next((r for r in standings.rows if r.name == name), None)
-            tournaments.append(
-                {
-                    "id": tid,
-                    "format": tournament.format,
-                    "status": str(tournament.status),
-                    "name": name,
-                    "entrants": len(tournament.field),
-                    "excluded": name in {x.name for x in tournament.excluded},
-                    "row": None if row is None else row.to_json(),
-                }
-            )
+            if tid in field_ids:
+                summary = field_ids[tid]
+                case = {"slug": summary.case_slug, "version": summary.case_version}
+                fields.append(_field_place(self.store, tid, case, name, sha256))
+                label = f"field {summary.case_slug}/{summary.case_version}"
+            else:
+                tournaments.append(_tournament_place(tournament, played, name))
+                label = f"tournament #{tid} ({tournament.format})"
             order = {m.id: i for i, m in enumerate(_schedule_order(played))}
             points = []
             for m in sorted(mine, key=lambda m: order[m.id]):
@@ -175,7 +189,6 @@ class Profiles(SiteCore):
                 after = rated.get(m.id)
                 if after is not None:
                     points.append({"match": m.id, **_rating(after[side])})
-            label = f"tournament #{tid} ({tournament.format})"
             series.append(
                 {"tournament": tid, "format": tournament.format, "label": label, "points": points}
             )
@@ -213,12 +226,29 @@ class Profiles(SiteCore):
             "module": everything or (record.origin is arena.Origin.BASELINE and not record.hidden),
             "runs": [_run_row(r) for r in runs],
             "tournaments": tournaments,
-            "fields": [],
+            "fields": fields,
             "record": sorted(
                 record_rows.values(),
                 key=lambda r: (-(r["wins"] + r["losses"] + r["draws"]), r["opponent"]["name"]),
             ),
             "ratings": series,
+        }
+
+    def field_head_to_head_json(self, slug: str, version: int, a: str, b: str) -> dict[str, Any]:
+        """Every match between the entrants ``a`` and ``b`` (names) of the field of case
+        ``slug`` version ``version`` and who won each (``GET /api/field/{slug}/{version}/
+        head-to-head``: a field is public, and so are its matches). 404 for a case version
+        without a field, or a name not in it."""
+        tid = self.store.field_id(slug, version)
+        if tid is None:
+            raise ApiError(404, f"no field of {slug}/{version}")
+        entrants = self.store.field_entrants(tid)
+        first, second = _entrant(entrants, a, "a"), _entrant(entrants, b, "b")
+        data = self.head_to_head_json(first.sha256, second.sha256, tournament_id=tid)
+        return {
+            "a": {"name": first.name, "sha256": first.sha256},
+            "b": {"name": second.name, "sha256": second.sha256},
+            **data,
         }
 
     def head_to_head_json(
@@ -251,6 +281,47 @@ class Profiles(SiteCore):
             "draws": sum(r["outcome"] == "draw" for r in rows),
             "matches": rows,
         }
+
+
+def _entrant(entrants: list[arena.Entrant], name: str, where: str) -> arena.Entrant:
+    found = next((e for e in entrants if e.name == name), None)
+    if found is None:
+        raise ApiError(404, f"query {where!r}: no entrant {name!r} in the field")
+    return found
+
+
+def _tournament_place(
+    tournament: arena.TournamentRecord, played: list[arena.MatchRecord], name: str
+) -> dict[str, Any]:
+    """The controller (``name`` there) in a tournament: its row of the standings."""
+    standings = arena.standings_of(tournament, played)
+    row = next((r for r in standings.rows if r.name == name), None)
+    return {
+        "id": tournament.id,
+        "format": tournament.format,
+        "status": str(tournament.status),
+        "name": name,
+        "entrants": len(tournament.field),
+        "excluded": name in {x.name for x in tournament.excluded},
+        "row": None if row is None else row.to_json(),
+    }
+
+
+def _field_place(
+    store: arena.Store, tid: int, case: dict[str, Any], name: str, sha256: str
+) -> dict[str, Any]:
+    """The controller in a field: the case, and its row of the field's standings (as
+    ``GET /api/field/{slug}/{version}`` gives it), or its withdrawal."""
+    field = arena.field_json(store, tid)
+    row = next((r for r in field["standings"] if r["sha256"] == sha256), None)
+    gone = next((x for x in field["withdrawn"] if x["sha256"] == sha256), None)
+    return {
+        "case": case,
+        "tournament": tid,
+        "entrants": field["entrants"],
+        **(row if row is not None else {"name": name, "rank": None}),
+        "withdrawn": gone,
+    }
 
 
 def _schedule_order(matches: list[arena.MatchRecord]) -> list[arena.MatchRecord]:

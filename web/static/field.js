@@ -95,7 +95,7 @@ let versusAsked = 0;
 
 function fillPicker(picker, names, wanted) {
   const current = picker.value || wanted || "";
-  picker.replaceChildren(h("option", { value: "" }, "choose"), names.map((n) => h("option", { value: n }, n)));
+  picker.replaceChildren(h("option", { value: "" }, "choose"), ...names.map((n) => h("option", { value: n }, n)));
   if (names.includes(current)) picker.value = current;
 }
 
