@@ -523,6 +523,9 @@ def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_pub
             record = re.fullmatch(r"/(runs|matches|tournaments)/(\d+)(\?.*)?", href)
             if href.startswith("?"):
                 continue  # a run page's own opponent links
+            if re.fullmatch(r"/field/[^/]+/\d+", href):  # a field's page: public
+                todo.append(href)
+                continue
             controller = re.fullmatch(r"/controllers/([0-9a-f]{64})", href)
             if controller is not None:  # a controller's page (issue 26): a published one's
                 assert served.site.published_controller(controller[1]), (path, href)
