@@ -186,7 +186,7 @@ def upload(store: Store, pages: int, name: str) -> str:
 
 def test_one_field_per_case_version_made_with_every_baseline(store: Store) -> None:
     record = arena.open_field(store, SHORT_CASE)
-    assert record.format == "field" and str(record.status) == "running"
+    assert record.format == "field" and str(record.status) == "running" and record.published
     assert [e.name for e in record.field] == [o.name for o in SHORT_CASE.opponents]
     assert "fuel-probe" in [e.name for e in record.field]  # the hidden one plays too
     assert record.seeds == SHORT_CASE.match.seeds

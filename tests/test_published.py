@@ -220,7 +220,9 @@ def _published(store: arena.Store) -> tuple[set[int], set[int], set[int]]:
 def test_a_crawl_without_a_token_finds_what_is_published_and_nothing_else(world: World) -> None:
     store = world.site.store
     matches, runs, tournaments = _published(store)
-    assert runs == {world.pushed_run} and tournaments == {world.published_tournament}
+    # The pushed run's controller entered the field, which is public from the start.
+    field = store.field_id("foray", 1)
+    assert runs == {world.pushed_run} and tournaments == {world.published_tournament, field}
     assert world.published_quick in matches and world.hidden_quick not in matches
     for role in (None, Role.PUSH, Role.WORKER):
         headers = {} if role is None else {"Authorization": f"Bearer {world.tokens[role]}"}

@@ -222,7 +222,8 @@ tournament_matches_csv = _csv_download("matches")
 @operation(
     "get",
     "live standings as server-sent events (event `tournament`, data: the tournament"
-    " JSON), until it is finished or failed",
+    " JSON), until it is finished or failed (a field's: one event, its own stream is"
+    " /api/field/{slug}/{version}/events)",
     {"200": event_stream("tournament", "TournamentDetail"), **errors("404", "429", "503")},
     parameters=[ID],
     side=Side.PUBLIC,
@@ -235,7 +236,8 @@ async def tournament_events(request: Request) -> Response:
 
     def state() -> tuple[dict[str, Any], bool]:
         data = site.tournament_json(tournament_id)
-        return data, data["status"] != "running"
+        # A field never finishes: its live standings are /api/field/{slug}/{version}/events.
+        return data, data["status"] != "running" or data["format"] == "field"
 
     key = tournament_key(tournament_id)
     return await stream_events(request, key, "tournament", state, every=site.limits.live_every)

@@ -96,8 +96,8 @@ class Fields(Tournaments):
         options: Mapping[str, Any],
     ) -> TournamentRecord:
         """The field of this case version: made now (a running tournament of format
-        ``field`` over ``field``, in that order) unless it exists, then returned as it is.
-        Two processes making it at once make one."""
+        ``field`` over ``field``, in that order, published) unless it exists, then returned
+        as it is. Two processes making it at once make one."""
         entrants = tuple(check_entrant(e) for e in field)
         if len({e.sha256 for e in entrants}) != len(entrants) or not entrants:
             raise ArenaError("a field starts with one controller or more, each once")
@@ -126,6 +126,12 @@ class Fields(Tournaments):
                 "INSERT INTO fields (case_slug, case_version, tournament_id, created_at)"
                 " VALUES (?, ?, ?, ?)",
                 (case_slug, case_version, tid, now),
+            )
+            # Public from the start, its matches with it (those to come too): the field's
+            # standings, replays and controllers are the public site's (docs/web.md).
+            conn.execute(
+                "INSERT INTO published_tournaments (tournament_id, published_at) VALUES (?, ?)",
+                (tid, now),
             )
             return one_tournament(conn, tid)
 
