@@ -268,3 +268,69 @@ def test_three_pushes_make_a_field_equal_to_a_round_robin_and_a_kill_loses_nothi
         return [(*(r[k] for k in keys), r["fuel_total"]) for r in rows]
 
     assert table(data["standings"]) == table(robin["standings"])
+
+
+_CLUSTER = """
+import sys, ray
+from ray._private.state import state
+ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+print(ray.get_runtime_context().gcs_address, flush=True)
+sys.stdin.read()
+print(len(state.job_table()), flush=True)
+ray.shutdown()
+"""
+
+
+@pytest.mark.ray
+@pytest.mark.server
+@pytest.mark.processes
+@pytest.mark.slow
+def test_with_foray_ray_address_the_fields_matches_go_to_that_cluster(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's field player opens a Ray driver on the cluster ``$FORAY_RAY_ADDRESS``
+    names and plays the field there; the standings are those of local play."""
+    import secrets
+
+    local = tmp_path / "local"
+    local.mkdir()
+    module = local / "ray-bot.wasm"
+    module.write_bytes(controller(pages=3))
+    with arena.Store.open(local) as store:
+        run_id = proof_run(store, module, "ray-bot", arena.default_case()).id
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.setenv("RAY_AUTH_TOKEN", secrets.token_hex(16))
+    cluster = subprocess.Popen(
+        [sys.executable, "-c", _CLUSTER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert cluster.stdout is not None
+        address = cluster.stdout.readline().strip()
+        assert address, "the cluster did not start"
+        monkeypatch.setenv("FORAY_RAY_ADDRESS", address)
+        with bench.ServerProcess(tmp_path / "data", token=SITE_TOKEN, start_timeout=WAIT) as server:
+            url = server.serving()
+            _arena_push(local, run_id, url)
+            data = _settled(
+                _get, url + "api/field/foray/1", len(arena.default_case().opponents) + 1
+            )
+            assert server.stop() == 0
+        jobs, _ = cluster.communicate("", timeout=120)
+    finally:
+        if cluster.poll() is None:
+            cluster.kill()
+            cluster.wait(timeout=30)
+    assert "Traceback" not in server.stderr, server.stderr[-3000:]
+    # Two drivers on that cluster: the one that started it and the server's field player.
+    assert int(jobs.split()[-1]) == 2
+    monkeypatch.delenv("FORAY_RAY_ADDRESS")
+    with bench.ServerProcess(tmp_path / "again", token=SITE_TOKEN, start_timeout=WAIT) as server:
+        url = server.serving()
+        _arena_push(local, run_id, url)
+        here = _settled(_get, url + "api/field/foray/1", len(arena.default_case().opponents) + 1)
+        assert server.stop() == 0
+    assert here["standings"] == data["standings"]

@@ -52,7 +52,8 @@ JSON_LIMIT = 64 * 1024
 
 
 def _doc_path(path: str) -> str:
-    return path.replace("{id:rowid}", "{id}").replace("{sha256:sha256}", "{sha256}")
+    path = path.replace("{id:rowid}", "{id}").replace("{sha256:sha256}", "{sha256}")
+    return path.replace("{version:rowid}", "{version}")
 
 
 def _app_writes() -> set[tuple[str, str]]:
@@ -194,12 +195,14 @@ def _every_get(served: Served) -> list[str]:
                 route.path.replace("{id:rowid}", "1")
                 .replace("{sha256:sha256}", public["sha256"])
                 .replace("{name:path}", "nobody")
+                .replace("{slug}", "foray")
+                .replace("{version:rowid}", "1")
             )
         elif getattr(route, "path", "") == "/static":
             targets.append("/static/viewer.js")
         else:
             writes_only += 1  # a route of writes alone (publish): the write sweeps cover it
-    assert len(targets) + writes_only == len(app.routes) and writes_only <= 5
+    assert len(targets) + writes_only == len(app.routes) and writes_only <= 6
     return targets
 
 
@@ -310,8 +313,8 @@ def _limit(path: str) -> int:
 
 
 def _url(path: str) -> str:
-    """A documented path as a request's: a record's id is 1."""
-    return path.replace("{id}", "1")
+    """A documented path as a request's: a record's id is 1, a field's case foray/1."""
+    return path.replace("{id}", "1").replace("{slug}", "foray").replace("{version}", "1")
 
 
 @pytest.mark.parametrize(("path", "method"), BODY_ROUTES)
