@@ -197,6 +197,7 @@ def _every_get(served: Served) -> list[str]:
                 .replace("{name:path}", "nobody")
                 .replace("{slug}", "foray")
                 .replace("{version:rowid}", "1")
+                .replace("/head-to-head", "/head-to-head?a=random&b=greedy-raider")
             )
         elif getattr(route, "path", "") == "/static":
             targets.append("/static/viewer.js")
