@@ -123,6 +123,21 @@ def test_the_field_page_updates_live_as_a_fourth_run_is_pushed(
         assert opponents.count() == n - 1
         points = tab.page.locator(".site-ratings .site-ratings-point")
         assert points.count() == (n - 1) * 2 * len(case.match.seeds)
+
+        # The console's page of the field: withdraw the newcomer with the reason, then undo.
+        tab.open_site(f"{url}console#token={SITE_TOKEN}")
+        tab.open_site(f"{url}console/field/{case.slug}/{case.version}")
+        assert tab.page.locator(".site-side").inner_text() == "console"
+        tab.page.locator(".site-withdraw-name").select_option(name)
+        tab.page.locator(".site-withdraw-reason").fill("copied from another entrant")
+        tab.page.get_by_role("button", name="withdraw").click()
+        _wait(tab, f"(n) => {main}.dataset.entrants === String(n)", n - 1)
+        gone = tab.page.locator(".site-withdrawn .site-excluded").inner_text()
+        assert name in gone and "copied from another entrant" in gone
+        assert tab.page.locator(".site-standings a.site-name", has_text=name).count() == 0
+        tab.page.locator(".site-withdraw-name").select_option(name)
+        tab.page.get_by_role("button", name="undo").click()
+        _wait(tab, f"(n) => {main}.dataset.entrants === String(n)", n)
         tab.page.goto("about:blank")  # its event stream closed before the server stops
         assert server.stop() == 0
     assert "Traceback" not in server.stderr

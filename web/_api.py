@@ -483,7 +483,7 @@ def routes() -> list[BaseRoute]:
         _page("/matches/{id:rowid}", Side.PUBLIC, site_page("match", "match")),
         _page("/tournaments/{id:rowid}", Side.PUBLIC, site_page("tournament", "tournament")),
         _page("/controllers/{sha256:sha256}", Side.PUBLIC, controller_page(Side.PUBLIC)),
-        _page("/field/{slug}/{version:rowid}", Side.PUBLIC, field_page),
+        _page("/field/{slug}/{version:rowid}", Side.PUBLIC, field_page(Side.PUBLIC)),
         _page("/console", Side.CONSOLE, site_page("console", "console", Side.CONSOLE)),
         _page("/console/runs/{id:rowid}", Side.CONSOLE, site_page("run", "run", Side.CONSOLE)),
         _page(
@@ -495,6 +495,7 @@ def routes() -> list[BaseRoute]:
             site_page("tournament", "tournament", Side.CONSOLE),
         ),
         _page("/console/controllers/{sha256:sha256}", Side.CONSOLE, controller_page(Side.CONSOLE)),
+        _page("/console/field/{slug}/{version:rowid}", Side.CONSOLE, field_page(Side.CONSOLE)),
         _api("/openapi.json", openapi),
         _api("/api/status", status),
         _read_write("/api/controllers", list_controllers, upload_controller),

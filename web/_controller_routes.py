@@ -80,11 +80,17 @@ def field_head_to_head(request: Request) -> Response:
     return json_response(site_of(request).field_head_to_head_json(slug, version, a, b))
 
 
-def field_page(request: Request) -> Response:
-    """The page of a field (public): a 404 page for a case version without one."""
-    slug, version = request.path_params["slug"], request.path_params["version"]
-    try:
-        site_of(request).field_id_of(slug, version)
-    except ApiError as exc:
-        return missing_page(exc.message)
-    return site_page_html("field", "field", f"{slug}/{version}")
+def field_page(side: Side) -> Callable[[Request], Response]:
+    """The endpoint of a field's page on ``side``: public, a 404 page for a case version
+    without a field; the console's (its form withdraws an entrant), its shell whatever."""
+
+    def endpoint(request: Request) -> Response:
+        slug, version = request.path_params["slug"], request.path_params["version"]
+        if side is Side.PUBLIC:
+            try:
+                site_of(request).field_id_of(slug, version)
+            except ApiError as exc:
+                return missing_page(exc.message)
+        return site_page_html("field", "field", f"{slug}/{version}", side=str(side))
+
+    return endpoint

@@ -2,9 +2,10 @@
 // then the tie-breaks, with the openskill rating as mu and sigma, played and pending,
 // forfeits by kind, fuel), live over server-sent events as meetings play and entrants
 // arrive; each entrant linked to its controller's page; head to head of any two
-// (?a=NAME&b=NAME in the address).
+// (?a=NAME&b=NAME in the address). On the console (/console/field/...), a form withdraws an
+// entrant with the reason, or undoes a withdrawal.
 
-import { api, follow, frame, guarded, h, lastTick, matchLink, num, pageHref, setAddress, table, when } from "./site.js";
+import { api, follow, frame, guarded, h, lastTick, matchLink, num, onConsole, pageHref, setAddress, table, when } from "./site.js";
 
 const main = frame("field");
 const [slug, version] = window.location.pathname.split("/").slice(-2).map(decodeURIComponent);
@@ -87,6 +88,42 @@ function drawWithdrawn(f) {
   );
 }
 
+// The operator's form (console only): withdraw an entrant, with the reason, or undo it.
+const operator = h("section", { class: "site-section site-withdraw" });
+const withdrawName = h("select", { class: "site-withdraw-name", "aria-label": "entrant" });
+const withdrawReason = h("input", { type: "text", class: "site-withdraw-reason", "aria-label": "reason", placeholder: "the reason (shown with the standings)" });
+const withdrawNote = h("span", { class: "site-note", role: "status" });
+
+async function withdrawal(method, body) {
+  try {
+    draw(await api(`${base}/withdraw`, { method, body }));
+    withdrawNote.textContent = method === "POST" ? `${body.name} withdrawn` : `${body.name} is back`;
+  } catch (err) {
+    withdrawNote.textContent = err.message;
+  }
+}
+
+function drawOperator(f) {
+  if (!onConsole) return;
+  const names = [...f.standings.map((r) => r.name), ...f.withdrawn.map((x) => x.name)];
+  fillPicker(withdrawName, names, null);
+  if (operator.childElementCount === 0) {
+    operator.append(
+      h("h2", {}, "Withdraw an entrant"),
+      h(
+        "form",
+        { class: "site-form", onsubmit: (e) => { e.preventDefault(); withdrawal("POST", { name: withdrawName.value, reason: withdrawReason.value }); } },
+        h("label", {}, "withdraw ", withdrawName),
+        h("label", {}, "because ", withdrawReason),
+        h("button", { type: "submit" }, "withdraw"),
+        h("button", { type: "button", class: "site-undo", onclick: () => withdrawal("DELETE", { name: withdrawName.value }) }, "undo"),
+        withdrawNote,
+      ),
+      h("p", { class: "site-meta" }, "A withdrawn entrant leaves the standings; its matches stay recorded; its meetings not played yet are not played until it is back."),
+    );
+  }
+}
+
 // Head to head: two pickers over the entrants; the matches between them, who won each.
 const pickA = h("select", { class: "site-h2h-a", "aria-label": "first entrant" });
 const pickB = h("select", { class: "site-h2h-b", "aria-label": "second entrant" });
@@ -150,6 +187,7 @@ function draw(f) {
   drawStandings(f);
   drawWithdrawn(f);
   drawVersus(f);
+  drawOperator(f);
   main.dataset.played = String(f.matches.played);
   main.dataset.entrants = String(f.entrants);
 }
@@ -159,7 +197,7 @@ guarded(main, async () => {
   pickA.addEventListener("change", () => guarded(versusResult, showVersus));
   pickB.addEventListener("change", () => guarded(versusResult, showVersus));
   versus.append(h("h2", {}, "Head to head"), h("p", {}, pickA, " against ", pickB), versusResult);
-  main.append(head, standings, versus, withdrawn);
+  main.append(head, standings, versus, withdrawn, operator);
   draw(f);
   main.dataset.state = "ready";
   if (pickA.value && pickB.value) guarded(versusResult, showVersus);

@@ -5,11 +5,12 @@ import {
   guarded,
   lastTick,
   matchLink,
+  onConsole,
   pageHref,
   setAddress,
   table,
   when
-} from "./chunk-ZOPKZFS6.js";
+} from "./chunk-7FCFBXBY.js";
 import {
   h,
   num
@@ -88,6 +89,41 @@ function drawWithdrawn(f) {
     ] : []
   );
 }
+var operator = h("section", { class: "site-section site-withdraw" });
+var withdrawName = h("select", { class: "site-withdraw-name", "aria-label": "entrant" });
+var withdrawReason = h("input", { type: "text", class: "site-withdraw-reason", "aria-label": "reason", placeholder: "the reason (shown with the standings)" });
+var withdrawNote = h("span", { class: "site-note", role: "status" });
+async function withdrawal(method, body) {
+  try {
+    draw(await api(`${base}/withdraw`, { method, body }));
+    withdrawNote.textContent = method === "POST" ? `${body.name} withdrawn` : `${body.name} is back`;
+  } catch (err) {
+    withdrawNote.textContent = err.message;
+  }
+}
+function drawOperator(f) {
+  if (!onConsole) return;
+  const names = [...f.standings.map((r) => r.name), ...f.withdrawn.map((x) => x.name)];
+  fillPicker(withdrawName, names, null);
+  if (operator.childElementCount === 0) {
+    operator.append(
+      h("h2", {}, "Withdraw an entrant"),
+      h(
+        "form",
+        { class: "site-form", onsubmit: (e) => {
+          e.preventDefault();
+          withdrawal("POST", { name: withdrawName.value, reason: withdrawReason.value });
+        } },
+        h("label", {}, "withdraw ", withdrawName),
+        h("label", {}, "because ", withdrawReason),
+        h("button", { type: "submit" }, "withdraw"),
+        h("button", { type: "button", class: "site-undo", onclick: () => withdrawal("DELETE", { name: withdrawName.value }) }, "undo"),
+        withdrawNote
+      ),
+      h("p", { class: "site-meta" }, "A withdrawn entrant leaves the standings; its matches stay recorded; its meetings not played yet are not played until it is back.")
+    );
+  }
+}
 var pickA = h("select", { class: "site-h2h-a", "aria-label": "first entrant" });
 var pickB = h("select", { class: "site-h2h-b", "aria-label": "second entrant" });
 var versusResult = h("div", { class: "site-h2h-result" });
@@ -146,6 +182,7 @@ function draw(f) {
   drawStandings(f);
   drawWithdrawn(f);
   drawVersus(f);
+  drawOperator(f);
   main.dataset.played = String(f.matches.played);
   main.dataset.entrants = String(f.entrants);
 }
@@ -154,7 +191,7 @@ guarded(main, async () => {
   pickA.addEventListener("change", () => guarded(versusResult, showVersus));
   pickB.addEventListener("change", () => guarded(versusResult, showVersus));
   versus.append(h("h2", {}, "Head to head"), h("p", {}, pickA, " against ", pickB), versusResult);
-  main.append(head, standings, versus, withdrawn);
+  main.append(head, standings, versus, withdrawn, operator);
   draw(f);
   main.dataset.state = "ready";
   if (pickA.value && pickB.value) guarded(versusResult, showVersus);

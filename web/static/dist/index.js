@@ -7,7 +7,7 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-ZOPKZFS6.js";
+} from "./chunk-7FCFBXBY.js";
 import {
   h,
   num

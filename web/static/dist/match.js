@@ -7,7 +7,7 @@ import {
   mountMatchViewer,
   outcomeText,
   pageHref
-} from "./chunk-ZOPKZFS6.js";
+} from "./chunk-7FCFBXBY.js";
 import {
   h
 } from "./chunk-FE2HDH3U.js";

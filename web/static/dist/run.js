@@ -8,7 +8,7 @@ import {
   pageHref,
   setAddress,
   table
-} from "./chunk-ZOPKZFS6.js";
+} from "./chunk-7FCFBXBY.js";
 import {
   h,
   num

@@ -10,7 +10,7 @@ import {
   table,
   timing,
   when
-} from "./chunk-ZOPKZFS6.js";
+} from "./chunk-7FCFBXBY.js";
 import {
   h,
   num

@@ -208,6 +208,7 @@ async function guarded(element, load) {
 }
 
 export {
+  onConsole,
   pageHref,
   savedToken,
   saveToken,
