@@ -169,13 +169,13 @@ function drawRuns(c) {
 }
 function drawStandingRows(c) {
   const rows = [
-    ...c.fields.map((f) => ({ ...f, href: `/field/${f.case.slug}/${f.case.version}`, label: `field ${f.case.slug}/${f.case.version}` })),
+    ...c.fields.map((f) => ({ ...f, href: `${pageHref("field", f.case.slug)}/${f.case.version}`, label: `field ${f.case.slug}/${f.case.version}`, gone: f.withdrawn ? "withdrawn" : null })),
     ...c.tournaments.map((t) => ({
       ...t.row || {},
       name: t.name,
       href: pageHref("tournaments", t.id),
       label: `tournament #${t.id} (${t.format})`,
-      excluded: t.excluded
+      gone: t.excluded ? "excluded" : null
     }))
   ];
   return h(
@@ -186,7 +186,7 @@ function drawStandingRows(c) {
       [
         { title: "where", cell: (r) => h("a", { href: r.href }, r.label) },
         { title: "as", cell: (r) => r.name },
-        { title: "rank", cell: (r) => r.excluded ? "excluded" : r.rank == null ? "–" : String(r.rank), class: "site-num" },
+        { title: "rank", cell: (r) => r.gone ?? (r.rank == null ? "–" : String(r.rank)), class: "site-num" },
         { title: "wins", cell: (r) => String(r.wins ?? 0), class: "site-num" },
         { title: "losses", cell: (r) => String(r.losses ?? 0), class: "site-num" },
         { title: "draws", cell: (r) => String(r.draws ?? 0), class: "site-num" },
