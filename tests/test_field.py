@@ -18,6 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 import arena
 from arena.cases import default_case
+from arena.coordinator import run_tournament_sync
 from arena.store import Origin, Store
 from arena.tournament import (
     Format,
@@ -364,3 +365,17 @@ def test_arena_field_refuses_by_name(
         arena.open_field(store, SHORT_CASE)
     ran = cli(capsys, "field", *args)
     assert ran.code == 2 and message in ran.err, ran.err
+
+
+@pytest.mark.slow
+def test_run_tournament_plays_what_a_field_misses_and_leaves_it_running(store: Store) -> None:
+    """``arena tournament --resume`` of a field: its missing meetings played, the withdrawn
+    entrant's left out, the standings without it, and the field never finished."""
+    tid = arena.open_field(store, SHORT_CASE).id
+    store.withdraw_entrant(tid, "random", "for the test")
+    player = InProcess()
+    run = run_tournament_sync(store, tid, player, slots=2)
+    assert len(player.played) == 3 * 2  # the three others' meetings, both sides
+    assert str(run.record.status) == "running"
+    assert [r.name for r in run.standings.rows if r.name == "random"] == []
+    assert run.standings.complete and run.standings.total == 6

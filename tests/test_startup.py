@@ -98,6 +98,7 @@ MATCH_PATH = {
     "arena.store._db",
     "arena.store._errors",
     "arena.store._facade",
+    "arena.store._fields",
     "arena.store._match_rows",
     "arena.store._matches",
     "arena.store._names",

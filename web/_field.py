@@ -61,9 +61,14 @@ class Fields(Runs):
     ) -> tuple[dict[str, Any], bool]:
         answer, created = super()._record_push(bundle, matches)
         if created and answer.get("outcome") != str(arena.RunOutcome.COULD_NOT_COMPETE):
-            entry = arena.enter_field(
-                self.store, self.case, bundle.controller, bundle.module_sha256
-            )
+            try:
+                entry = arena.enter_field(
+                    self.store, self.case, bundle.controller, bundle.module_sha256
+                )
+            except Exception as exc:  # the run is recorded: its answer stands
+                _log.error("the pushed %r did not enter the field: %s (the next start "
+                           "enters it)", bundle.controller, exc)  # fmt: skip
+                return answer, created
             if entry.new:
                 _log.info("%s entered the field", entry.entrant.name)
             self._wake_field()

@@ -29,6 +29,7 @@ from arena.coordinator._stored import (
     playable_of,
     played_of,
     standings_json,
+    standings_of,
     tournament_json,
     tournament_plan,
     tournament_rules,
@@ -553,6 +554,9 @@ async def run_tournament(
                 stats = await _play(store, t, player, slots, on_progress, playable_of(t.record))
     standings = t.scheduler.standings()
     record = await trio.to_thread.run_sync(_finish, store, t, standings)
+    if record.format == str(Format.FIELD):  # its withdrawn entrants left out: a recount
+        matches = store.iter_tournament_matches(record.id)
+        standings = await trio.to_thread.run_sync(standings_of, record, matches)
     return TournamentResult(record, standings, stats)
 
 
