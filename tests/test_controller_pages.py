@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -248,3 +249,21 @@ def test_the_controller_page_is_written_from_the_api_alone(world: World) -> None
     r = world.client.get(f"/controllers/{world.trapper}")
     assert "trapper" not in r.text  # names are written by the page's script, as text
     assert r.headers["content-security-policy"].startswith("default-src 'self'")
+
+
+def test_a_field_entrant_that_has_not_played_yet_has_its_page(tmp_path: Path) -> None:
+    """The hidden opponent enters the field with the baselines: its page is public (under the
+    name it has there) before any match is played, its module still private."""
+    case = small_case()
+    with web.Site.open(tmp_path / "data", limits=web.SiteLimits(workers=1), case=case) as site:
+        field = arena.open_field(site.store, case)  # made, and not played: nothing woke it
+        hidden = next(e for e in field.field if site.store.controller(e.sha256).hidden)
+        client = TestClient(web.site_app(site, SITE_TOKEN))
+        r = client.get(f"/api/controllers/{hidden.sha256}")
+        assert r.status_code == 200, r.text
+        page = r.json()
+        assert page["names"] == [hidden.name] and page["module"] is False
+        assert page["record"] == [] and page["runs"] == []
+        (place,) = page["fields"]
+        assert place["name"] == hidden.name and place["played"] == 0
+        assert client.get(f"/api/controllers/{hidden.sha256}/module").status_code == 404

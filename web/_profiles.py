@@ -174,6 +174,8 @@ class Profiles(SiteCore):
             ratings.update(rated)
             mine = [m for m in played if sha256 in (e.sha256 for e in m.entrants)]
             name = next(e.name for e in tournament.field if e.sha256 == sha256)
+            if name not in names:  # its name there is public with the field or tournament
+                names.append(name)
             if tid in field_ids:
                 summary = field_ids[tid]
                 case = {"slug": summary.case_slug, "version": summary.case_version}
