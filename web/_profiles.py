@@ -3,12 +3,12 @@ ratings after each match, and every match between two controllers.
 
 What the public side sees of a controller is what is published of it: the page
 is there (else 404, as for a record not published) for an open committed
-opponent, the controller of a published run, and a side of any published match
+opponent, the controller of a published run, a side of any published match
 (a published run's, tournament's or quick match: its name and sha256 are public
-already); and it lists only the published runs and matches. The console sees
-everything. The ratings are ``arena.match_ratings``' (each tournament's, in its
-schedule order, as its standings rate); a run and a quick match are rated by
-nothing.
+already) and a field's entrant (a field is public); and it lists only the
+published runs and matches. The console sees everything. The ratings are
+``arena.match_ratings``' (each field's or tournament's, in its schedule order, as
+its standings rate); a run and a quick match are rated by nothing.
 """
 
 from __future__ import annotations
@@ -112,7 +112,8 @@ class Profiles(SiteCore):
 
     def published_controller(self, sha256: str) -> bool:
         """Whether the public side shows the page of controller ``sha256``: an open
-        committed opponent, a published run's controller, or a side of a published match."""
+        committed opponent, a published run's controller, a side of a published match, or
+        a field's entrant."""
         try:
             record = self.store.controller(sha256)
         except arena.NotInStoreError:
@@ -131,11 +132,12 @@ class Profiles(SiteCore):
         )
 
     def controller_page_json(self, sha256: str, *, everything: bool = True) -> dict[str, Any]:
-        """A controller's page: its names, its runs, the tournaments it played in (its row of
-        each one's standings), its record against each opponent (each match from its
-        side, with its rating after it), and its ratings after each match, a series per
-        tournament in schedule order. 404 unless it is stored and (without
-        ``everything``) published."""
+        """A controller's page: its names, its runs, the fields it entered and the other
+        tournaments it played in (its row of each one's standings), its record against each
+        opponent (each match from its side, with its rating after it), and its ratings after
+        each match, a series per field or tournament in schedule order. 404 unless it is
+        stored and (without ``everything``) published; then only what is published of it
+        (a field and its matches are)."""
         if not (everything or self.published_controller(sha256)):
             raise ApiError(404, f"no controller {sha256!r}")
         try:
