@@ -9,7 +9,7 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-4ZY6Q4UO.js";
+} from "./chunk-IM5U4L2A.js";
 import {
   h
 } from "./chunk-AY4YUA4L.js";
