@@ -563,6 +563,7 @@ def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_pub
             todo.append(f"/{kind}/{ident}")
     assert f"/matches/{served.quick}" in seen and f"/runs/{served.run.id}" in seen
     assert f"/matches/{hidden}" not in seen
+    assert any(p.startswith("/controllers/") for p in seen)
 
 
 def _named(module: bytes, name: str) -> bytes:
@@ -684,7 +685,6 @@ def test_a_run_and_its_matches_show_the_modules_first_name_where_the_run_named_i
         )
         tab.viewer_ready()
         expect(page.locator(".fv-title")).to_contain_text(f"{'AB'[mine]} ({both})")
-    assert any(p.startswith("/controllers/") for p in seen)
 
 
 # =========================================================================== a controller's page
