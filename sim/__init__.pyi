@@ -36,13 +36,15 @@ from ._explain import (
     explain_tick as explain_tick,
 )
 from ._game import Game as Game
-from ._maps import (
+from ._mapgen import (
     GENERATOR_VERSION as GENERATOR_VERSION,
+    generate_map as generate_map,
+)
+from ._maps import (
     GameMap as GameMap,
     MapError as MapError,
     check_map as check_map,
     format_map as format_map,
-    generate_map as generate_map,
     parse_map as parse_map,
 )
 from ._native import (

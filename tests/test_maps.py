@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sim._maps import (
+from sim import (
     GENERATOR_VERSION,
     GameMap,
     MapError,

@@ -39,6 +39,7 @@ MATCH_PATH = {
     "sim._checksum",
     "sim._config",
     "sim._game",
+    "sim._mapgen",
     "sim._maps",
     "sim._native",
     "sim._native._load",
