@@ -14,11 +14,11 @@ import {
   table,
   timing,
   when
-} from "./chunk-4ZY6Q4UO.js";
+} from "./chunk-XRIMMDO2.js";
 import {
   h,
   num
-} from "./chunk-AY4YUA4L.js";
+} from "./chunk-H7D2ARH7.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/picker.js

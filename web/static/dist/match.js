@@ -9,10 +9,10 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-4ZY6Q4UO.js";
+} from "./chunk-XRIMMDO2.js";
 import {
   h
-} from "./chunk-AY4YUA4L.js";
+} from "./chunk-H7D2ARH7.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/match.js
