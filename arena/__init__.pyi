@@ -30,6 +30,7 @@ from .coordinator import (
     field_standings as field_standings,
     find_field as find_field,
     make_executor as make_executor,
+    match_ratings as match_ratings,
     match_rows as match_rows,
     matches_csv as matches_csv,
     open_field as open_field,

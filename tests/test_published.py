@@ -140,6 +140,7 @@ class Crawl:
     runs: set[int] = field(default_factory=set)
     tournaments: set[int] = field(default_factory=set)
     modules: dict[str, int] = field(default_factory=dict)
+    controllers: set[str] = field(default_factory=set)
     bodies: list[bytes] = field(default_factory=list)
 
 
@@ -191,6 +192,16 @@ def crawl_site(client: TestClient, headers: dict[str, str] | None = None) -> Cra
             crawl.bodies.append(r.read())
         _get(client, f"/matches/{match_id}", crawl, headers)
     for sha in sorted(shas):
+        # Each controller's page (issue 26): what it leads to is published, and found above.
+        page = _get(client, f"/api/controllers/{sha}", crawl, headers)
+        _get(client, f"/controllers/{sha}", crawl, headers)
+        crawl.controllers.add(sha)
+        for opponent in page["record"]:
+            assert opponent["opponent"]["sha256"] in shas, (sha, opponent["opponent"])
+            for m in opponent["matches"]:
+                assert m["id"] in crawl.matches, (sha, m["id"])
+        assert {r["run"] for r in page["runs"]} <= crawl.runs, sha
+        assert {t["id"] for t in page["tournaments"]} <= crawl.tournaments, sha
         r = client.get(f"/api/controllers/{sha}/module", headers=headers)
         crawl.modules[sha] = r.status_code
         if r.status_code == 200:
@@ -225,6 +236,7 @@ def test_a_crawl_without_a_token_finds_what_is_published_and_nothing_else(world:
         served = {sha for sha, status in crawl.modules.items() if status == 200}
         assert served == open_baselines & set(crawl.modules), role
         assert set(crawl.modules) - served, "a pushed controller's module was not even tried"
+        assert store.run(world.pushed_run).controller_sha256 in crawl.controllers, role
         everything = b"\n".join(crawl.bodies)
         # Nothing of what is not published: the local run's controller, the upload (its
         # name, its sha256, its bytes), the hidden opponent's bytes.
@@ -263,12 +275,19 @@ def test_what_is_not_published_is_not_there_without_a_console_token(world: World
             f"/api/tournaments/{world.hidden_tournament}/events",
             f"/tournaments/{world.hidden_tournament}",
             f"/api/controllers/{world.upload_sha256}/module",
+            f"/api/controllers/{world.upload_sha256}",
+            f"/controllers/{world.upload_sha256}",
+            f"/api/controllers/{world.local_run.controller_sha256}",
+            f"/controllers/{world.local_run.controller_sha256}",
         ):
             assert client.get(url, headers=headers).status_code == 404, url
     # The console sees them all, and its pages are shells for any id.
     for match_id in unpublished:
         assert client.get(f"/api/matches/{match_id}/replay", headers=AUTH).status_code == 200
         assert client.get(f"/console/matches/{match_id}").status_code == 200
+    for sha in (world.upload_sha256, world.local_run.controller_sha256):
+        assert client.get(f"/api/controllers/{sha}", headers=AUTH).status_code == 200
+        assert client.get(f"/console/controllers/{sha}").status_code == 200
     assert client.get(f"/api/runs/{world.local_run.id}", headers=AUTH).json()["published"] is False
     listed = client.get("/api/matches?kind=quick", headers=AUTH).json()
     assert [m["id"] for m in listed] == sorted([m["id"] for m in listed], reverse=True)

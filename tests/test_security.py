@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import http.client
+import json
 import os
 import socket
 import threading
@@ -196,6 +197,7 @@ def _every_get(served: Served) -> list[str]:
                 .replace("{name:path}", "nobody")
                 .replace("{slug}", "foray")
                 .replace("{version:rowid}", "1")
+                .replace("/head-to-head", "/head-to-head?a=random&b=greedy-raider")
             )
         elif getattr(route, "path", "") == "/static":
             targets.append("/static/viewer.js")
@@ -405,7 +407,6 @@ def test_the_hidden_module_is_served_by_no_public_route(served: Served) -> None:
         f"/api/controllers/{sha}/module",
         f"/api/controllers/{sha.upper()}/module",
         f"/api/controllers/{FUEL_PROBE}/module",
-        f"/api/controllers/{sha}",
         f"/static/{sha}.wasm",
         f"/static/../modules/{sha}.wasm",
     ):
@@ -413,6 +414,11 @@ def test_the_hidden_module_is_served_by_no_public_route(served: Served) -> None:
             status, body = raw(served, method, target)
             assert status in (404, 405), (target, status)
             assert middle not in body
+    # Its page is public (it plays in published matches and in the field: issue 26), its
+    # module no more than before.
+    status, body = raw(served, "GET", f"/api/controllers/{sha}")
+    assert status == 200 and middle not in body
+    assert json.loads(body)["module"] is False
     status, _ = raw(
         served, "GET", f"/api/controllers/{sha}/module", headers={"Authorization": "Bearer x"}
     )

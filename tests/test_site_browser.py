@@ -134,6 +134,7 @@ def test_each_page_loads_its_bundle_with_every_chunk_preloaded(tab: Tab, served:
         (f"tournaments/{served.tournament}", "tournament"),
         ("", "index"),
         ("console", "console"),
+        (f"controllers/{_sha(served, 'random')}", "controller"),
     ):
         tab.open_site(served.url + path)
         preloaded, loaded = tab.scripts()
@@ -470,10 +471,25 @@ def test_a_gauntlets_page_ranks_only_its_entrant(tab: Tab, served: Served) -> No
 
 
 @pytest.mark.parametrize(
-    "page", ["", "console", "runs/{run}", "matches/{quick}", "tournaments/{tournament}"]
+    "page",
+    [
+        "",
+        "console",
+        "runs/{run}",
+        "matches/{quick}",
+        "tournaments/{tournament}",
+        "controllers/{random}",
+        "console/controllers/{template}",
+    ],
 )
 def test_no_page_logs_an_error(tab: Tab, served: Served, page: str) -> None:
-    url = page.format(run=served.run.id, quick=served.quick, tournament=served.tournament)
+    url = page.format(
+        run=served.run.id,
+        quick=served.quick,
+        tournament=served.tournament,
+        random=_sha(served, "random"),
+        template=served.run.controller_sha256,
+    )
     tab.open_site(served.url + url)
     assert tab.page.locator(".site-nav a").first.inner_text() == "Foray Arena"
 
@@ -498,7 +514,7 @@ def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_pub
     store = served.site.store
     todo: list[str] = ["/"]
     seen: set[str] = set()
-    while todo and len(seen) < 40:
+    while todo and len(seen) < 60:
         path = todo.pop(0)
         if path in seen:
             continue
@@ -513,6 +529,21 @@ def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_pub
             record = re.fullmatch(r"/(runs|matches|tournaments)/(\d+)(\?.*)?", href)
             if href.startswith("?"):
                 continue  # a run page's own opponent links
+            if re.fullmatch(r"/field/[^/]+/\d+", href):  # a field's page: public
+                todo.append(href)
+                continue
+            controller = re.fullmatch(r"/controllers/([0-9a-f]{64})", href)
+            if controller is not None:  # a controller's page (issue 26): a published one's
+                assert served.site.published_controller(controller[1]), (path, href)
+                todo.append(href)
+                continue
+            module = re.fullmatch(r"/api/controllers/([0-9a-f]{64})/module", href)
+            if module is not None:  # an open committed opponent's module, public
+                record_ = store.controller(module[1])
+                assert record_.origin is arena.Origin.BASELINE and not record_.hidden, href
+                got = tab.page.request.get(served.url + href.lstrip("/"))
+                assert got.status == 200, href
+                continue
             download = re.fullmatch(r"/api/tournaments/(\d+)/(standings|matches)\.csv", href)
             if download is not None:  # a published tournament's downloads, public too
                 assert store.tournament(int(download[1])).published, (path, href)
@@ -532,6 +563,7 @@ def test_a_reader_following_every_link_of_the_public_site_finds_only_what_is_pub
             todo.append(f"/{kind}/{ident}")
     assert f"/matches/{served.quick}" in seen and f"/runs/{served.run.id}" in seen
     assert f"/matches/{hidden}" not in seen
+    assert any(p.startswith("/controllers/") for p in seen)
 
 
 def _named(module: bytes, name: str) -> bytes:
@@ -653,3 +685,52 @@ def test_a_run_and_its_matches_show_the_modules_first_name_where_the_run_named_i
         )
         tab.viewer_ready()
         expect(page.locator(".fv-title")).to_contain_text(f"{'AB'[mine]} ({both})")
+
+
+# =========================================================================== a controller's page
+
+
+def _sha(served: Served, name: str) -> str:
+    return served.site.store.controller(name).sha256
+
+
+def test_a_controllers_page_shows_its_record_rating_and_head_to_head(
+    tab: Tab, served: Served
+) -> None:
+    """From the tournament's standings to an entrant's page: its place, its rating after
+    each match drawn (a point a match, each linked), its record against each opponent
+    (a replay deep-linked at its last tick), and head to head with one opponent."""
+    _finished(served, served.tournament)
+    tab.open_site(f"{served.url}tournaments/{served.tournament}")
+    tab.page.locator(".site-table a.site-name", has_text="greedy-raider").first.click()
+    sha = _sha(served, "greedy-raider")
+    tab.page.wait_for_url(f"**/controllers/{sha}")
+    tab.page.wait_for_function("() => document.getElementById('page')?.dataset.state === 'ready'")
+    page = served.site.controller_page_json(sha, everything=False)
+    assert tab.page.locator(".site-head .site-name").inner_text() == "greedy-raider"
+    # Other tests publish tournaments of their own: this one's line, beside any other.
+    series = next(s for s in page["ratings"] if s["tournament"] == served.tournament)
+    points = tab.page.locator(
+        f".site-ratings [data-tournament='{served.tournament}'] .site-ratings-point"
+    )
+    assert points.count() == len(series["points"]) == 4  # two opponents, one seed, two sides
+    places = len(page["tournaments"]) + len(page["fields"])  # a baseline is a field's entrant
+    assert tab.page.locator(".site-places tbody tr").count() == places
+    opponents = tab.page.locator(".site-record details.site-opponent")
+    assert opponents.count() == len(page["record"]) >= 2  # other tests' matches too
+    # Open one opponent's matches and follow a match's end, deep-linked by tick.
+    first = page["record"][0]
+    opponents.first.locator("summary").click()
+    match = first["matches"][0]
+    end = match["ticks"] - 1  # a match of N ticks shows ticks 0 to N-1
+    link = opponents.first.locator(f"a[href='/matches/{match['id']}?tick={end}']")
+    # Head to head: choosing the opponent shows its score and keeps ?vs= in the address.
+    tab.page.locator(".site-h2h-pick").select_option(first["opponent"]["sha256"])
+    tab.page.wait_for_url(f"**/controllers/{sha}?vs={first['opponent']['sha256']}")
+    score = tab.page.locator(".site-h2h-score").inner_text()
+    assert score.startswith(f"greedy-raider {first['wins']} – {first['losses']} ")
+    assert tab.page.locator(".site-h2h-result tbody tr").count() == len(first["matches"])
+    link.click()
+    tab.page.wait_for_url(f"**/matches/{match['id']}?tick={end}")
+    tab.viewer_ready()
+    assert tab.tick == end

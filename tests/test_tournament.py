@@ -21,12 +21,15 @@ from arena.tournament import (
     Format,
     Pairing,
     Played,
+    Rating,
     ScheduleMismatchError,
     Scheduler,
     Standings,
     TournamentPlan,
     TournamentSetupError,
     gauntlet_losses,
+    rating_history,
+    standings_without,
 )
 from tests._support import examples
 
@@ -660,6 +663,42 @@ def test_ratings_take_the_matches_in_schedule_order_whatever_order_they_came_in(
         assert (row.rating.mu, row.rating.sigma) == (ratings[row.name].mu, ratings[row.name].sigma)
         assert row.rating.ordinal == pytest.approx(ratings[row.name].ordinal())
     assert standings == plan.standings(log)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(plan=plans(), salt=st.integers(0, 2**16), order=st.randoms(use_true_random=False))
+def test_the_rating_history_ends_where_the_standings_do(
+    plan: TournamentPlan, salt: int, order: random.Random
+) -> None:
+    log = play_parallel(plan.scheduler(), salt, order)
+    history = rating_history(reversed(log))
+    assert [h.played for h in history] == sorted(
+        log, key=lambda p: (p.pairing.round, p.pairing.slot)
+    )
+    last: dict[str, Rating] = {}
+    for h in history:
+        assert h.counted == (h.played.error is None)
+        for name, rating in zip(h.played.pairing.names, h.ratings, strict=True):
+            if not h.counted:  # a match that did not count leaves both ratings as they were
+                assert last.get(name, rating) == rating
+            last[name] = rating
+    for row in plan.standings(log).rows:
+        if row.name in last:
+            assert last[row.name] == row.rating
+
+
+def test_the_rating_history_skips_an_excluded_entrants_matches() -> None:
+    plan = TournamentPlan(Format.ROUND_ROBIN, ("ann", "bob", "cat"), (1, 2))
+    log = play_rounds(plan.scheduler(), 3)
+    history = rating_history(log, excluded={"cat"})
+    assert all(h.counted == ("cat" not in h.played.pairing.names) for h in history)
+    rows = {r.name: r.rating for r in standings_without(plan, log, {"cat"}).rows}
+    for h in reversed(history):
+        if h.counted:
+            assert dict(zip(h.played.pairing.names, h.ratings, strict=True)) == {
+                n: rows[n] for n in h.played.pairing.names
+            }
+            break
 
 
 def test_a_failed_match_is_done_and_counts_for_nothing() -> None:

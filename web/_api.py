@@ -27,6 +27,12 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 import arena
 from web._bundle import MAX_BUNDLE_BYTES
+from web._controller_routes import (
+    controller_page,
+    field_head_to_head,
+    field_page,
+    get_controller,
+)
 from web._controllers import check_name
 from web._errors import ApiError
 from web._events import stream_events
@@ -480,6 +486,8 @@ def routes() -> list[BaseRoute]:
         _page("/runs/{id:rowid}", Side.PUBLIC, site_page("run", "run")),
         _page("/matches/{id:rowid}", Side.PUBLIC, site_page("match", "match")),
         _page("/tournaments/{id:rowid}", Side.PUBLIC, site_page("tournament", "tournament")),
+        _page("/controllers/{sha256:sha256}", Side.PUBLIC, controller_page(Side.PUBLIC)),
+        _page("/field/{slug}/{version:rowid}", Side.PUBLIC, field_page(Side.PUBLIC)),
         _page("/console", Side.CONSOLE, site_page("console", "console", Side.CONSOLE)),
         _page("/console/runs/{id:rowid}", Side.CONSOLE, site_page("run", "run", Side.CONSOLE)),
         _page(
@@ -490,9 +498,12 @@ def routes() -> list[BaseRoute]:
             Side.CONSOLE,
             site_page("tournament", "tournament", Side.CONSOLE),
         ),
+        _page("/console/controllers/{sha256:sha256}", Side.CONSOLE, controller_page(Side.CONSOLE)),
+        _page("/console/field/{slug}/{version:rowid}", Side.CONSOLE, field_page(Side.CONSOLE)),
         _api("/openapi.json", openapi),
         _api("/api/status", status),
         _read_write("/api/controllers", list_controllers, upload_controller),
+        _api("/api/controllers/{sha256:sha256}", get_controller),
         _api("/api/controllers/{sha256:sha256}/module", controller_module),
         _read_write("/api/matches", list_matches, create_match),
         _api("/api/matches/{id:rowid}", get_match),
@@ -512,6 +523,7 @@ def routes() -> list[BaseRoute]:
         _api("/api/field", list_fields),
         _api("/api/field/{slug}/{version:rowid}", get_field),
         _api("/api/field/{slug}/{version:rowid}/events", field_events),
+        _api("/api/field/{slug}/{version:rowid}/head-to-head", field_head_to_head),
         _api("/api/field/{slug}/{version:rowid}/withdraw", field_withdrawal, ["POST", "DELETE"]),
         _api("/api/workers", list_workers),
         _api("/api/workers/connect", connect_worker),

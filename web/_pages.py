@@ -118,15 +118,17 @@ _SITE_PAGE: Final = """<!doctype html>
 </html>
 """
 
-SITE_PAGES: Final = ("index", "run", "match", "tournament", "console")
+SITE_PAGES: Final = ("index", "run", "match", "tournament", "console", "controller", "field")
 """The site's pages: each is static/<name>.js over the JSON API (bundled: ``page_script``)."""
 
 
 def site_page_html(
-    page: str, title: str, ident: int | None = None, *, side: str = "public"
+    page: str, title: str, ident: int | str | None = None, *, side: str = "public"
 ) -> HTMLResponse:
     """The shell of one of the site's pages; its module draws it from the JSON API, on
-    its ``side`` (public: without a token; console: with the console's token).
+    its ``side`` (public: without a token; console: with the console's token). ``ident``:
+    a record's id (the title says "#id"), or text that names it (a sha256's head, a case
+    version), which the page reads from its address.
 
     Nothing in it comes from the store: names are written by the page's script,
     as text.
@@ -134,9 +136,15 @@ def site_page_html(
     if page not in SITE_PAGES:
         raise ValueError(f"no page {page!r}")
     body = _SITE_PAGE.format(
-        title=html.escape(title if ident is None else f"{title} #{ident}"),
+        title=html.escape(
+            title
+            if ident is None
+            else f"{title} #{ident}"
+            if isinstance(ident, int)
+            else f"{title} {ident}"
+        ),
         page=page,
-        ident="" if ident is None else str(ident),
+        ident="" if ident is None else html.escape(str(ident), quote=True),
         side=html.escape(side, quote=True),
         preloads=_preloads(page),
         script=page_script(page),

@@ -144,6 +144,126 @@ SCHEMAS: Final[dict[str, Any]] = {
             "created_at": {"type": "string"},
         },
     },
+    "ControllerPage": {
+        "description": (
+            "A controller's page: its names, runs, tournaments (its standings row in each),"
+            " its record against each opponent (each match from its side) and its openskill"
+            " rating after each rated match, a series per tournament in schedule order."
+            " Publicly, only what is published of it"
+        ),
+        "type": "object",
+        "required": ["sha256", "name", "names", "runs", "tournaments", "fields", "record"],
+        "properties": {
+            "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "name": {"type": "string"},
+            "names": {"type": "array", "items": {"type": "string"}},
+            "origin": {"enum": ["baseline", "file", "upload", "run"]},
+            "hidden": {"type": "boolean"},
+            "module": {"type": "boolean", "description": "whether its module is served here"},
+            "runs": {"type": "array", "items": {"type": "object"}},
+            "tournaments": {"type": "array", "items": {"type": "object"}},
+            "fields": {
+                "description": "the fields it is an entrant of: the case and its standings row",
+                "type": "array",
+                "items": {"type": "object"},
+            },
+            "record": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["opponent", "wins", "losses", "draws", "matches"],
+                    "properties": {
+                        "opponent": {
+                            "type": "object",
+                            "required": ["name", "sha256"],
+                            "properties": {
+                                "name": {"type": "string"},
+                                "sha256": {"type": "string"},
+                            },
+                        },
+                        "wins": {"type": "integer"},
+                        "losses": {"type": "integer"},
+                        "draws": {"type": "integer"},
+                        "matches": {"type": "array", "items": ref("MatchRow")},
+                    },
+                },
+            },
+            "ratings": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["tournament", "points"],
+                    "properties": {
+                        "tournament": {"type": "integer"},
+                        "format": {"type": "string"},
+                        "points": {"type": "array", "items": {"type": "object"}},
+                    },
+                },
+            },
+        },
+    },
+    "MatchRow": {
+        "description": (
+            "A settled match seen from one side (`side`: 0 is A): who won (a name, null for a"
+            " draw or an error), that side's outcome, forfeit (its tick) and fuel, and its"
+            " rating after it (null when the match is rated by nothing)"
+        ),
+        "type": "object",
+        "required": [
+            "id",
+            "seed",
+            "side",
+            "winner",
+            "outcome",
+            "reason",
+            "ticks",
+            "forfeit",
+            "fuel_total",
+            "replay_sha256",
+            "rating_after",
+        ],
+        "properties": {
+            "id": {"type": "integer"},
+            "seed": {"type": "integer"},
+            "side": {"enum": [0, 1]},
+            "a": {"type": "object"},
+            "b": {"type": "object"},
+            "winner": _NULLABLE_STR,
+            "outcome": {"enum": ["win", "loss", "draw", "error"]},
+            "reason": _NULLABLE_STR,
+            "ticks": {"type": ["integer", "null"]},
+            "forfeit": {"type": ["object", "null"]},
+            "opponent_forfeit": {"type": ["object", "null"]},
+            "fuel_total": {"type": ["integer", "null"]},
+            "replay_sha256": _NULLABLE_STR,
+            "replay": _NULLABLE_STR,
+            "rating_after": {
+                "oneOf": [
+                    {"type": "null"},
+                    {
+                        "type": "object",
+                        "required": ["mu", "sigma"],
+                        "properties": {"mu": {"type": "number"}, "sigma": {"type": "number"}},
+                    },
+                ]
+            },
+            "tournament_id": {"type": ["integer", "null"]},
+            "run_id": {"type": ["integer", "null"]},
+        },
+    },
+    "HeadToHead": {
+        "description": "every match between two entrants, from the first one's side",
+        "type": "object",
+        "required": ["a", "b", "wins_a", "wins_b", "draws", "matches"],
+        "properties": {
+            "a": {"type": "object"},
+            "b": {"type": "object"},
+            "wins_a": {"type": "integer"},
+            "wins_b": {"type": "integer"},
+            "draws": {"type": "integer"},
+            "matches": {"type": "array", "items": ref("MatchRow")},
+        },
+    },
     "Match": {
         "description": (
             "A match. Pending: id, status, seed, sides (name, sha256), stage (queued or "

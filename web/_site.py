@@ -15,6 +15,8 @@ own:
   played again, then recorded).
 - ``web._tournaments``: tournaments started from the server (played on at the
   next start if the server stops first) and their JSON.
+- ``web._profiles``: a controller's page (its runs, its record against each
+  opponent, its ratings after each match) and head to head.
 - ``web._field``: the field of the case (issue 26): each pushed controller that could
   compete enters it, its meetings played behind quick matches; withdrawals.
 
@@ -37,6 +39,7 @@ from web._field import Fields
 from web._lanes import Lane, WorkerLanes
 from web._limits import SiteLimits, Slots
 from web._matches import Matches
+from web._profiles import Profiles
 from web._tournaments import Tournaments
 
 __all__ = ["Site"]
@@ -44,7 +47,7 @@ __all__ = ["Site"]
 _log = logging.getLogger("web")
 
 
-class Site(Matches, Fields, Tournaments):
+class Site(Matches, Fields, Tournaments, Profiles):
     """The arena behind the web: one store, one case, one set of worker lanes. See the
     module's doc."""
 

@@ -16,5 +16,5 @@ if [ ! -x "$esbuild" ]; then
 fi
 rm -rf "$out"
 "$esbuild" static/view.js static/index.js static/run.js static/match.js static/tournament.js \
-    static/console.js --bundle --format=esm --splitting --target=es2022 \
+    static/console.js static/controller.js static/field.js --bundle --format=esm --splitting --target=es2022 \
     --chunk-names='[name]-[hash]' --outdir="$out" --charset=utf8 --log-level=warning

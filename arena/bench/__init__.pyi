@@ -1,5 +1,13 @@
 """The names of ``arena.bench``, each once; ``__init__.py`` loads them on first use."""
 
+from ._field import (
+    FIELD_KEYS as FIELD_KEYS,
+    MadeUpPlayer as MadeUpPlayer,
+    MadeUpPoint as MadeUpPoint,
+    field_figures as field_figures,
+    made_up_field as made_up_field,
+    newcomer_pairings as newcomer_pairings,
+)
 from ._match import host_overhead_us as host_overhead_us
 from ._parts import (
     PART_NAMES as PART_NAMES,

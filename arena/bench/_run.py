@@ -75,6 +75,8 @@ def run_benchmarks(
     before: Path | None = None,
     as_json: bool = False,
     size: Size | None = None,
+    entrants: int | None = None,
+    made_up: int | None = None,
 ) -> None:
     """Print the one-run summary (``which`` None), or the detailed figures for ``which``: all,
     sim, match, store, tournament, parts, process, startup, or a figure another package adds.
@@ -82,7 +84,8 @@ def run_benchmarks(
     ``before`` is an earlier checkout of the project: ``parts`` and ``process``
     then measure it too, in turns with this tree, and print both side by side.
     ``as_json`` (the summary only) prints the summary as one JSON object on
-    stdout, everything else on stderr. ``size`` overrides ``quick``.
+    stdout, everything else on stderr. ``size`` overrides ``quick``. ``entrants`` and
+    ``made_up`` size ``field``'s played and made-up fields (``field_figures``).
     """
     size = size or (Size.QUICK if quick else Size.FULL)
     if which is None:
@@ -96,10 +99,17 @@ def run_benchmarks(
         return
     if as_json:
         raise ArenaError("--json goes with the one-run summary (arena bench without a figure)")
-    _detailed(which, size, before)
+    _detailed(which, size, before, entrants=entrants, made_up=made_up)
 
 
-def _detailed(which: str, size: Size, before: Path | None) -> None:
+def _detailed(
+    which: str,
+    size: Size,
+    before: Path | None,
+    *,
+    entrants: int | None = None,
+    made_up: int | None = None,
+) -> None:
     from arena._extensions import BENCHMARKS, extensions
     from arena.bench._compare import Tree, parts_figures, process_figures, this_tree
     from arena.bench._match import match_figures, replay_size_figures
@@ -122,6 +132,10 @@ def _detailed(which: str, size: Size, before: Path | None) -> None:
         from arena.bench._scale import scale_figures
 
         scale_figures(repeat)
+    if which == "field":  # minutes of play, then a made-up field: only when asked for
+        from arena.bench._field import field_figures
+
+        field_figures(repeat, entrants=entrants, made_up=made_up)
     for name, entry in extensions(BENCHMARKS).items():
         if which in ("all", name):
             entry.load()(repeat)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from arena._errors import ArenaError
@@ -19,7 +20,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if not (before / "arena" / "__init__.py").is_file():
             raise ArenaError(f"{before}: not a checkout of the project (no arena/__init__.py)")
     size = Size.QUICK if args.quick else Size.FULL
-    run_benchmarks(args.which, before=before, as_json=args.json, size=size)
+    if (args.entrants is not None or args.made_up is not None) and args.which != "field":
+        raise ArenaError("--entrants and --made-up go with arena bench field")
+    run_benchmarks(
+        args.which,
+        before=before,
+        as_json=args.json,
+        size=size,
+        entrants=args.entrants,
+        made_up=args.made_up,
+    )
     return 0
 
 
@@ -43,6 +53,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "store",
         "tournament",
         "scale",
+        "field",
         "parts",
         "process",
         "startup",
@@ -60,4 +71,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="DIR",
         help="an earlier checkout of the project: parts and process measure it too, in turns",
     )
+    be.add_argument(
+        "--entrants",
+        type=_at_least(2),
+        metavar="N",
+        help="field: the played field's entrants (default 16, --quick 8; the issue's figure is 64)",
+    )
+    be.add_argument(
+        "--made-up",
+        type=_at_least(16),
+        metavar="N",
+        help="field: the made-up field's entrants at its last step (default 250, --quick 100; "
+        "the issue's figure is 1000, most of an hour)",
+    )
     be.set_defaults(func=cmd_bench)
+
+
+def _at_least(least: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"{n} is under {least}")
+        return n
+
+    return parse

@@ -26,6 +26,7 @@ from ._field import (
     open_field as open_field,
     play_field as play_field,
 )
+from ._ratings import match_ratings as match_ratings
 from ._run import (
     BatchPlayer as BatchPlayer,
     CoordinatorStats as CoordinatorStats,

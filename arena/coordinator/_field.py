@@ -22,10 +22,10 @@ import trio
 from arena._errors import ArenaError
 from arena.cases import Case, find_case
 from arena.coordinator._run import MatchPlayer, OnProgress, _load, _play
-from arena.coordinator._stored import playable_of, played_of, tournament_plan
+from arena.coordinator._stored import played_of, tournament_plan
 from arena.match import Contestant
 from arena.store import FIELD_FORMAT, FieldEntry, Origin, Store, TournamentRecord
-from arena.tournament import Standings, standings_without
+from arena.tournament import Pairing, Standings, standings_without
 
 __all__ = [
     "FieldSignal",
@@ -76,10 +76,17 @@ def open_field(store: Store, case: Case) -> TournamentRecord:
     return store.create_field(slug, version, entrants, seeds=case.match.seeds, options=options)
 
 
+def _field_of(store: Store, case: Case) -> int:
+    """The tournament id of ``case``'s field, made if need be. Only its id: reading the
+    whole record counts its matches, which a newcomer's entering must not pay for."""
+    found = store.field_id(*_version(case))
+    return open_field(store, case).id if found is None else found
+
+
 def enter_field(store: Store, case: Case, name: str, sha256: str) -> FieldEntry:
     """Enter the stored controller ``sha256`` in the field of ``case`` (made if need be);
     once per module (``Store.enter_field``)."""
-    return store.enter_field(open_field(store, case).id, name, sha256)
+    return store.enter_field(_field_of(store, case), name, sha256)
 
 
 def enter_waiting_runs(store: Store, case: Case) -> list[FieldEntry]:
@@ -89,7 +96,7 @@ def enter_waiting_runs(store: Store, case: Case) -> list[FieldEntry]:
     waiting = store.runs_to_enter(*_version(case))
     if not waiting:
         return []
-    tid = open_field(store, case).id
+    tid = _field_of(store, case)
     return [store.enter_field(tid, name, sha256) for name, sha256 in waiting]
 
 
@@ -174,6 +181,11 @@ def field_json(store: Store, tournament_id: int) -> dict[str, Any]:
     return field_standings(store, tournament_id).to_json()
 
 
+def _not_withdrawn(out: set[str]) -> Callable[[Pairing], bool]:
+    """A field's matches to play: those of no entrant in ``out``."""
+    return lambda p: p.a not in out and p.b not in out
+
+
 class FieldSignal:
     """Wakes ``play_field`` (call ``poke`` in its trio loop): a newcomer, a withdrawal, its
     undoing. A poke while the field plays is kept: the loop looks again once it is done."""
@@ -221,8 +233,10 @@ async def play_field(
             sched.add_entrant(e.name)
             t.contestants[e.name] = Contestant(e.name, module)
             t.entrants[e.name] = e
-        record = await trio.to_thread.run_sync(store.tournament, tournament_id)
-        await _play(store, t, player, slots, on_progress, playable_of(record))
+        # The withdrawals alone: the tournament's record would count its matches (an index
+        # scan that grows with every match recorded) on each wake.
+        out = await trio.to_thread.run_sync(store.withdrawn, tournament_id)
+        await _play(store, t, player, slots, on_progress, _not_withdrawn(out))
         if on_idle is not None:
             await on_idle()
         await signal.wait()

@@ -175,10 +175,11 @@ class Runs(Core):
         limit: int = 50,
         before: int | None = None,
         case_slug: str | None = None,
+        controller: str | None = None,
         published_only: bool = False,
     ) -> list[RunRecord]:
-        """The most recent runs first (paged like ``matches``), of one case if given, only
-        the published ones if asked for."""
+        """The most recent runs first (paged like ``matches``), of one case if given, of one
+        controller (its module's sha256) if given, only the published ones if asked for."""
         where = "r.id < ?"
         args: list[object] = [page_bound(limit, before)]
         if published_only:
@@ -186,6 +187,9 @@ class Runs(Core):
         if case_slug is not None:
             where += " AND r.case_slug = ?"
             args.append(case_slug)
+        if controller is not None:
+            where += " AND r.controller_sha256 = ?"
+            args.append(controller)
         rows = self._db.read(
             lambda c: c.execute(
                 f"{_RUNS} WHERE {where} ORDER BY r.id DESC LIMIT ?", (*args, limit)

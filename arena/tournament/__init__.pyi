@@ -5,6 +5,10 @@ from ._gauntlet import (
     GauntletLoss as GauntletLoss,
     gauntlet_losses as gauntlet_losses,
 )
+from ._history import (
+    RatedMatch as RatedMatch,
+    rating_history as rating_history,
+)
 from ._records import (
     Format as Format,
     Pairing as Pairing,

@@ -114,6 +114,7 @@ const reviewNote = h("p", { class: "site-note site-review-status", role: "status
 const quickBox = h("div", { class: "site-quick-matches" });
 const tournamentsBox = h("div", { class: "site-tournaments" });
 const runsBox = h("div", { class: "site-runs" });
+const fieldsBox = h("div", { class: "site-fields" });
 
 function publishedCell(record, url) {
   if (record.published) return h("span", { class: "site-badge site-published" }, "published");
@@ -137,11 +138,24 @@ function publishedCell(record, url) {
 }
 
 async function review() {
-  const [quick, tournaments, runs] = await Promise.all([
+  const [quick, tournaments, runs, fields] = await Promise.all([
     api("/api/matches?kind=quick&limit=50", { token: savedToken() }),
     api("/api/tournaments?limit=50", { token: savedToken() }),
     api("/api/runs?limit=50", { token: savedToken() }),
+    api("/api/field", { token: savedToken() }),
   ]);
+  // The fields are public; their console pages withdraw an entrant.
+  fieldsBox.replaceChildren(
+    table(
+      [
+        { title: "case", cell: (f) => h("a", { href: `/console/field/${encodeURIComponent(f.case.slug)}/${f.case.version}` }, `${f.case.slug}/${f.case.version}`), class: "site-wide" },
+        { title: "entrants", cell: (f) => String(f.entrants), class: "site-num" },
+        { title: "matches", cell: (f) => `${f.matches.played} / ${f.matches.total}`, class: "site-num" },
+      ],
+      fields.fields,
+      { empty: "No field yet: a pushed run that can compete makes its case's." },
+    ),
+  );
   quickBox.replaceChildren(
     table(
       [
@@ -202,6 +216,8 @@ main.append(
     tournamentsBox,
     h("h3", {}, "Proof runs"),
     runsBox,
+    h("h3", {}, "Fields (public: every pushed run that can compete enters its case's)"),
+    fieldsBox,
   ),
 );
 

@@ -1,5 +1,5 @@
-// The home page: the published tournaments, proof runs and matches, each linked to its page
-// (asked without a token: the public side).
+// The home page: the fields (one per case version), the published tournaments, proof runs
+// and matches, each linked to its page (asked without a token: the public side).
 
 import { api, frame, guarded, h, matchLink, num, outcomeText, pageHref, table, when } from "./site.js";
 
@@ -10,12 +10,25 @@ function section(title, body) {
 }
 
 guarded(main, async () => {
-  const [tournaments, runs, matches] = await Promise.all([
+  const [fields, tournaments, runs, matches] = await Promise.all([
+    api("/api/field"),
     api("/api/tournaments?limit=20"),
     api("/api/runs?limit=20"),
     api("/api/matches?limit=30"),
   ]);
   main.append(
+    section(
+      "Fields",
+      table(
+        [
+          { title: "case", cell: (f) => h("a", { href: `/field/${encodeURIComponent(f.case.slug)}/${f.case.version}` }, `${f.case.slug}/${f.case.version}`), class: "site-wide" },
+          { title: "entrants", cell: (f) => String(f.entrants), class: "site-num" },
+          { title: "matches", cell: (f) => `${f.matches.played} / ${f.matches.total}`, class: "site-num" },
+        ],
+        fields.fields,
+        { empty: "No field yet: the first pushed run that can compete makes its case's." },
+      ),
+    ),
     section(
       "Tournaments",
       table(

@@ -2,7 +2,7 @@
 // switches between the run's matches. The address keeps ?match=ID&tick=N.
 
 import {
-  addressNumber, api, frame, guarded, h, matchLink, mountMatchViewer, num, setAddress, table,
+  addressNumber, api, frame, guarded, h, matchLink, mountMatchViewer, num, pageHref, setAddress, table,
 } from "./site.js";
 
 const main = frame("run");
@@ -36,7 +36,14 @@ guarded(main, async () => {
         h("span", { class: `site-outcome site-${run.outcome}` }, run.outcome),
         run.reason ? ` · ${run.reason}` : "",
         ` · ${run.matches.length} matches`,
-        run.controller.sha256 ? h("span", { class: "site-sha", title: run.controller.sha256 }, ` · sha256 ${run.controller.sha256.slice(0, 12)}…`) : "",
+        run.controller.sha256
+          ? [
+              h("span", { class: "site-sha", title: run.controller.sha256 }, ` · sha256 ${run.controller.sha256.slice(0, 12)}…`),
+              // Its page: every run, tournament and field it played in, its record and rating.
+              " · ",
+              h("a", { href: pageHref("controllers", run.controller.sha256), class: "site-controller-link" }, "its record"),
+            ]
+          : "",
       ),
     ),
   );

@@ -232,6 +232,12 @@ export function outcomeText(match) {
   return `${sideName(match, match.winner)} wins ${how || match.reason}`;
 }
 
+/** The last tick of a finished match (row or match JSON with `ticks`): a match of N ticks
+ * shows ticks 0 to N-1, so a link to its end opens on N-1. */
+export function lastTick(match) {
+  return Math.max(0, match.ticks - 1);
+}
+
 export function matchLink(id, text = `#${id}`, tick = null) {
   return h("a", { href: pageHref("matches", id, tick === null ? "" : `?tick=${tick}`) }, text);
 }

@@ -1,7 +1,7 @@
 // A tournament's page: standings with ratings, the pairings (rounds; a bracket drawn as
 // a tree), each match linked; live (server-sent events) while it runs.
 
-import { api, follow, frame, guarded, h, matchLink, num, pendingCell, rankCell, table, timing, when } from "./site.js";
+import { api, follow, frame, guarded, h, matchLink, num, pageHref, pendingCell, rankCell, table, timing, when } from "./site.js";
 
 const main = frame("tournament");
 const tournamentId = Number(document.body.dataset.id);
@@ -46,6 +46,11 @@ function drawHead(t) {
   );
 }
 
+/** The sha256 of the entrant `name` of tournament `t`. */
+function shaOf(t, name) {
+  return t.field.find((e) => e.name === name)?.sha256;
+}
+
 function drawStandings(t) {
   standings.replaceChildren(
     h("h2", {}, t.status === "running" ? "Standings so far" : "Standings"),
@@ -59,7 +64,8 @@ function drawStandings(t) {
     table(
       [
         { title: "rank", cell: rankCell, class: "site-num" },
-        { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+        // Each entrant's name leads to its controller's page (its record and rating).
+        { title: "name", cell: (r) => h("a", { href: pageHref("controllers", shaOf(t, r.name)), class: "site-name" }, r.name), class: "site-wide" },
         { title: "played", cell: (r) => String(r.matches), class: "site-num" },
         ...(t.status === "running" ? [{ title: "pending", cell: pendingCell, class: "site-num" }] : []),
         { title: "wins", cell: (r) => String(r.wins), class: "site-num" },

@@ -14,7 +14,7 @@ import {
   table,
   timing,
   when
-} from "./chunk-XRIMMDO2.js";
+} from "./chunk-XKZH7ZSE.js";
 import {
   h,
   num
@@ -289,6 +289,7 @@ var reviewNote = h("p", { class: "site-note site-review-status", role: "status" 
 var quickBox = h("div", { class: "site-quick-matches" });
 var tournamentsBox = h("div", { class: "site-tournaments" });
 var runsBox = h("div", { class: "site-runs" });
+var fieldsBox = h("div", { class: "site-fields" });
 function publishedCell(record, url) {
   if (record.published) return h("span", { class: "site-badge site-published" }, "published");
   return h(
@@ -310,11 +311,23 @@ function publishedCell(record, url) {
   );
 }
 async function review() {
-  const [quick, tournaments, runs] = await Promise.all([
+  const [quick, tournaments, runs, fields] = await Promise.all([
     api("/api/matches?kind=quick&limit=50", { token: savedToken() }),
     api("/api/tournaments?limit=50", { token: savedToken() }),
-    api("/api/runs?limit=50", { token: savedToken() })
+    api("/api/runs?limit=50", { token: savedToken() }),
+    api("/api/field", { token: savedToken() })
   ]);
+  fieldsBox.replaceChildren(
+    table(
+      [
+        { title: "case", cell: (f) => h("a", { href: `/console/field/${encodeURIComponent(f.case.slug)}/${f.case.version}` }, `${f.case.slug}/${f.case.version}`), class: "site-wide" },
+        { title: "entrants", cell: (f) => String(f.entrants), class: "site-num" },
+        { title: "matches", cell: (f) => `${f.matches.played} / ${f.matches.total}`, class: "site-num" }
+      ],
+      fields.fields,
+      { empty: "No field yet: a pushed run that can compete makes its case's." }
+    )
+  );
   quickBox.replaceChildren(
     table(
       [
@@ -373,7 +386,9 @@ main.append(
     h("h3", {}, "Tournaments"),
     tournamentsBox,
     h("h3", {}, "Proof runs"),
-    runsBox
+    runsBox,
+    h("h3", {}, "Fields (public: every pushed run that can compete enters its case's)"),
+    fieldsBox
   )
 );
 function label(c) {

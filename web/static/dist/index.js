@@ -7,7 +7,7 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-XRIMMDO2.js";
+} from "./chunk-XKZH7ZSE.js";
 import {
   h,
   num
@@ -20,12 +20,25 @@ function section(title, body) {
   return h("section", { class: "site-section" }, h("h2", {}, title), body);
 }
 guarded(main, async () => {
-  const [tournaments, runs, matches] = await Promise.all([
+  const [fields, tournaments, runs, matches] = await Promise.all([
+    api("/api/field"),
     api("/api/tournaments?limit=20"),
     api("/api/runs?limit=20"),
     api("/api/matches?limit=30")
   ]);
   main.append(
+    section(
+      "Fields",
+      table(
+        [
+          { title: "case", cell: (f) => h("a", { href: `/field/${encodeURIComponent(f.case.slug)}/${f.case.version}` }, `${f.case.slug}/${f.case.version}`), class: "site-wide" },
+          { title: "entrants", cell: (f) => String(f.entrants), class: "site-num" },
+          { title: "matches", cell: (f) => `${f.matches.played} / ${f.matches.total}`, class: "site-num" }
+        ],
+        fields.fields,
+        { empty: "No field yet: the first pushed run that can compete makes its case's." }
+      )
+    ),
     section(
       "Tournaments",
       table(

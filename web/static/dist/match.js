@@ -9,7 +9,7 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-XRIMMDO2.js";
+} from "./chunk-XKZH7ZSE.js";
 import {
   h
 } from "./chunk-H7D2ARH7.js";

@@ -5,9 +5,10 @@ import {
   guarded,
   matchLink,
   mountMatchViewer,
+  pageHref,
   setAddress,
   table
-} from "./chunk-XRIMMDO2.js";
+} from "./chunk-XKZH7ZSE.js";
 import {
   h,
   num
@@ -44,7 +45,12 @@ guarded(main, async () => {
         h("span", { class: `site-outcome site-${run.outcome}` }, run.outcome),
         run.reason ? ` · ${run.reason}` : "",
         ` · ${run.matches.length} matches`,
-        run.controller.sha256 ? h("span", { class: "site-sha", title: run.controller.sha256 }, ` · sha256 ${run.controller.sha256.slice(0, 12)}…`) : ""
+        run.controller.sha256 ? [
+          h("span", { class: "site-sha", title: run.controller.sha256 }, ` · sha256 ${run.controller.sha256.slice(0, 12)}…`),
+          // Its page: every run, tournament and field it played in, its record and rating.
+          " · ",
+          h("a", { href: pageHref("controllers", run.controller.sha256), class: "site-controller-link" }, "its record")
+        ] : ""
       )
     )
   );

@@ -4,12 +4,13 @@ import {
   frame,
   guarded,
   matchLink,
+  pageHref,
   pendingCell,
   rankCell,
   table,
   timing,
   when
-} from "./chunk-XRIMMDO2.js";
+} from "./chunk-XKZH7ZSE.js";
 import {
   h,
   num
@@ -54,6 +55,9 @@ function drawHead(t) {
     )
   );
 }
+function shaOf(t, name) {
+  return t.field.find((e) => e.name === name)?.sha256;
+}
 function drawStandings(t) {
   standings.replaceChildren(
     h("h2", {}, t.status === "running" ? "Standings so far" : "Standings"),
@@ -64,7 +68,8 @@ function drawStandings(t) {
     table(
       [
         { title: "rank", cell: rankCell, class: "site-num" },
-        { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
+        // Each entrant's name leads to its controller's page (its record and rating).
+        { title: "name", cell: (r) => h("a", { href: pageHref("controllers", shaOf(t, r.name)), class: "site-name" }, r.name), class: "site-wide" },
         { title: "played", cell: (r) => String(r.matches), class: "site-num" },
         ...t.status === "running" ? [{ title: "pending", cell: pendingCell, class: "site-num" }] : [],
         { title: "wins", cell: (r) => String(r.wins), class: "site-num" },

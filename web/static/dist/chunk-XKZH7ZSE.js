@@ -171,6 +171,9 @@ function outcomeText(match) {
   if (match.winner === null) return "draw";
   return `${sideName(match, match.winner)} wins ${how || match.reason}`;
 }
+function lastTick(match) {
+  return Math.max(0, match.ticks - 1);
+}
 function matchLink(id, text = `#${id}`, tick = null) {
   return h("a", { href: pageHref("matches", id, tick === null ? "" : `?tick=${tick}`) }, text);
 }
@@ -212,6 +215,7 @@ async function guarded(element, load) {
 }
 
 export {
+  onConsole,
   pageHref,
   savedToken,
   saveToken,
@@ -226,6 +230,7 @@ export {
   namedSide,
   storedAs,
   outcomeText,
+  lastTick,
   matchLink,
   setAddress,
   addressNumber,
