@@ -202,6 +202,28 @@ def test_the_page_loads_its_bundle_and_chunks_all_preloaded(
     assert len(charts) == 1 and re.fullmatch(r"/static/dist/charts-[0-9A-Z]+\.js", charts[0])
 
 
+def test_uplots_stylesheet_comes_with_the_charts_not_in_the_pages_head(
+    tab: Tab, viewers: dict[str, str]
+) -> None:
+    """The page's head links viewer.css alone (a stylesheet there holds the first frame);
+    the viewer adds uPlot's with the charts, from static/ (not static/dist/), loaded."""
+    tab.open(viewers["baselines"])
+    tab.page.wait_for_function("() => window.forayViewer.charts !== null")
+    sheets = tab.js(
+        """() => [...document.querySelectorAll('link[rel="stylesheet"]')].map((link) => ({
+            path: new URL(link.href).pathname, loaded: link.sheet !== null }))"""
+    )
+    assert [s["path"] for s in sheets] == [
+        "/static/viewer.css",
+        "/static/vendor/uplot/uPlot.min.css",
+    ], sheets
+    assert all(s["loaded"] for s in sheets), sheets
+    # Its rules apply (a chart's overlay is positioned by them alone).
+    assert tab.js("() => getComputedStyle(document.querySelector('.u-over')).position") == (
+        "absolute"
+    )
+
+
 def test_the_scrubber_and_the_keyboard_move_the_tick(tab: Tab, viewers: dict[str, str]) -> None:
     page = tab.page
     tab.open(viewers["baselines"])

@@ -74,7 +74,6 @@ _VIEWER_PAGE: Final = """<!doctype html>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="preload" href="{replay_url}" as="fetch" crossorigin="anonymous">
 {preloads}
-<link rel="stylesheet" href="/static/vendor/uplot/uPlot.min.css">
 <link rel="stylesheet" href="/static/viewer.css">
 <script type="module" src="/static/{script}"></script>
 </head>

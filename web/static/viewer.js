@@ -52,23 +52,36 @@ const percent = (share) => {
   return `${pct >= 0.1 || pct === 0 ? pct.toFixed(1) : pct.toPrecision(2)}%`;
 };
 
-// The viewer's stylesheets, unless the page links them already. Known by file name: a
-// page's bundle runs from static/dist/, so its own address does not say where they are.
-function ensureStyles() {
-  const links = document.querySelectorAll('link[rel="stylesheet"]');
-  const linked = [...links].map((link) => new URL(link.href).pathname);
-  for (const href of ["./vendor/uplot/uPlot.min.css", "./viewer.css"]) {
-    const name = href.slice(href.lastIndexOf("/"));
-    if (!linked.some((path) => path.endsWith(name))) {
-      document.head.append(h("link", { rel: "stylesheet", href: new URL(href, import.meta.url).href }));
-    }
-  }
+// The static files' directory: this module's own, or its parent when it runs bundled
+// (a page's bundle and its chunks are in static/dist/).
+const STATIC = new URL(/\/dist\/[^/]*$/.test(new URL(import.meta.url).pathname) ? "../" : "./", import.meta.url);
+
+// A stylesheet of the viewer's (a path under static/), unless the page links it already (known
+// by file name); resolves once it is in. The charts' (uPlot's) is asked for with the charts,
+// after the first frame: linked in the page's head it would hold up the first frame until it
+// arrived.
+function ensureStyle(href) {
+  const name = href.slice(href.lastIndexOf("/"));
+  const links = [...document.querySelectorAll('link[rel="stylesheet"]')];
+  const linked = links.find((link) => new URL(link.href).pathname.endsWith(name));
+  if (linked !== undefined) return Promise.resolve(); // a page's own link: in its head, in before any script
+  const link = h("link", { rel: "stylesheet", href: new URL(href, STATIC).href });
+  document.head.append(link);
+  return loaded(link);
+}
+
+/** Resolves when `link` has loaded or failed (the charts are drawn either way). */
+function loaded(link) {
+  return new Promise((resolve) => {
+    link.addEventListener("load", resolve, { once: true });
+    link.addEventListener("error", resolve, { once: true });
+  });
 }
 
 export class Viewer {
   constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null, headers = null, storedAs = null } = {}) {
     if (!replayUrl) throw new TypeError("mountViewer: replayUrl is required");
-    ensureStyles();
+    ensureStyle("./viewer.css");
     this.element = element;
     this.replayUrl = replayUrl;
     this.storedAs = storedAs;
@@ -264,7 +277,7 @@ export class Viewer {
       this._show(Math.min(this._wanted, replay.ticks - 1));
       this.metrics.firstFrame = performance.now();
       this.ui.scrubber.disabled = false;
-      import("./charts.js").then(({ Charts }) => {
+      Promise.all([import("./charts.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));

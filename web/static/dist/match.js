@@ -9,10 +9,10 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-IM5U4L2A.js";
+} from "./chunk-XKZH7ZSE.js";
 import {
   h
-} from "./chunk-AY4YUA4L.js";
+} from "./chunk-H7D2ARH7.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/match.js

@@ -10,11 +10,11 @@ import {
   table,
   timing,
   when
-} from "./chunk-IM5U4L2A.js";
+} from "./chunk-XKZH7ZSE.js";
 import {
   h,
   num
-} from "./chunk-AY4YUA4L.js";
+} from "./chunk-H7D2ARH7.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/tournament.js

@@ -1,6 +1,6 @@
 import {
   mountViewer
-} from "./chunk-AY4YUA4L.js";
+} from "./chunk-H7D2ARH7.js";
 import "./chunk-CAKUANQQ.js";
 
 // static/view.js

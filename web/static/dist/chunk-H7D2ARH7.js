@@ -117,20 +117,26 @@ var percent = (share) => {
   const pct = 100 * share;
   return `${pct >= 0.1 || pct === 0 ? pct.toFixed(1) : pct.toPrecision(2)}%`;
 };
-function ensureStyles() {
-  const links = document.querySelectorAll('link[rel="stylesheet"]');
-  const linked = [...links].map((link) => new URL(link.href).pathname);
-  for (const href of ["./vendor/uplot/uPlot.min.css", "./viewer.css"]) {
-    const name = href.slice(href.lastIndexOf("/"));
-    if (!linked.some((path) => path.endsWith(name))) {
-      document.head.append(h("link", { rel: "stylesheet", href: new URL(href, import.meta.url).href }));
-    }
-  }
+var STATIC = new URL(/\/dist\/[^/]*$/.test(new URL(import.meta.url).pathname) ? "../" : "./", import.meta.url);
+function ensureStyle(href) {
+  const name = href.slice(href.lastIndexOf("/"));
+  const links = [...document.querySelectorAll('link[rel="stylesheet"]')];
+  const linked = links.find((link2) => new URL(link2.href).pathname.endsWith(name));
+  if (linked !== void 0) return Promise.resolve();
+  const link = h("link", { rel: "stylesheet", href: new URL(href, STATIC).href });
+  document.head.append(link);
+  return loaded(link);
+}
+function loaded(link) {
+  return new Promise((resolve) => {
+    link.addEventListener("load", resolve, { once: true });
+    link.addEventListener("error", resolve, { once: true });
+  });
 }
 var Viewer = class {
   constructor(element, { replayUrl, tick = null, keyboard = true, onTick = null, headers = null, storedAs = null } = {}) {
     if (!replayUrl) throw new TypeError("mountViewer: replayUrl is required");
-    ensureStyles();
+    ensureStyle("./viewer.css");
     this.element = element;
     this.replayUrl = replayUrl;
     this.storedAs = storedAs;
@@ -309,7 +315,7 @@ var Viewer = class {
       this._show(Math.min(this._wanted, replay.ticks - 1));
       this.metrics.firstFrame = performance.now();
       this.ui.scrubber.disabled = false;
-      import("./charts-3WZUXP2N.js").then(({ Charts }) => {
+      Promise.all([import("./charts-3WZUXP2N.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));

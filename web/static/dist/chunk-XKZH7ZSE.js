@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-AY4YUA4L.js";
+} from "./chunk-H7D2ARH7.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";
