@@ -12,11 +12,21 @@ from typing import Any
 
 import pytest
 
+import sim
 from arena.bench import MadeUpPlayer
 from arena.bench._field import _a_real_replay, _Filler
 from arena.bench._scale import numbered_field
 from arena.cases import Case, default_case
 from arena.store import Store
+from arena.tournament import (
+    Format,
+    Pairing,
+    Played,
+    ScheduleMismatchError,
+    Scheduler,
+    TournamentPlan,
+    TournamentSetupError,
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +56,9 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def _case(seeds: int) -> Case:
     base = default_case()
-    return dataclasses.replace(base, match=dataclasses.replace(base.match, seeds=tuple(range(seeds))))
+    return dataclasses.replace(
+        base, match=dataclasses.replace(base.match, seeds=tuple(range(seeds)))
+    )
 
 
 def _field(root: Path, seeds: int, entrants: int, replay: bytes) -> tuple[Store, _Filler]:
@@ -79,3 +91,82 @@ def test_a_page_of_a_tournaments_matches_costs_its_own_rows(
             counted.append(_first_page_steps(store, filler.tid, steps))
     few, more = counted
     assert more < 1.5 * few + 20, (few, more)
+
+
+# --------------------------------------------------------------------------- withdrawn
+
+
+def _result(p: Pairing) -> Played:
+    """A made-up result that depends on the pairing (so the ratings depend on the order)."""
+    winner = None if (p.round + p.slot) % 5 == 0 else (p.round * 7 + p.slot) % 2
+    return Played(p, winner, sim.Reason.SCORE, (10, 5), (90_000, 80_000), 400)
+
+
+def _field_played(entrants: int, seeds: int, out: set[str]) -> tuple[TournamentPlan, list[Played]]:
+    """A field of ``entrants`` (grown one by one) with every meeting recorded but those of
+    ``out`` (withdrawn from the start): the plan and the results in schedule order."""
+    names = [f"e{i}" for i in range(entrants)]
+    sched = Scheduler(TournamentPlan(Format.FIELD, (names[0],), tuple(range(seeds))))
+    results = []
+    for name in names[1:]:
+        sched.add_entrant(name)
+        for p in list(sched.ready()):
+            if p.a not in out and p.b not in out:
+                results.append(_result(p))
+                sched.record(results[-1])
+    return sched.plan, results
+
+
+def _held(sched: Scheduler) -> int:
+    """Objects the scheduler holds for the rounds not complete and the ratings' queue."""
+    return len(sched._done) + len(sched._count) + len(sched._to_rate) + len(sched._late)
+
+
+@pytest.mark.parametrize("seeds", [1, 4])
+def test_a_withdrawn_entrants_unplayed_meetings_hold_nothing(seeds: int) -> None:
+    """The second entrant withdrawn from the start, every other meeting of 30 entrants
+    recorded: no round is left incomplete and no result waits to be rated (before, every
+    round after its first missing meeting kept its flags and every later result waited)."""
+    plan, results = _field_played(30, seeds, {"e1"})
+    sched = Scheduler(plan, results, withdrawn={"e1"})
+    assert sched.recorded == len(results) == (29 * 28 // 2) * 2 * seeds
+    assert _held(sched) == 0 and sched.finished
+    assert list(sched.ready()) == [] and sched.next_round() is None
+    rated = sched.standings().rows[0].rating
+    assert rated != Scheduler(plan).standings().rows[0].rating  # the results were rated
+    # Reinstated: its meetings are back to play, from the first of them.
+    back = Scheduler(plan, results)
+    missing = list(back.ready())
+    assert len(missing) == 29 * 2 * seeds and all("e1" in (p.a, p.b) for p in missing)
+    assert back.next_round() == [p for p in missing if p.round == missing[0].round]
+
+
+def test_a_withdrawn_entrants_ratings_are_a_function_of_the_results_and_withdrawals() -> None:
+    """Whatever order the results come in, and whether some of the withdrawn entrant's
+    meetings were recorded (before it left, or in flight): the same standings, ratings
+    included (its meetings are never rated); a newcomer after it meets only the others."""
+    plan, results = _field_played(12, 2, {"e3"})
+    extra = [_result(p) for p in Scheduler(plan, results).ready() if p.round % 3 == 0][:20]
+    assert extra and all("e3" in (p.pairing.a, p.pairing.b) for p in extra)
+    expected = Scheduler(plan, results, withdrawn={"e3"}).standings()
+    mixed = [*results, *extra]
+    for order in (mixed, mixed[::-1], sorted(mixed, key=lambda p: (p.pairing.slot, p.key))):
+        sched = Scheduler(plan, order, withdrawn={"e3"})
+        assert sched.recorded == len(mixed) and sched.finished
+        assert _held(sched) == len(extra)  # the withdrawn one's recorded, to refuse them twice
+        got = sched.standings()
+        assert [(r.name, r.rating) for r in got.rows] == [(r.name, r.rating) for r in expected.rows]
+        with pytest.raises(ScheduleMismatchError, match="recorded twice"):
+            sched.record(extra[0])
+    sched = Scheduler(plan, results, withdrawn={"e3"})
+    sched.add_entrant("e12")
+    ready = list(sched.ready())
+    assert len(ready) == 11 * 2 * 2 and not any("e3" in (p.a, p.b) for p in ready)
+
+
+def test_only_a_field_withdraws_as_it_plays() -> None:
+    plan = TournamentPlan(Format.ROUND_ROBIN, ("a", "b", "c"), (1,))
+    with pytest.raises(TournamentSetupError, match="only a field"):
+        Scheduler(plan, withdrawn={"a"})
+    with pytest.raises(TournamentSetupError, match="'z' is not in the field"):
+        Scheduler(TournamentPlan(Format.FIELD, ("a", "b"), (1,)), withdrawn={"z"})
