@@ -5,7 +5,9 @@ timed. The same entrants with many more matches recorded (more seeds) cost the s
 from __future__ import annotations
 
 import dataclasses
+import gc
 import sqlite3
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from arena.bench import MadeUpPlayer
 from arena.bench._field import _a_real_replay, _Filler
 from arena.bench._scale import numbered_field
 from arena.cases import Case, default_case
+from arena.coordinator import field_json
 from arena.store import Store
 from arena.tournament import (
     Format,
@@ -24,9 +27,12 @@ from arena.tournament import (
     Played,
     ScheduleMismatchError,
     Scheduler,
+    Standings,
     TournamentPlan,
     TournamentSetupError,
+    standings_without,
 )
+from arena.tournament._standings import Tally
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +125,7 @@ def _field_played(entrants: int, seeds: int, out: set[str]) -> tuple[TournamentP
 
 def _held(sched: Scheduler) -> int:
     """Objects the scheduler holds for the rounds not complete and the ratings' queue."""
-    return len(sched._done) + len(sched._count) + len(sched._to_rate) + len(sched._late)
+    return len(sched._done) + len(sched._count) + len(sched._to_rate)
 
 
 @pytest.mark.parametrize("seeds", [1, 4])
@@ -153,7 +159,7 @@ def test_a_withdrawn_entrants_ratings_are_a_function_of_the_results_and_withdraw
     for order in (mixed, mixed[::-1], sorted(mixed, key=lambda p: (p.pairing.slot, p.key))):
         sched = Scheduler(plan, order, withdrawn={"e3"})
         assert sched.recorded == len(mixed) and sched.finished
-        assert _held(sched) == len(extra)  # the withdrawn one's recorded, to refuse them twice
+        assert _held(sched) == 0 and sum(bin(b).count("1") for b in sched._late[3]) == len(extra)
         got = sched.standings()
         assert [(r.name, r.rating) for r in got.rows] == [(r.name, r.rating) for r in expected.rows]
         with pytest.raises(ScheduleMismatchError, match="recorded twice"):
@@ -170,3 +176,89 @@ def test_only_a_field_withdraws_as_it_plays() -> None:
         Scheduler(plan, withdrawn={"a"})
     with pytest.raises(TournamentSetupError, match="'z' is not in the field"):
         Scheduler(TournamentPlan(Format.FIELD, ("a", "b"), (1,)), withdrawn={"z"})
+
+
+# --------------------------------------------------------------------------- the recount
+
+
+def _recount_holding_every_result(
+    plan: TournamentPlan, results: list[Played], excluded: set[str]
+) -> list[tuple[str, int, int, Any]]:
+    """The standings' rows as ``standings_without`` made them before it streamed: every
+    result held, those kept sorted into schedule order and rated."""
+    names = [n for n in plan.order if n not in excluded]
+    index = {name: i for i, name in enumerate(names)}
+    tally = Tally(names)
+    kept = sorted(
+        (p for p in results if p.pairing.a in index and p.pairing.b in index),
+        key=lambda p: (p.pairing.round, p.pairing.slot),
+    )
+    for p in kept:
+        a, b = index[p.pairing.a], index[p.pairing.b]
+        tally.add(a, b, p)
+        if p.error is None:
+            tally.rate(a, b, p.winner)
+    rows = tally.standings(plan.format, len(kept), 0, False).rows
+    return [(r.name, r.wins, r.errors, r.rating) for r in rows]
+
+
+def _rows(standings: Standings) -> list[tuple[str, int, int, Any]]:
+    return [(r.name, r.wins, r.errors, r.rating) for r in standings.rows]
+
+
+def test_the_streamed_recount_equals_one_of_every_result_held() -> None:
+    """A field with an entrant withdrawn after some of its meetings, a gap (a meeting not
+    recorded yet), errors, in any order: the same rows, ratings included, as when every
+    result was held and sorted; and a round-robin with one excluded."""
+    plan, results = _field_played(14, 2, {"e4"})
+    pending = list(Scheduler(plan, results).ready())
+    some = [_result(p) for p in pending[:30]]  # e4's first meetings, before it left
+    errors = [Played(r.pairing, None, None, error="made up") for r in results[5:9]]
+    mixed = [*results[:5], *errors, *results[9:40], *results[41:], *some]  # one gap
+    for order in (mixed, mixed[::-1], sorted(mixed, key=lambda p: p.key)):
+        got = standings_without(plan, order, {"e4"})
+        assert _rows(got) == _recount_holding_every_result(plan, order, {"e4"})
+        assert got.matches == len(mixed) - len(some) and not got.complete
+    rr = TournamentPlan(Format.ROUND_ROBIN, tuple(f"e{i}" for i in range(6)), (1, 2))
+    played = [_result(p) for p in Scheduler(rr).ready()]
+    assert _rows(standings_without(rr, played[::-1], {"e2"})) == _recount_holding_every_result(
+        rr, played, {"e2"}
+    )
+
+
+def _recount_peak(store: Store, tid: int) -> int:
+    """Bytes the standings' recount of the field ``tid`` held at most (Python's own). The
+    ratings leave cyclic garbage: collected often, the peak is what is held, not what waits
+    for the collector."""
+    gc.collect()
+    threshold = gc.get_threshold()
+    gc.set_threshold(10)
+    tracemalloc.start()
+    try:
+        field_json(store, tid)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        gc.set_threshold(*threshold)
+
+
+@pytest.mark.slow
+def test_the_standings_recount_holds_a_page_not_every_result(
+    tmp_path: Path, replay: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same 8 entrants, one withdrawn, with 32 times the matches recorded: the recount
+    (the API's, the events stream's, ``arena field``'s) holds about the same bytes; pages of
+    8 matches, so that one page is not the whole field."""
+    paged = Store.iter_tournament_matches
+    monkeypatch.setattr(
+        Store, "iter_tournament_matches", lambda self, tid: paged(self, tid, page=8)
+    )
+    peaks = []
+    for seeds in (1, 32):
+        store, filler = _field(tmp_path / str(seeds), seeds, 8, replay)
+        with store:
+            store.withdraw_entrant(filler.tid, filler.names[2], "a test")
+            assert store.tournament(filler.tid).matches == 56 * seeds
+            peaks.append(_recount_peak(store, filler.tid))
+    few, more = peaks
+    assert more < 1.5 * few, (few, more)

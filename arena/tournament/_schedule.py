@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -254,7 +254,11 @@ class Scheduler:
         if unknown:
             raise TournamentSetupError(f"withdrawn entrant {unknown[0]!r} is not in the field")
         self._out = frozenset(self._index[name] for name in out)
-        self._late: set[tuple[int, int]] = set()  # withdrawn meetings recorded, rounds complete
+        # standings_without rates a smaller field's tally instead
+        self._rater: Callable[[int, int, int | None], None] = self._tally.rate
+        # A bit per withdrawn entrant's meeting recorded in a round complete (by opponent and
+        # round of the stage): none is recorded twice, in O(field) bits, whatever was recorded.
+        self._late: dict[int, bytearray] = {w: bytearray() for w in self._out}
         # swiss: the stages paired so far, who has met, who has sat out
         self._swiss: list[list[Meeting]] = []
         self._met: set[Meeting] = set()
@@ -311,6 +315,21 @@ class Scheduler:
         """Whether (stage, slot) is a withdrawn entrant's meeting (a field's: slot ``j`` of
         stage ``s`` is entrant ``j`` against entrant ``s + 1``)."""
         return bool(self._out) and (slot in self._out or stage + 1 in self._out)
+
+    def _mark_late(self, round_: int, slot: int) -> bool:
+        """Note the withdrawn entrant's meeting at (round, slot) recorded; False if it was."""
+        stage, rest = divmod(round_, self._per)
+        newcomer = stage + 1
+        w, opponent = (slot, newcomer) if slot in self._out else (newcomer, slot)
+        bits = self._late[w]
+        at = opponent * self._per + rest
+        byte, bit = divmod(at, 8)
+        if byte >= len(bits):
+            bits.extend(bytes(byte + 1 - len(bits)))
+        if bits[byte] >> bit & 1:
+            return False
+        bits[byte] |= 1 << bit
+        return True
 
     def _complete(self, round_: int) -> bool:
         """Every slot of ``round_`` recorded, or a withdrawn entrant's meeting. O(withdrawn)."""
@@ -403,9 +422,8 @@ class Scheduler:
         if p.round < self._cursor and skipped:
             # A withdrawn entrant's meeting, read after its round was settled without it
             # (results come in the order they were recorded, not the schedule's).
-            if (p.round, p.slot) in self._late:
+            if not self._mark_late(p.round, p.slot):
                 raise ScheduleMismatchError(f"result {p.key} is recorded twice")
-            self._late.add((p.round, p.slot))
         elif p.round < self._cursor:  # a complete round: its flags are gone, every one was set
             raise ScheduleMismatchError(f"result {p.key} is recorded twice")
         else:
@@ -436,7 +454,7 @@ class Scheduler:
             if self._rate_at in self._to_rate:
                 item = self._to_rate.pop(self._rate_at)
                 if item is not None:
-                    self._tally.rate(*item)
+                    self._rater(*item)
             elif not (round_ < self._known_rounds() and self._skips(round_ // self._per, slot)):
                 return
             if slot + 1 < self._size(round_ // self._per):
@@ -455,9 +473,9 @@ class Scheduler:
             flags = self._done.pop(self._cursor, None)
             if self._out and flags is not None:
                 stage = self._cursor // self._per
-                self._late.update(
-                    (self._cursor, j) for j, f in enumerate(flags) if f and self._skips(stage, j)
-                )
+                for j, f in enumerate(flags):
+                    if f and self._skips(stage, j):
+                        self._mark_late(self._cursor, j)
             self._count.pop(self._cursor, None)
             self._cursor += 1
             if self.plan.format is Format.SWISS and self._cursor == self._known_rounds():
@@ -581,6 +599,11 @@ class Scheduler:
                     yield self._pairing(round_, slot, meeting)
 
     # ----------------------------------------------------------------- results
+
+    def held_ratings(self) -> list[tuple[int, int, int | None]]:
+        """The results recorded and not rated yet (past the first match not recorded), in
+        schedule order, each as (entrant A's index, entrant B's, winner); errors left out."""
+        return [item for _, item in sorted(self._to_rate.items()) if item is not None]
 
     def standings(self) -> Standings:
         """The standings so far. Ratings take the matches in schedule order, so they
