@@ -5,6 +5,7 @@ timed. The same entrants with many more matches recorded (more seeds) cost the s
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import sqlite3
 import tracemalloc
@@ -13,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 import sim
 from arena.bench import MadeUpPlayer
 from arena.bench._field import _a_real_replay, _Filler
 from arena.bench._scale import numbered_field
 from arena.cases import Case, default_case
-from arena.coordinator import field_json
+from arena.coordinator import FieldSignal, enter_field, field_json, open_field, play_field
 from arena.store import Store
 from arena.tournament import (
     Format,
@@ -33,6 +35,8 @@ from arena.tournament import (
     standings_without,
 )
 from arena.tournament._standings import Tally
+from tests.test_coordinator import InProcess
+from tests.test_field import SHORT_CASE, upload
 
 
 @pytest.fixture(scope="module")
@@ -262,3 +266,49 @@ def test_the_standings_recount_holds_a_page_not_every_result(
             peaks.append(_recount_peak(store, filler.tid))
     few, more = peaks
     assert more < 1.5 * few, (few, more)
+
+
+@pytest.mark.slow
+def test_a_running_field_takes_a_withdrawal_and_its_undoing_without_a_restart(
+    data_dir: Path,
+) -> None:
+    """One coordinator for the whole test (as a server's): a withdrawal and a newcomer, then
+    the withdrawal undone; the scheduler is made again from the store each time, so the
+    newcomer meets only those not withdrawn, then the reinstated one, each match once."""
+    with Store.open(data_dir) as store:
+        tid = open_field(store, SHORT_CASE).id
+        player = InProcess()
+        signal = FieldSignal()
+
+        def withdraw_and_enter() -> None:
+            store.withdraw_entrant(tid, "greedy-raider", "a test")
+            enter_field(store, SHORT_CASE, "bot", upload(store, 3, "bot"))
+
+        steps = iter([withdraw_and_enter, lambda: store.reinstate_entrant(tid, "greedy-raider")])
+
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+
+                async def idle() -> None:
+                    step = next(steps, None)
+                    if step is None:
+                        nursery.cancel_scope.cancel()
+                        return
+                    step()
+                    signal.poke()
+
+                nursery.start_soon(
+                    functools.partial(
+                        play_field, store, tid, player, slots=2, signal=signal, on_idle=idle
+                    )
+                )
+
+        trio.run(main)
+        pairs = [(j.a.name, j.b.name) for j in player.played]
+        assert len(pairs) == 12 + 6 + 2 == len(set(pairs))
+        assert pairs[-2:] in (
+            [("greedy-raider", "bot"), ("bot", "greedy-raider")],
+            [("bot", "greedy-raider"), ("greedy-raider", "bot")],
+        )
+        assert all("greedy-raider" not in p for p in pairs[12:18])
+        assert field_json(store, tid)["matches"] == {"played": 20, "pending": 0, "total": 20}
