@@ -9,7 +9,7 @@ import functools
 import gc
 import sqlite3
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -284,7 +284,10 @@ def test_a_running_field_takes_a_withdrawal_and_its_undoing_without_a_restart(
             store.withdraw_entrant(tid, "greedy-raider", "a test")
             enter_field(store, SHORT_CASE, "bot", upload(store, 3, "bot"))
 
-        steps = iter([withdraw_and_enter, lambda: store.reinstate_entrant(tid, "greedy-raider")])
+        def reinstate() -> None:
+            store.reinstate_entrant(tid, "greedy-raider")
+
+        steps: Iterator[Callable[[], None]] = iter([withdraw_and_enter, reinstate])
 
         async def main() -> None:
             async with trio.open_nursery() as nursery:
