@@ -13,6 +13,7 @@ standings, and its meetings not yet played are not played (until it is reinstate
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -223,19 +224,23 @@ async def play_field(
     already (by another coordinator) is counted as the store has it; each is recorded once.
     """
     t = await trio.to_thread.run_sync(_load, store, tournament_id)
-    sched = t.scheduler
     while True:
+        # The withdrawals alone: the tournament's record would count its matches (an index
+        # scan that grows with every match recorded) on each wake. Once they change, the
+        # scheduler is made again from the store (a resume): its rounds settle past a
+        # withdrawn entrant's meetings, and an undone withdrawal puts them back to play.
+        out = await trio.to_thread.run_sync(store.withdrawn, tournament_id)
+        if out != t.scheduler.withdrawn:
+            t = await trio.to_thread.run_sync(_load, store, tournament_id)
+        sched = t.scheduler
         newcomers = await trio.to_thread.run_sync(
-            lambda: store.field_entrants(tournament_id, start=len(sched.plan.field))
+            functools.partial(store.field_entrants, tournament_id, start=len(sched.plan.field))
         )
         for e in newcomers:
             module = await trio.to_thread.run_sync(store.read_module_bytes, e.sha256)
             sched.add_entrant(e.name)
             t.contestants[e.name] = Contestant(e.name, module)
             t.entrants[e.name] = e
-        # The withdrawals alone: the tournament's record would count its matches (an index
-        # scan that grows with every match recorded) on each wake.
-        out = await trio.to_thread.run_sync(store.withdrawn, tournament_id)
         await _play(store, t, player, slots, on_progress, _not_withdrawn(out))
         if on_idle is not None:
             await on_idle()

@@ -243,7 +243,10 @@ def _load(store: Store, tournament_id: int) -> _Tournament:
     plan = tournament_plan(record)
     case, config = tournament_rules(record)
     # Page by page: a resume holds the scheduler's counts, never every stored match at once.
-    scheduler = Scheduler(plan, map(played_of, store.iter_tournament_matches(tournament_id)))
+    # A field's withdrawn entrants' meetings are settled without being played (Scheduler).
+    out = [x.name for x in record.excluded] if plan.format is Format.FIELD else []
+    played = map(played_of, store.iter_tournament_matches(tournament_id))
+    scheduler = Scheduler(plan, played, out)
     contestants, entrants = {}, {}
     if not scheduler.finished or plan.format is Format.FIELD:  # a field takes newcomers
         for e in record.field:

@@ -223,7 +223,25 @@ _HELD_MODULES: Final = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _HELD_MODULES)
+_V7: Final = (
+    # A tournament's matches in id order (issue 26, scale): a page of them (a resume's, a
+    # recount's: ``id > last ORDER BY id LIMIT``) costs its own rows. Through the pairing
+    # index, every later match of the tournament was read and sorted for each page.
+    """
+    CREATE INDEX matches_of_tournament ON matches (tournament_id, id)
+    WHERE tournament_id IS NOT NULL
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+    _V1,
+    _V2,
+    _V3,
+    _V4,
+    _V5,
+    _HELD_MODULES,
+    _V7,
+)
 """Every step, in order; never edit a published one, append a new one."""
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

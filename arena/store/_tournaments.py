@@ -260,6 +260,7 @@ class Tournaments(Core):
             if len(records) < page:
                 return
             after = records[-1].id
+            del records  # not held while the next page is read
 
 
 def check_takes_match(

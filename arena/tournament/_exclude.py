@@ -25,11 +25,11 @@ def standings_without(
     A bracket cannot be recomputed (who went on depends on the excluded entrant's
     matches), nor a gauntlet without its entrant: ``TournamentSetupError`` says so.
     """
-    results = list(played)
-    scheduler = Scheduler(plan, results)  # checks every result against the plan
-    if not excluded and plan.format is not Format.FIELD:
-        return scheduler.standings()
-    unknown = sorted(set(excluded) - set(plan.field))
+    excluded = set(excluded)
+    field = plan.format is Format.FIELD
+    if not excluded and not field:
+        return Scheduler(plan, played).standings()
+    unknown = sorted(excluded - set(plan.field))
     if unknown:
         raise TournamentSetupError(f"{unknown[0]!r} is not in the field")
     if plan.format is Format.BRACKET:
@@ -42,19 +42,32 @@ def standings_without(
             f"{plan.order[0]!r} is the gauntlet's entrant: without it there is nothing to rank"
         )
     names = [n for n in plan.order if n not in excluded]
-    if len(names) < (1 if plan.format is Format.FIELD else 2):
+    if len(names) < (1 if field else 2):
         raise TournamentSetupError("the standings need two entrants or more left in")
     index = {name: i for i, name in enumerate(names)}
     tally = Tally(names, gauntlet=plan.format is Format.GAUNTLET)
-    kept = sorted(
-        (p for p in results if p.pairing.a in index and p.pairing.b in index),
-        key=lambda p: (p.pairing.round, p.pairing.slot),
-    )
-    for p in kept:
-        a, b = index[p.pairing.a], index[p.pairing.b]
-        tally.add(a, b, p)
-        if p.error is None:
-            tally.rate(a, b, p.winner)
+    # One pass, the results held by no one: the scheduler checks each against the plan and
+    # hands the ratings over in schedule order as soon as the results before are in (a
+    # field's withdrawn entrants' meetings passed over), holding back only those past the
+    # first meeting not recorded yet; they are rated at the end, in schedule order.
+    kept_of = [index.get(name) for name in plan.order]
+
+    def rate(a: int, b: int, winner: int | None) -> None:
+        ka, kb = kept_of[a], kept_of[b]
+        if ka is not None and kb is not None:
+            tally.rate(ka, kb, winner)
+
+    scheduler = Scheduler(plan, withdrawn=excluded if field else ())
+    scheduler._rater = rate
+    kept = 0
+    for p in played:
+        scheduler.record(p)  # checks the result against the plan
+        a, b = index.get(p.pairing.a), index.get(p.pairing.b)
+        if a is not None and b is not None:
+            tally.add(a, b, p)
+            kept += 1
+    for item in scheduler.held_ratings():  # the gaps' (a field's unplayed meetings)
+        rate(*item)
     n, per = len(names), plan.rounds_per_stage
     match plan.format:
         case Format.ROUND_ROBIN | Format.FIELD:
@@ -62,8 +75,8 @@ def standings_without(
         case Format.GAUNTLET:
             total = (n - 1) * per
         case _:  # swiss: what was kept, and what the plan has still to pair
-            total = len(kept) + scheduler.total - scheduler.recorded
+            total = kept + scheduler.total - scheduler.recorded
     # A field's withdrawn entrants' meetings are never played: it is complete once the
     # others' are all in.
-    complete = len(kept) == total if plan.format is Format.FIELD else scheduler.finished
-    return tally.standings(plan.format, len(kept), total, complete)
+    complete = kept == total if field else scheduler.finished
+    return tally.standings(plan.format, kept, total, complete)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -215,9 +215,22 @@ class Scheduler:
     plays what is missing. It holds O(field) counts, one flag per match
     recorded, the n x n win matrix and, for swiss and bracket, the stages
     decided so far; never a list of every match.
+
+    A field's ``withdrawn`` entrants (field only): their meetings not recorded are settled
+    without a result (skipped: never handed out, a round holding only such gaps is
+    complete), and none of their meetings, recorded or not, is rated. The ratings are then
+    a pure function of the results and the withdrawals: every recorded meeting of two
+    entrants not withdrawn, in schedule order, up to the first meeting of two such entrants
+    not yet recorded. A change of the withdrawals is a new scheduler (undoing one puts its
+    meetings back to play: the cursor goes back to the first of them).
     """
 
-    def __init__(self, plan: TournamentPlan, played: Iterable[Played] = ()) -> None:
+    def __init__(
+        self,
+        plan: TournamentPlan,
+        played: Iterable[Played] = (),
+        withdrawn: Collection[str] = (),
+    ) -> None:
         self.plan = plan
         n = len(plan.order)
         self._n = n
@@ -232,6 +245,20 @@ class Scheduler:
         self._waiting: dict[tuple[int, int], list[Played]] = {}  # (stage, slot) not yet known
         self._rate_at = (0, 0)  # the next (round, slot) the ratings take
         self._to_rate: dict[tuple[int, int], tuple[int, int, int | None] | None] = {}
+        out = set(withdrawn)
+        if out and plan.format is not Format.FIELD:
+            raise TournamentSetupError(
+                f"only a field's entrants are withdrawn as it plays, not a {plan.format}'s"
+            )
+        unknown = sorted(out - set(self._index))
+        if unknown:
+            raise TournamentSetupError(f"withdrawn entrant {unknown[0]!r} is not in the field")
+        self._out = frozenset(self._index[name] for name in out)
+        # standings_without rates a smaller field's tally instead
+        self._rater: Callable[[int, int, int | None], None] = self._tally.rate
+        # A bit per withdrawn entrant's meeting recorded in a round complete (by opponent and
+        # round of the stage): none is recorded twice, in O(field) bits, whatever was recorded.
+        self._late: dict[int, bytearray] = {w: bytearray() for w in self._out}
         # swiss: the stages paired so far, who has met, who has sat out
         self._swiss: list[list[Meeting]] = []
         self._met: set[Meeting] = set()
@@ -274,8 +301,48 @@ class Scheduler:
         self._n += 1
         self._stages = self.plan.stages
         self._tally.grow(name)
+        self._advance()  # a round of withdrawn entrants' meetings alone is complete at once
+        self._rate()
+
+    @property
+    def withdrawn(self) -> frozenset[str]:
+        """The field's entrants withdrawn when this scheduler was made."""
+        return frozenset(self.plan.order[i] for i in self._out)
 
     # ----------------------------------------------------------------- shape so far
+
+    def _skips(self, stage: int, slot: int) -> bool:
+        """Whether (stage, slot) is a withdrawn entrant's meeting (a field's: slot ``j`` of
+        stage ``s`` is entrant ``j`` against entrant ``s + 1``)."""
+        return bool(self._out) and (slot in self._out or stage + 1 in self._out)
+
+    def _mark_late(self, round_: int, slot: int) -> bool:
+        """Note the withdrawn entrant's meeting at (round, slot) recorded; False if it was."""
+        stage, rest = divmod(round_, self._per)
+        newcomer = stage + 1
+        w, opponent = (slot, newcomer) if slot in self._out else (newcomer, slot)
+        bits = self._late[w]
+        at = opponent * self._per + rest
+        byte, bit = divmod(at, 8)
+        if byte >= len(bits):
+            bits.extend(bytes(byte + 1 - len(bits)))
+        if bits[byte] >> bit & 1:
+            return False
+        bits[byte] |= 1 << bit
+        return True
+
+    def _complete(self, round_: int) -> bool:
+        """Every slot of ``round_`` recorded, or a withdrawn entrant's meeting. O(withdrawn)."""
+        stage = round_ // self._per
+        size = self._size(stage)
+        done = self._count.get(round_, 0)
+        if done >= size or not self._out:
+            return done >= size
+        if stage + 1 in self._out:  # the withdrawn newcomer's own stage: every slot
+            return True
+        flags = self._done.get(round_)
+        gaps = sum(1 for j in self._out if j <= stage and (flags is None or not flags[j]))
+        return done + gaps >= size
 
     def _size(self, stage: int) -> int:
         match self.plan.format:
@@ -351,19 +418,27 @@ class Scheduler:
         expected = self._pairing(p.round, p.slot, meeting)
         if p != expected:
             raise ScheduleMismatchError(f"result {p.key} is not the scheduled match {expected.key}")
-        if p.round < self._cursor:  # a complete round: its flags are gone, every one was set
+        skipped = self._skips(stage, p.slot)
+        if p.round < self._cursor and skipped:
+            # A withdrawn entrant's meeting, read after its round was settled without it
+            # (results come in the order they were recorded, not the schedule's).
+            if not self._mark_late(p.round, p.slot):
+                raise ScheduleMismatchError(f"result {p.key} is recorded twice")
+        elif p.round < self._cursor:  # a complete round: its flags are gone, every one was set
             raise ScheduleMismatchError(f"result {p.key} is recorded twice")
-        flags = self._done.setdefault(p.round, bytearray(self._size(stage)))
-        if flags[p.slot]:
-            raise ScheduleMismatchError(f"result {p.key} is recorded twice")
-        flags[p.slot] = 1
-        self._count[p.round] = self._count.get(p.round, 0) + 1
+        else:
+            flags = self._done.setdefault(p.round, bytearray(self._size(stage)))
+            if flags[p.slot]:
+                raise ScheduleMismatchError(f"result {p.key} is recorded twice")
+            flags[p.slot] = 1
+            self._count[p.round] = self._count.get(p.round, 0) + 1
         self._recorded += 1
         a, b = self._index[p.a], self._index[p.b]
         self._tally.add(a, b, played)
-        self._to_rate[(p.round, p.slot)] = (
-            None if played.error is not None else (a, b, played.winner)
-        )
+        if not skipped:  # a withdrawn entrant's meetings are never rated
+            self._to_rate[(p.round, p.slot)] = (
+                None if played.error is not None else (a, b, played.winner)
+            )
         self._rate()
         freed = []
         if self.plan.format is Format.BRACKET:
@@ -372,12 +447,16 @@ class Scheduler:
         return freed
 
     def _rate(self) -> None:
-        """Apply the ratings of the results that are next in schedule order."""
-        while self._rate_at in self._to_rate:
-            item = self._to_rate.pop(self._rate_at)
-            if item is not None:
-                self._tally.rate(*item)
+        """Apply the ratings of the results that are next in schedule order, passing over
+        withdrawn entrants' meetings."""
+        while True:
             round_, slot = self._rate_at
+            if self._rate_at in self._to_rate:
+                item = self._to_rate.pop(self._rate_at)
+                if item is not None:
+                    self._rater(*item)
+            elif not (round_ < self._known_rounds() and self._skips(round_ // self._per, slot)):
+                return
             if slot + 1 < self._size(round_ // self._per):
                 self._rate_at = (round_, slot + 1)
             else:
@@ -387,10 +466,16 @@ class Scheduler:
         """Move past complete rounds; pair a swiss stage when the one before is complete."""
         freed: list[Played] = []
         while self._cursor < self._known_rounds():
-            if self._count.get(self._cursor, 0) < self._size(self._cursor // self._per):
+            if not self._complete(self._cursor):
                 break
-            # A complete round needs no flag: memory stays with the rounds not complete.
-            self._done.pop(self._cursor, None)
+            # A complete round needs no flag: memory stays with the rounds not complete (and
+            # the withdrawn entrants' meetings recorded, so that none is recorded twice).
+            flags = self._done.pop(self._cursor, None)
+            if self._out and flags is not None:
+                stage = self._cursor // self._per
+                for j, f in enumerate(flags):
+                    if f and self._skips(stage, j):
+                        self._mark_late(self._cursor, j)
             self._count.pop(self._cursor, None)
             self._cursor += 1
             if self.plan.format is Format.SWISS and self._cursor == self._known_rounds():
@@ -488,7 +573,7 @@ class Scheduler:
         flags = self._done.get(round_)
         out = []
         for slot in range(self._size(stage)):
-            if flags is None or not flags[slot]:
+            if (flags is None or not flags[slot]) and not self._skips(stage, slot):
                 meeting = self._meeting(stage, slot)
                 assert meeting is not None, "a round is laid out once the ones before are done"
                 out.append(self._pairing(round_, slot, meeting))
@@ -507,13 +592,18 @@ class Scheduler:
             stage = round_ // self._per
             for slot in range(self._size(stage)):
                 flags = self._done.get(round_)
-                if flags is not None and flags[slot]:
+                if (flags is not None and flags[slot]) or self._skips(stage, slot):
                     continue
                 meeting = self._meeting(stage, slot)
                 if meeting is not None:
                     yield self._pairing(round_, slot, meeting)
 
     # ----------------------------------------------------------------- results
+
+    def held_ratings(self) -> list[tuple[int, int, int | None]]:
+        """The results recorded and not rated yet (past the first match not recorded), in
+        schedule order, each as (entrant A's index, entrant B's, winner); errors left out."""
+        return [item for _, item in sorted(self._to_rate.items()) if item is not None]
 
     def standings(self) -> Standings:
         """The standings so far. Ratings take the matches in schedule order, so they
