@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import importlib.metadata
+import multiprocessing.forkserver
 import multiprocessing.util
 import os
 import shutil
@@ -62,8 +63,15 @@ def _worker_processes_are_marked(request: pytest.FixtureRequest) -> Iterator[Non
         spawned.append(" ".join(map(str, args)))
         return real(path, args, passfds)
 
+    real_fork = multiprocessing.forkserver.ForkServer.connect_to_new_process
+
+    def fork(server: multiprocessing.forkserver.ForkServer, fds: list[int]) -> tuple[int, int]:
+        spawned.append("a worker forked from the worker server")
+        return real_fork(server, fds)
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(multiprocessing.util, "spawnv_passfds", spawn)
+        mp.setattr(multiprocessing.forkserver.ForkServer, "connect_to_new_process", fork)
         yield
     assert not spawned, f"this test starts worker processes: mark it processes ({spawned[0]})"
 
