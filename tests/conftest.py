@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import pytest
 import wasmtime
 
+import arena.executors._forkserver
 from arena.baselines import ZIG_FLAGS, compile_c
 from tests._support import EXTRA, ROOT, ZOO, Builder, Tab, write_viewer_replays
 
@@ -50,6 +51,10 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 STARTS_PROCESSES = ("processes", "ray", "server", "browser")
 
 
+def _no_worker_server(*_also: str) -> bool:
+    return False
+
+
 @pytest.fixture(autouse=True)
 def _worker_processes_are_marked(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test that starts worker processes says so, or ``--fast`` would run it unawares."""
@@ -70,6 +75,10 @@ def _worker_processes_are_marked(request: pytest.FixtureRequest) -> Iterator[Non
         return real_fork(server, fds)
 
     with pytest.MonkeyPatch.context() as mp:
+        # A command that plays locally starts the worker server before anything else
+        # (``arena tournament``): not a worker, and an unmarked test plays nothing.
+        for where in (arena.executors, arena.executors._forkserver):
+            mp.setattr(where, "start_worker_server", _no_worker_server)
         mp.setattr(multiprocessing.util, "spawnv_passfds", spawn)
         mp.setattr(multiprocessing.forkserver.ForkServer, "connect_to_new_process", fork)
         yield

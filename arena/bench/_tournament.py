@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-import trio_parallel
 
 from arena.baselines import BASELINES
 from arena.cases import default_case
@@ -59,8 +58,6 @@ from arena.executors import (
     start_worker_server,
     stop_worker_server,
 )
-from arena.executors._forkserver import WorkerInit
-from arena.executors._play import worker_ready, worker_started
 from arena.match import MatchResult, load_contestant
 from arena.store import Store, TournamentRecord
 
@@ -294,7 +291,7 @@ async def _worker_up() -> float:
     server, which this starts if it is not up and waits for if it is still importing)."""
     start = time.monotonic()
     async with open_worker_pool(idle_timeout=0.0) as pool:
-        await pool.call(worker_ready)
+        await pool.call(os.getpid)
     return time.monotonic() - start
 
 
@@ -306,10 +303,8 @@ def _worker_starts(runs: int = 5) -> tuple[float, float, float]:
 
     async def spawn() -> float:
         start = time.monotonic()
-        async with trio_parallel.open_worker_context(
-            idle_timeout=0.0, init=WorkerInit(worker_started)
-        ) as ctx:
-            await ctx.run_sync(worker_ready)
+        async with open_worker_pool(idle_timeout=0.0, spawn=True) as pool:
+            await pool.call(os.getpid)
         return time.monotonic() - start
 
     for _ in range(runs):

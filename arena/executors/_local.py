@@ -161,9 +161,15 @@ class WorkerPool:
     """
 
     def __init__(
-        self, ctx: trio_parallel.WorkerContext, retries: int, *, grace_period: float = 5.0
+        self,
+        ctx: trio_parallel.WorkerContext,
+        retries: int,
+        *,
+        grace_period: float = 5.0,
+        spawn: bool = False,
     ) -> None:
         self._ctx = ctx
+        self._spawn = spawn
         self.retries = retries
         self._grace_period = grace_period
         # The pool itself never waits (trio-parallel's default limiter is the core count).
@@ -216,7 +222,7 @@ class WorkerPool:
         one): only a death pays for it, never a call that went well.
         """
         try:
-            async with _worker_context(0.0, self._grace_period) as ctx:
+            async with _worker_context(0.0, self._grace_period, spawn=self._spawn) as ctx:
                 await ctx.run_sync(worker_ready, kill_on_cancel=True, limiter=self._unbounded)
         except (trio_parallel.BrokenWorkerError, OSError, EOFError) as exc:
             gone = _death(exc)
@@ -265,7 +271,11 @@ class WorkerPool:
 
 @asynccontextmanager
 async def open_worker_pool(
-    *, retries: int = 1, idle_timeout: float = 60.0, grace_period: float = 5.0
+    *,
+    retries: int = 1,
+    idle_timeout: float = 60.0,
+    grace_period: float = 5.0,
+    spawn: bool = False,
 ) -> AsyncIterator[WorkerPool]:
     """A ``WorkerPool`` for the life of the ``async with`` block (in a trio task).
 
@@ -273,19 +283,20 @@ async def open_worker_pool(
     (``start_worker_server``; spawned where there is none, loading it as it starts),
     and exits without the interpreter's last garbage collections (``worker_started``). Workers idle
     for ``idle_timeout`` seconds retire; on leaving the block, workers still
-    busy get ``grace_period`` seconds before they are killed.
+    busy get ``grace_period`` seconds before they are killed. ``spawn`` True spawns
+    each worker even where there is a worker server (to compare the two).
     """
-    async with _worker_context(idle_timeout, grace_period) as ctx:
-        yield WorkerPool(ctx, retries, grace_period=grace_period)
+    async with _worker_context(idle_timeout, grace_period, spawn=spawn) as ctx:
+        yield WorkerPool(ctx, retries, grace_period=grace_period, spawn=spawn)
 
 
 def _worker_context(
-    idle_timeout: float, grace_period: float
+    idle_timeout: float, grace_period: float, *, spawn: bool = False
 ) -> contextlib.AbstractAsyncContextManager[trio_parallel.WorkerContext]:
     """Trio-parallel's workers as the arena starts them: forked from the worker server
     (``start_worker_server``, started here if it is not up) where there is one, else
     spawned; each sets the coordinator's environment, then ``worker_started``."""
-    forked = FORKSERVER and start_worker_server()
+    forked = FORKSERVER and not spawn and start_worker_server()
     kind = trio_parallel.WorkerType.FORKSERVER if forked else trio_parallel.WorkerType.SPAWN
     context: contextlib.AbstractAsyncContextManager[trio_parallel.WorkerContext]
     context = trio_parallel.open_worker_context(
