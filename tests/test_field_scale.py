@@ -234,6 +234,7 @@ def _recount_peak(store: Store, tid: int) -> int:
     """Bytes the standings' recount of the field ``tid`` held at most (Python's own). The
     ratings leave cyclic garbage: collected often, the peak is what is held, not what waits
     for the collector."""
+    field_json(store, tid)  # once first: what any first call makes (caches, statements)
     gc.collect()
     threshold = gc.get_threshold()
     gc.set_threshold(10)
