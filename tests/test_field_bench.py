@@ -14,7 +14,8 @@ import pytest
 import trio
 
 from arena.bench import FIELD_KEYS, MadeUpPlayer, field_figures, newcomer_pairings
-from arena.bench._field import _a_real_replay, _Filler, _Idle, _newcomer, _run_field
+from arena.bench._field import _a_real_replay, _Filler
+from arena.bench._field_players import _Idle, _newcomer, _run_field
 from arena.bench._scale import numbered_field
 from arena.cases import Case, default_case
 from arena.coordinator import FieldSignal

@@ -2,12 +2,12 @@
 
 from ._field import (
     FIELD_KEYS as FIELD_KEYS,
-    MadeUpPlayer as MadeUpPlayer,
     MadeUpPoint as MadeUpPoint,
     field_figures as field_figures,
     made_up_field as made_up_field,
     newcomer_pairings as newcomer_pairings,
 )
+from ._field_players import MadeUpPlayer as MadeUpPlayer
 from ._match import host_overhead_us as host_overhead_us
 from ._parts import (
     PART_NAMES as PART_NAMES,
