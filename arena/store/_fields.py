@@ -20,8 +20,8 @@ from arena._errors import ArenaError
 from arena.store._controllers import check_controllers
 from arena.store._errors import NotInStoreError
 from arena.store._records import Entrant, RunOutcome, TournamentRecord
-from arena.store._store import check_entrant, check_seed, cut, utc_now
-from arena.store._tournaments import Tournaments, one_tournament
+from arena.store._store import check_entrant, check_seed, utc_now
+from arena.store._tournaments import Tournaments, add_exclusion, drop_exclusion, one_tournament
 
 __all__ = ["FIELD_FORMAT", "FieldEntry", "FieldSummary", "Fields"]
 
@@ -239,11 +239,7 @@ class Fields(Tournaments):
                 (tournament_id, name),
             ).fetchone():
                 raise ArenaError(f"{name!r} is withdrawn from field {tournament_id} already")
-            conn.execute(
-                "INSERT INTO tournament_exclusions (tournament_id, name, reason, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                (tournament_id, name, cut(reason), utc_now()),
-            )
+            add_exclusion(conn, tournament_id, name, reason)
             return one_tournament(conn, tournament_id)
 
         return self._db.write(tx, f"withdrawing an entrant of field {tournament_id}")
@@ -255,11 +251,7 @@ class Fields(Tournaments):
         def tx(conn: sqlite3.Connection) -> TournamentRecord:
             _check_field(conn, tournament_id, self.path)
             _check_entrant(conn, tournament_id, name)
-            cur = conn.execute(
-                "DELETE FROM tournament_exclusions WHERE tournament_id = ? AND name = ?",
-                (tournament_id, name),
-            )
-            if cur.rowcount == 0:
+            if not drop_exclusion(conn, tournament_id, name):
                 raise ArenaError(f"{name!r} is not withdrawn from field {tournament_id}")
             return one_tournament(conn, tournament_id)
 

@@ -36,7 +36,14 @@ from arena.store._store import (
     utc_now,
 )
 
-__all__ = ["MATCH_PAGE", "Tournaments", "check_takes_match", "one_tournament"]
+__all__ = [
+    "MATCH_PAGE",
+    "Tournaments",
+    "add_exclusion",
+    "check_takes_match",
+    "drop_exclusion",
+    "one_tournament",
+]
 
 MATCH_PAGE: Final = 5_000
 """Matches per read when a tournament's matches are folded page by page: a resume holds one
@@ -156,11 +163,7 @@ class Tournaments(Core):
                 )
             if name in [x.name for x in record.excluded]:
                 raise ArenaError(f"{name!r} is excluded from tournament {tournament_id} already")
-            conn.execute(
-                "INSERT INTO tournament_exclusions (tournament_id, name, reason, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                (tournament_id, name, cut(reason), utc_now()),
-            )
+            add_exclusion(conn, tournament_id, name, reason)
             return one_tournament(conn, tournament_id)
 
         return self._db.write(tx, f"excluding an entrant of tournament {tournament_id}")
@@ -170,11 +173,7 @@ class Tournaments(Core):
 
         def tx(conn: sqlite3.Connection) -> TournamentRecord:
             self._settled(conn, tournament_id)
-            cur = conn.execute(
-                "DELETE FROM tournament_exclusions WHERE tournament_id = ? AND name = ?",
-                (tournament_id, name),
-            )
-            if cur.rowcount == 0:
+            if not drop_exclusion(conn, tournament_id, name):
                 raise ArenaError(f"{name!r} is not excluded from tournament {tournament_id}")
             return one_tournament(conn, tournament_id)
 
@@ -261,6 +260,25 @@ class Tournaments(Core):
                 return
             after = records[-1].id
             del records  # not held while the next page is read
+
+
+def add_exclusion(conn: sqlite3.Connection, tournament_id: int, name: str, reason: str) -> None:
+    """Record ``name`` as left out of tournament ``tournament_id``'s standings, for ``reason``
+    (an operator's exclusion, or a field's withdrawal)."""
+    conn.execute(
+        "INSERT INTO tournament_exclusions (tournament_id, name, reason, created_at)"
+        " VALUES (?, ?, ?, ?)",
+        (tournament_id, name, cut(reason), utc_now()),
+    )
+
+
+def drop_exclusion(conn: sqlite3.Connection, tournament_id: int, name: str) -> bool:
+    """Count ``name`` in the standings again; False if it was not left out."""
+    cur = conn.execute(
+        "DELETE FROM tournament_exclusions WHERE tournament_id = ? AND name = ?",
+        (tournament_id, name),
+    )
+    return cur.rowcount > 0
 
 
 def check_takes_match(
