@@ -26,11 +26,10 @@ from ._field import (
     open_field as open_field,
     play_field as play_field,
 )
+from ._players import BatchPlayer as BatchPlayer, MatchPlayer as MatchPlayer
 from ._ratings import match_ratings as match_ratings
 from ._run import (
-    BatchPlayer as BatchPlayer,
     CoordinatorStats as CoordinatorStats,
-    MatchPlayer as MatchPlayer,
     MatchRaisedError as MatchRaisedError,
     OnProgress as OnProgress,
     TournamentProgress as TournamentProgress,

@@ -22,7 +22,8 @@ import trio
 
 from arena._errors import ArenaError
 from arena.cases import Case, find_case
-from arena.coordinator._run import MatchPlayer, OnProgress, _load, _play
+from arena.coordinator._players import MatchPlayer
+from arena.coordinator._run import OnProgress, _load, _play
 from arena.coordinator._stored import played_of, tournament_plan
 from arena.match import Contestant
 from arena.store import FIELD_FORMAT, FieldEntry, Origin, Store, TournamentRecord

@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import trio
 from trio._core._generated_run import wait_all_tasks_blocked
@@ -26,6 +26,7 @@ from trio._core._generated_run import wait_all_tasks_blocked
 import sim
 from arena._errors import ArenaError, error_leaves
 from arena.cases import Case
+from arena.coordinator._players import MatchPlayer, one_at_a_time
 from arena.coordinator._stored import (
     playable_of,
     played_of,
@@ -49,9 +50,7 @@ from arena.store import Entrant, MatchRecord, Store, TournamentRecord, Tournamen
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings
 
 __all__ = [
-    "BatchPlayer",
     "CoordinatorStats",
-    "MatchPlayer",
     "MatchRaisedError",
     "OnProgress",
     "TournamentProgress",
@@ -60,56 +59,6 @@ __all__ = [
     "run_tournament",
     "run_tournament_sync",
 ]
-
-
-class MatchPlayer(Protocol):
-    """What plays a match for the coordinator: an executor's ``Session``, or a caller's pool.
-
-    ``play`` must not raise for a match the arena could not play: that is a
-    ``JobFailed`` outcome (recorded as the match's error). An exception from
-    ``play`` is a bug of the host: the match is held back, not recorded, and
-    the tournament fails once everything else is played (``MatchRaisedError``).
-    ``WorkersUnavailableError`` (no worker can start) stops the run at once,
-    nothing recorded for the matches in flight, the tournament left running.
-    """
-
-    async def play(self, job: MatchJob) -> Outcome: ...
-
-
-@runtime_checkable
-class BatchPlayer(MatchPlayer, Protocol):
-    """A ``MatchPlayer`` that gains from several matches in one call (an executor's ``Session``).
-
-    The coordinator hands it up to ``batch`` matches at a time, fewer as the
-    tournament nears its end (so no worker finishes a batch long after the
-    others ran dry). ``play_batch`` gives their outcomes in order, what a
-    match's play raised in its place.
-    """
-
-    batch: int
-
-    async def play_batch(self, jobs: Sequence[MatchJob]) -> Sequence[Outcome | Exception]: ...
-
-
-class _OneAtATime:
-    """A plain ``MatchPlayer`` as a ``BatchPlayer`` of batches of one."""
-
-    batch = 1
-
-    def __init__(self, player: MatchPlayer) -> None:
-        self._player = player
-
-    async def play(self, job: MatchJob) -> Outcome:
-        return await self._player.play(job)
-
-    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
-        (job,) = jobs
-        try:
-            return [await self._player.play(job)]
-        except WorkersUnavailableError:
-            raise
-        except Exception as exc:
-            return [exc]
 
 
 class MatchRaisedError(RuntimeError):
@@ -342,7 +291,7 @@ async def _play(
     ``playable`` (a field's: not a withdrawn entrant's meeting) leaves out the matches it
     refuses; the tournament is then not expected to finish."""
     sched = t.scheduler
-    batcher = player if isinstance(player, BatchPlayer) else _OneAtATime(player)
+    batcher = one_at_a_time(player)
     # Round-robin and gauntlet know every match from the start: one pass over ready()
     # hands them all out. A bracket's or a swiss's results decide what comes next, so
     # ready() is asked again after each record.
