@@ -9,6 +9,7 @@ from ._history import (
     RatedMatch as RatedMatch,
     rating_history as rating_history,
 )
+from ._plan import TournamentPlan as TournamentPlan
 from ._records import (
     Format as Format,
     Pairing as Pairing,
@@ -18,10 +19,7 @@ from ._records import (
     SideLike as SideLike,
     TournamentSetupError as TournamentSetupError,
 )
-from ._schedule import (
-    Scheduler as Scheduler,
-    TournamentPlan as TournamentPlan,
-)
+from ._schedule import Scheduler as Scheduler
 from ._seeds import (
     SEEDS_FORM as SEEDS_FORM,
     parse_seeds as parse_seeds,

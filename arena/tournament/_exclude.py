@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
+from arena.tournament._plan import TournamentPlan
 from arena.tournament._records import Format, Played, TournamentSetupError
-from arena.tournament._schedule import Scheduler, TournamentPlan
+from arena.tournament._schedule import Scheduler
 from arena.tournament._standings import Standings, Tally
 
 __all__ = ["standings_without"]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import sim
+from arena.tournament._plan import TournamentPlan
 from arena.tournament._records import Format, Played
-from arena.tournament._schedule import TournamentPlan
 
 __all__ = ["GauntletLoss", "gauntlet_losses"]
 
