@@ -230,6 +230,8 @@ class _NativeEngine(_Engine):
             return _NOT_TAKEN
         if len(actions) != 2 or len(fuel) != 2:
             return _NOT_TAKEN
+        if type(actions[0]) is not list or type(actions[1]) is not list:
+            return _NOT_TAKEN  # the core takes a list only; the checked way says what it is
         fa, fb = fuel
         if (
             type(fa) is not int

@@ -636,6 +636,17 @@ def test_byte_flips_are_refused_or_read(small: Played, position: int, flip: int)
     read_or_refuse(bytes(data))
 
 
+def test_a_sides_records_that_are_not_a_list_are_refused(small: Played) -> None:
+    """A byte flip once turned a side's applied records into a float (found by the test
+    above): the verifier's fast path handed it to the native core, which raised."""
+    frames = list(msgpack.Unpacker(io.BytesIO(small.data), raw=False, strict_map_key=False))
+    tick = next(f for f in frames if isinstance(f, dict) and "k" in f and "a" in f)
+    tick["a"][1] = 1.5
+    data = b"".join(msgpack.packb(f, use_bin_type=True) for f in frames)
+    assert read_or_refuse(data) is None
+    assert not verify_replay(data).ok
+
+
 HUGE = [
     b"\xdd\x80\x00\x00\x00",  # array32 of 2**31
     b"\xdd\xff\xff\xff\xff",  # array32 of 2**32 - 1
