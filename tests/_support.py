@@ -127,27 +127,18 @@ class InProcess(Executor):
 
 
 def worker_pids() -> list[int]:
-    """The pids of this process's living worker processes: forked by its worker server (a
-    child of this process), or spawned by this process where there is none."""
+    """The pids of this process's living worker processes (multiprocessing spawns them)."""
     me = str(os.getpid())
-    procs: list[tuple[int, str, str, bytes]] = []
+    found = []
     for proc in Path("/proc").glob("[0-9]*"):
         try:
             fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
             cmdline = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        procs.append((int(proc.name), fields[0], fields[1], cmdline))
-    servers = {
-        str(pid)
-        for pid, _, parent, cmdline in procs
-        if parent == me and b"multiprocessing.forkserver" in cmdline
-    }
-    return [
-        pid
-        for pid, state, parent, cmdline in procs
-        if state != "Z" and (parent in servers or (parent == me and b"spawn_main" in cmdline))
-    ]
+        if fields[1] == me and fields[0] != "Z" and b"spawn_main" in cmdline:
+            found.append(int(proc.name))
+    return found
 
 
 def _threads(pid: int) -> int:
@@ -208,19 +199,15 @@ os._exit(1)
 def worker_hook(directory: Path, hook: str) -> dict[str, str]:
     """The environment under which the worker processes of a command (never the command itself)
     run ``WORKER_HOOKS[hook]`` as they start: a ``sitecustomize`` in ``directory``, on the
-    ``PYTHONPATH``, that acts only in a process multiprocessing spawned or in the worker
-    server that forks the workers (which then inherit what it did; a process whose
-    server is already up must stop it first, ``stop_worker_server``). ``die-mid-send``:
+    ``PYTHONPATH``, that acts only in a process multiprocessing spawned. ``die-mid-send``:
     the first worker to send back a result bigger than a call's answer (a match's) sends
     half of it and is killed (SIGKILL); ``cannot-start``: every worker exits at once."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "sitecustomize.py").write_text(
         "import sys\n"
         f"DIRECTORY = {str(directory)!r}\n"
-        # A spawned worker, or the worker server the forked ones inherit it from.
-        'if "--multiprocessing-fork" in sys.argv or any(\n'
-        '    "multiprocessing.forkserver" in arg for arg in sys.orig_argv\n'
-        "):\n" + "".join(f"    {line}\n" for line in WORKER_HOOKS[hook].strip().splitlines())
+        'if "--multiprocessing-fork" in sys.argv:\n'
+        + "".join(f"    {line}\n" for line in WORKER_HOOKS[hook].strip().splitlines())
     )
     path = os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
     return {"PYTHONPATH": path}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import importlib.metadata
-import multiprocessing.forkserver
 import multiprocessing.util
 import os
 import shutil
@@ -26,7 +25,6 @@ from typing import TYPE_CHECKING
 import pytest
 import wasmtime
 
-import arena.executors._forkserver
 from arena.baselines import ZIG_FLAGS, compile_c
 from tests._support import EXTRA, ROOT, ZOO, Builder, Tab, write_viewer_replays
 
@@ -51,10 +49,6 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 STARTS_PROCESSES = ("processes", "ray", "server", "browser")
 
 
-def _no_worker_server(*_also: str) -> bool:
-    return False
-
-
 @pytest.fixture(autouse=True)
 def _worker_processes_are_marked(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test that starts worker processes says so, or ``--fast`` would run it unawares."""
@@ -68,19 +62,8 @@ def _worker_processes_are_marked(request: pytest.FixtureRequest) -> Iterator[Non
         spawned.append(" ".join(map(str, args)))
         return real(path, args, passfds)
 
-    real_fork = multiprocessing.forkserver.ForkServer.connect_to_new_process
-
-    def fork(server: multiprocessing.forkserver.ForkServer, fds: list[int]) -> tuple[int, int]:
-        spawned.append("a worker forked from the worker server")
-        return real_fork(server, fds)
-
     with pytest.MonkeyPatch.context() as mp:
-        # A command that plays locally starts the worker server before anything else
-        # (``arena tournament``): not a worker, and an unmarked test plays nothing.
-        for where in (arena.executors, arena.executors._forkserver):
-            mp.setattr(where, "start_worker_server", _no_worker_server)
         mp.setattr(multiprocessing.util, "spawnv_passfds", spawn)
-        mp.setattr(multiprocessing.forkserver.ForkServer, "connect_to_new_process", fork)
         yield
     assert not spawned, f"this test starts worker processes: mark it processes ({spawned[0]})"
 

@@ -26,9 +26,7 @@ from arena.executors import (
     RayExecutor,
     Session,
     play,
-    stop_worker_server,
 )
-from arena.executors._forkserver import FORKSERVER
 from tests._support import (
     BOTS,
     Builder,
@@ -399,7 +397,6 @@ def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
     from a pool's call and play and from an executor's session, a batch's too."""
     for name, value in worker_hook(tmp_path / "hook", "cannot-start").items():
         monkeypatch.setenv(name, value)
-    stop_worker_server()  # the next one starts under the hook
     jobs = _jobs(idle, busy, 3)
 
     async def main() -> list[str]:
@@ -415,16 +412,10 @@ def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
             reasons.append(str(raised.value))
         return reasons
 
-    try:
-        reasons = trio.run(main)
-    finally:
-        stop_worker_server()  # the tests after this one get a server that starts
+    reasons = trio.run(main)
     assert all(r.startswith("worker processes cannot start: ") for r in reasons), reasons
-    if FORKSERVER:  # workers forked: their server exits as it starts
-        assert all("the worker server ended without forking one" in r for r in reasons)
-    else:  # workers spawned: each exits by itself (no signal)
-        assert all("a fresh worker died before it answered (('Worker died" in r for r in reasons)
-        assert all("exitcode=1" in r for r in reasons)
+    assert all("a fresh worker died before it answered (('Worker died" in r for r in reasons)
+    assert all("exitcode=1" in r for r in reasons)  # it exited by itself: no signal
     assert issubclass(arena.WorkersUnavailableError, arena.ArenaError)
 
 
@@ -505,29 +496,3 @@ def test_a_worker_ends_without_the_last_garbage_collections() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (run.returncode, run.stdout.strip()) == (5, "frozen"), run.stderr
-
-
-def _environment_value(name: str) -> str | None:
-    return os.environ.get(name)
-
-
-@pytest.mark.processes
-def test_a_forked_worker_sees_the_coordinators_environment_of_its_start(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Workers are forked from a server started earlier; each still gets the environment the
-    coordinator has as the worker starts (as a spawned worker did), not the server's."""
-    arena.executors.start_worker_server()
-    monkeypatch.setenv("FORAY_TEST_LATE", "set after the server started")
-
-    async def main() -> str | None:
-        async with arena.open_worker_pool() as pool:
-            return await pool.call(_environment_value, "FORAY_TEST_LATE")
-
-    assert trio.run(main) == "set after the server started"
-
-
-def test_the_command_line_names_the_ray_address_as_the_executors_do() -> None:
-    from arena.cli._tournament import _RAY_ADDRESS
-
-    assert _RAY_ADDRESS == arena.executors.RAY_ADDRESS_ENV
