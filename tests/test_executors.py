@@ -80,6 +80,7 @@ def test_each_outcome_arrives_once_in_the_coordinator(idle: bytes, busy: bytes) 
     assert sorted(seen) == list(range(6))
 
 
+@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
     idle: bytes, busy: bytes
@@ -102,6 +103,7 @@ def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
     assert outcome.replay == play(jobs[0]).replay
 
 
+@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, busy: bytes) -> None:
     jobs = _jobs(idle, busy, 1, LONG)
@@ -169,6 +171,7 @@ def _batch_while_killing(jobs: list[MatchJob], kills: int) -> tuple[list[Outcome
     return outcomes, len(killed)
 
 
+@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
     idle: bytes, busy: bytes
@@ -180,6 +183,7 @@ def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
     assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 
+@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_the_match_a_batch_dies_in_fails_when_it_dies_again_alone(idle: bytes, busy: bytes) -> None:
     """The first death is the batch's; played again alone, the first match's worker dies
