@@ -21,7 +21,13 @@ from arena.store._controllers import check_controllers
 from arena.store._errors import NotInStoreError
 from arena.store._records import Entrant, RunOutcome, TournamentRecord
 from arena.store._store import check_entrant, check_seed, utc_now
-from arena.store._tournaments import Tournaments, add_exclusion, drop_exclusion, one_tournament
+from arena.store._tournaments import (
+    Tournaments,
+    add_exclusion,
+    drop_exclusion,
+    insert_tournament,
+    one_tournament,
+)
 
 __all__ = ["FIELD_FORMAT", "FieldEntry", "FieldSummary", "Fields"]
 
@@ -110,18 +116,7 @@ class Fields(Tournaments):
                 return one_tournament(conn, found)
             check_controllers(conn, entrants, self.path)
             now = utc_now()
-            cur = conn.execute(
-                "INSERT INTO tournaments (format, seeds, options, status, created_at)"
-                " VALUES (?, ?, ?, 'running', ?)",
-                (FIELD_FORMAT, seeds_json, options_json, now),
-            )
-            tid = cur.lastrowid
-            assert tid is not None
-            conn.executemany(
-                "INSERT INTO tournament_field (tournament_id, position, name, sha256)"
-                " VALUES (?, ?, ?, ?)",
-                [(tid, i, e.name, e.sha256) for i, e in enumerate(entrants)],
-            )
+            tid = insert_tournament(conn, FIELD_FORMAT, seeds_json, options_json, entrants, now)
             conn.execute(
                 "INSERT INTO fields (case_slug, case_version, tournament_id, created_at)"
                 " VALUES (?, ?, ?, ?)",

@@ -42,6 +42,7 @@ __all__ = [
     "add_exclusion",
     "check_takes_match",
     "drop_exclusion",
+    "insert_tournament",
     "one_tournament",
 ]
 
@@ -82,17 +83,8 @@ class Tournaments(Core):
 
         def tx(conn: sqlite3.Connection) -> TournamentRecord:
             check_controllers(conn, entrants, self.path)
-            cur = conn.execute(
-                "INSERT INTO tournaments (format, seeds, options, status, created_at)"
-                " VALUES (?, ?, ?, 'running', ?)",
-                (str(format), seeds_json, options_json, utc_now()),
-            )
-            tid = cur.lastrowid
-            assert tid is not None
-            conn.executemany(
-                "INSERT INTO tournament_field (tournament_id, position, name, sha256)"
-                " VALUES (?, ?, ?, ?)",
-                [(tid, i, e.name, e.sha256) for i, e in enumerate(entrants)],
+            tid = insert_tournament(
+                conn, str(format), seeds_json, options_json, entrants, utc_now()
             )
             return one_tournament(conn, tid)
 
@@ -260,6 +252,29 @@ class Tournaments(Core):
                 return
             after = records[-1].id
             del records  # not held while the next page is read
+
+
+def insert_tournament(
+    conn: sqlite3.Connection,
+    format: str,
+    seeds_json: str,
+    options_json: str,
+    entrants: Sequence[Entrant],
+    now: str,
+) -> int:
+    """Write a running tournament's row and its field in seeded order; its id."""
+    cur = conn.execute(
+        "INSERT INTO tournaments (format, seeds, options, status, created_at)"
+        " VALUES (?, ?, ?, 'running', ?)",
+        (format, seeds_json, options_json, now),
+    )
+    tid = cur.lastrowid
+    assert tid is not None
+    conn.executemany(
+        "INSERT INTO tournament_field (tournament_id, position, name, sha256) VALUES (?, ?, ?, ?)",
+        [(tid, i, e.name, e.sha256) for i, e in enumerate(entrants)],
+    )
+    return tid
 
 
 def add_exclusion(conn: sqlite3.Connection, tournament_id: int, name: str, reason: str) -> None:
