@@ -192,6 +192,17 @@ connection.Connection._send_bytes = _send_bytes
 import os
 os._exit(1)
 """,
+    "hold-results": """
+import os, time
+from multiprocessing import connection
+_send = connection.Connection._send_bytes
+def _send_bytes(self, buf):
+    # A result's message (a match's) waits while the marker file "hold" exists.
+    while len(buf) > 4096 and os.path.exists(os.path.join(DIRECTORY, "hold")):
+        time.sleep(0.01)
+    return _send(self, buf)
+connection.Connection._send_bytes = _send_bytes
+""",
 }
 """What ``worker_hook`` can make every worker process do (a ``sitecustomize``)."""
 
@@ -201,7 +212,9 @@ def worker_hook(directory: Path, hook: str) -> dict[str, str]:
     run ``WORKER_HOOKS[hook]`` as they start: a ``sitecustomize`` in ``directory``, on the
     ``PYTHONPATH``, that acts only in a process multiprocessing spawned. ``die-mid-send``:
     the first worker to send back a result bigger than a call's answer (a match's) sends
-    half of it and is killed (SIGKILL); ``cannot-start``: every worker exits at once."""
+    half of it and is killed (SIGKILL); ``cannot-start``: every worker exits at once;
+    ``hold-results``: a worker keeps a match's result while the file ``directory / "hold"``
+    exists (so a test can change the world before the result arrives)."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "sitecustomize.py").write_text(
         "import sys\n"

@@ -432,9 +432,12 @@ def test_arena_serve_on_a_full_data_directory_exits_2_with_one_line(
 
 
 def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serving(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "data"
+    hook = tmp_path / "hook"
+    for name, value in worker_hook(hook, "hold-results").items():
+        monkeypatch.setenv(name, value)
     module = controller(pages=6)
     quick = {"a": "random", "b": "fuel-probe"}
     with _server(root) as server:
@@ -448,10 +451,12 @@ def test_a_data_directory_that_fills_while_serving_refuses_writes_and_keeps_serv
             replay = r.read()
         before = audit(root)
         # Two matches accepted, the second waiting behind the first: the disk
-        # fills before they finish.
+        # fills before they finish (the worker holds the first's result until then).
+        (hook / "hold").touch()
         accepted = [post_json(url + "api/matches", {**quick, "seed": s})[1]["id"] for s in (1, 2)]
 
         resource.prlimit(server.pid, resource.RLIMIT_FSIZE, (1, resource.RLIM_INFINITY))
+        (hook / "hold").unlink()
         status, answer = call(f"{url}api/controllers?name=no-room", module)
         assert status == 503, answer
         assert f"cannot write the module file {root / 'modules'}" in answer["error"]
