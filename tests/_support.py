@@ -11,10 +11,8 @@ import io
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -141,35 +139,6 @@ def worker_pids() -> list[int]:
     return found
 
 
-def _threads(pid: int) -> int:
-    """How many threads process ``pid`` runs (0 if it is gone)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0
-    return next(
-        (int(line.split()[1]) for line in status.splitlines() if line.startswith("Threads:")), 0
-    )
-
-
-def kill_workers_while(running: trio.Event, kills: list[int], limit: int) -> None:
-    """Kill workers (SIGKILL) once each has begun a match, until ``limit`` kills or ``running``
-    is set.
-
-    A worker has begun a match once its sandbox's engine runs its epoch thread (a
-    worker boots with one thread). One killed sooner, while it still boots or
-    before it took its call, is no match's death: trio-parallel quietly hands the
-    call to another worker. Run it in a thread (``trio.to_thread.run_sync``)
-    beside the work it disturbs.
-    """
-    while not running.is_set() and len(kills) < limit:
-        for pid in worker_pids():
-            if len(kills) < limit and _threads(pid) > 1:
-                os.kill(pid, signal.SIGKILL)
-                kills.append(pid)
-        time.sleep(0.005)
-
-
 WORKER_HOOKS = {
     "die-mid-send": """
 import os, signal, struct, sys
@@ -187,6 +156,26 @@ def _send_bytes(self, buf):
             os.kill(os.getpid(), signal.SIGKILL)
     return _send(self, buf)
 connection.Connection._send_bytes = _send_bytes
+""",
+    "die-given-a-match": """
+import os, signal
+import _trio_parallel_workers as workers
+_handle_job = workers.handle_job
+def handle_job(job):
+    # A call that plays matches (not the pool's start-up ping): the first DEATHS of them
+    # among all workers (marker files made exclusively) kill their worker (SIGKILL) once
+    # it has the call and before it plays, where the coordinator waits for the result.
+    fn, _ = workers.loads(job)
+    if getattr(fn, "__name__", "") in ("play", "play_batch", "play_batch_timed"):
+        for death in range(DEATHS):
+            marker = os.path.join(DIRECTORY, f"died-{death}")
+            try:
+                os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                continue
+            os.kill(os.getpid(), signal.SIGKILL)
+    return _handle_job(job)
+workers.handle_job = handle_job
 """,
     "cannot-start": """
 import os
@@ -207,23 +196,40 @@ connection.Connection._send_bytes = _send_bytes
 """What ``worker_hook`` can make every worker process do (a ``sitecustomize``)."""
 
 
-def worker_hook(directory: Path, hook: str) -> dict[str, str]:
+def worker_hook(directory: Path, hook: str, *, deaths: int = 1) -> dict[str, str]:
     """The environment under which the worker processes of a command (never the command itself)
     run ``WORKER_HOOKS[hook]`` as they start: a ``sitecustomize`` in ``directory``, on the
     ``PYTHONPATH``, that acts only in a process multiprocessing spawned. ``die-mid-send``:
     the first worker to send back a result bigger than a call's answer (a match's) sends
-    half of it and is killed (SIGKILL); ``cannot-start``: every worker exits at once;
-    ``hold-results``: a worker keeps a match's result while the file ``directory / "hold"``
-    exists (so a test can change the world before the result arrives)."""
+    half of it and is killed (SIGKILL); ``die-given-a-match``: the first ``deaths`` calls
+    that play matches (``play``, ``play_batch``), among all workers, kill their worker
+    (SIGKILL) as it gets the call, so the coordinator loses it mid-match (``deaths_of``
+    counts them); ``cannot-start``: every worker exits at once; ``hold-results``: a worker
+    keeps a match's result while the file ``directory / "hold"`` exists (so a test can
+    change the world before the result arrives)."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "sitecustomize.py").write_text(
         "import sys\n"
         f"DIRECTORY = {str(directory)!r}\n"
+        f"DEATHS = {deaths}\n"
         'if "--multiprocessing-fork" in sys.argv:\n'
         + "".join(f"    {line}\n" for line in WORKER_HOOKS[hook].strip().splitlines())
     )
     path = os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
     return {"PYTHONPATH": path}
+
+
+def hook_workers(
+    monkeypatch: pytest.MonkeyPatch, directory: Path, hook: str, *, deaths: int = 1
+) -> None:
+    """``worker_hook`` for the workers this process starts from now on (until the test ends)."""
+    for name, value in worker_hook(directory, hook, deaths=deaths).items():
+        monkeypatch.setenv(name, value)
+
+
+def deaths_of(directory: Path) -> int:
+    """How many workers the ``die-given-a-match`` hook in ``directory`` has killed."""
+    return len(list(directory.glob("died-*")))
 
 
 # --------------------------------------------------------------------------- policies

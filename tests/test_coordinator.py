@@ -57,7 +57,7 @@ from arena.coordinator import (
 from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, Session, play
 from arena.store import Entrant, Origin, Store, TournamentStatus
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings, TournamentPlan
-from tests._support import EXTRA, Builder, cli, kill_workers_while
+from tests._support import EXTRA, Builder, cli, deaths_of, hook_workers
 
 Capture = pytest.CaptureFixture[str]
 
@@ -310,8 +310,6 @@ def test_a_player_needs_slots_and_a_failed_tournament_runs_again(store: Store) -
 
 # --------------------------------------------------------------------------- worker processes
 
-LONG = sim.Config(max_ticks=400, start_energy=100_000)
-
 
 def _busy_field(store: Store, busy: bytes, idle: bytes) -> list[Entrant]:
     return [
@@ -320,30 +318,24 @@ def _busy_field(store: Store, busy: bytes, idle: bytes) -> list[Entrant]:
     ]
 
 
-def _kill_while_playing(store: Store, tournament_id: int, kills: int) -> list[int]:
+def _kill_while_playing(
+    store: Store, tournament_id: int, kills: int, hook: Path, monkeypatch: pytest.MonkeyPatch
+) -> int:
     """Play the tournament on one local worker (batches of several matches when it is long
-    enough) while ``kills`` workers are killed mid-match."""
-    killed: list[int] = []
-
-    async def main() -> None:
-        done = trio.Event()
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, killed, kills)
-            await run_tournament(store, tournament_id, LocalExecutor(1))
-            done.set()
-
-    trio.run(main)
-    return killed
+    enough), whose first ``kills`` calls that play matches kill it mid-match; how many
+    workers died."""
+    hook_workers(monkeypatch, hook, "die-given-a-match", deaths=kills)
+    trio.run(run_tournament, store, tournament_id, LocalExecutor(1))
+    return deaths_of(hook)
 
 
-@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
-    store: Store, busy: bytes, idle: bytes
+    store: Store, busy: bytes, idle: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     field = _busy_field(store, busy, idle)
-    record = create_tournament(store, "round-robin", field, seeds=(0,), config=LONG)
-    assert len(_kill_while_playing(store, record.id, 1)) == 1
+    record = create_tournament(store, "round-robin", field, seeds=(0,), config=SHORT)
+    assert _kill_while_playing(store, record.id, 1, tmp_path / "hook", monkeypatch) == 1
     _, standings = tournament_standings(store, record.id)
     matches = store.tournament_matches(record.id)
     assert len(matches) == len({m.pairing_key for m in matches}) == 2
@@ -354,20 +346,19 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
     contestants = {"busy": arena.Contestant("busy", busy), "idle": arena.Contestant("idle", idle)}
     for m in matches:
         p = pairing_of(m)
-        job = case.match_job(contestants[p.a], contestants[p.b], seed=p.seed, config=LONG)
+        job = case.match_job(contestants[p.a], contestants[p.b], seed=p.seed, config=SHORT)
         assert m.result is not None and m.result.replay_sha256 == play(job).replay_sha256
 
 
-@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
-    store: Store, busy: bytes, idle: bytes
+    store: Store, busy: bytes, idle: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Eight matches on one worker go out in batches (4, 2, 1, 1): a worker killed in one
     loses none of its matches, and none is recorded twice."""
     field = _busy_field(store, busy, idle)
-    record = create_tournament(store, "round-robin", field, seeds=range(4), config=LONG)
-    assert len(_kill_while_playing(store, record.id, 1)) == 1
+    record = create_tournament(store, "round-robin", field, seeds=range(4), config=SHORT)
+    assert _kill_while_playing(store, record.id, 1, tmp_path / "hook", monkeypatch) == 1
     record, standings = tournament_standings(store, record.id)
     matches = store.tournament_matches(record.id)
     assert record.status is TournamentStatus.FINISHED and standings.complete
@@ -376,14 +367,13 @@ def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
     assert not any(r.errors for r in standings.rows)
 
 
-@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_a_match_whose_workers_keep_dying_is_an_error_the_tournament_survives(
-    store: Store, busy: bytes, idle: bytes
+    store: Store, busy: bytes, idle: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     field = _busy_field(store, busy, idle)
-    record = create_tournament(store, "gauntlet", field, seeds=(0,), config=LONG)
-    assert len(_kill_while_playing(store, record.id, 2)) == 2
+    record = create_tournament(store, "gauntlet", field, seeds=(0,), config=SHORT)
+    assert _kill_while_playing(store, record.id, 2, tmp_path / "hook", monkeypatch) == 2
     record, standings = tournament_standings(store, record.id)
     assert record.status is TournamentStatus.FINISHED and standings.complete
     errors = [m for m in store.tournament_matches(record.id) if m.result is None]

@@ -31,14 +31,13 @@ from tests._support import (
     BOTS,
     Builder,
     InProcess,
-    kill_workers_while,
+    deaths_of,
+    hook_workers,
     worker_hook,
     worker_pids,
 )
 
 SHORT = sim.Config(max_ticks=20)
-# Long enough that the killer (polling every 10 ms) finds the worker mid-match.
-LONG = sim.Config(max_ticks=2000, start_energy=100_000)
 
 
 def _jobs(idle: bytes, busy: bytes, n: int, config: sim.Config = SHORT) -> list[MatchJob]:
@@ -80,45 +79,37 @@ def test_each_outcome_arrives_once_in_the_coordinator(idle: bytes, busy: bytes) 
     assert sorted(seen) == list(range(6))
 
 
-@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
-    idle: bytes, busy: bytes
+    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    jobs = _jobs(idle, busy, 1, LONG)
-    kills: list[int] = []
+    hook_workers(monkeypatch, tmp_path / "hook", "die-given-a-match", deaths=1)
+    jobs = _jobs(idle, busy, 1)
     outcomes: list[Outcome] = []
 
     async def main() -> None:
-        done = trio.Event()
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, kills, 1)
-            await LocalExecutor(1).run(jobs, lambda i, o: outcomes.append(o))
-            done.set()
+        await LocalExecutor(1).run(jobs, lambda i, o: outcomes.append(o))
 
     trio.run(main)
-    assert len(kills) == 1
+    assert deaths_of(tmp_path / "hook") == 1
     (outcome,) = outcomes
     assert isinstance(outcome, arena.MatchResult)
     assert outcome.replay == play(jobs[0]).replay
 
 
-@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
-def test_a_match_whose_workers_keep_dying_fails_with_the_reason(idle: bytes, busy: bytes) -> None:
-    jobs = _jobs(idle, busy, 1, LONG)
-    kills: list[int] = []
+def test_a_match_whose_workers_keep_dying_fails_with_the_reason(
+    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hook_workers(monkeypatch, tmp_path / "hook", "die-given-a-match", deaths=2)
+    jobs = _jobs(idle, busy, 1)
     outcomes: list[Outcome] = []
 
     async def main() -> None:
-        done = trio.Event()
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, kills, 2)
-            await LocalExecutor(1, retries=1).run(jobs, lambda i, o: outcomes.append(o))
-            done.set()
+        await LocalExecutor(1, retries=1).run(jobs, lambda i, o: outcomes.append(o))
 
     trio.run(main)
-    assert len(kills) == 2
+    assert deaths_of(tmp_path / "hook") == 2
     (outcome,) = outcomes
     assert isinstance(outcome, JobFailed) and outcome.job == jobs[0]
     assert "died 2 time(s)" in outcome.reason
@@ -154,42 +145,40 @@ def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy:
                 assert packed is not None and packed.unpacked() == outcome.replay
 
 
-def _batch_while_killing(jobs: list[MatchJob], kills: int) -> tuple[list[Outcome | Exception], int]:
-    """One ``play_batch`` of ``jobs`` on one local worker, workers killed mid-match ``kills``
-    times meanwhile; the outcomes, and how many were killed."""
-    killed: list[int] = []
+def _batch_while_killing(
+    jobs: list[MatchJob], kills: int, hook: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Outcome | Exception], int]:
+    """One ``play_batch`` of ``jobs`` on one local worker, whose first ``kills`` calls that play
+    matches kill it mid-match; the outcomes, and how many workers died."""
+    hook_workers(monkeypatch, hook, "die-given-a-match", deaths=kills)
 
     async def main() -> list[Outcome | Exception]:
-        done = trio.Event()
-        async with trio.open_nursery() as nursery, LocalExecutor(1).open_session() as session:
-            nursery.start_soon(trio.to_thread.run_sync, kill_workers_while, done, killed, kills)
-            outcomes = await session.play_batch(jobs)
-            done.set()
-        return outcomes
+        async with LocalExecutor(1).open_session() as session:
+            return await session.play_batch(jobs)
 
     outcomes = trio.run(main)
-    return outcomes, len(killed)
+    return outcomes, deaths_of(hook)
 
 
-@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
 def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
-    idle: bytes, busy: bytes
+    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Which match a batch's worker died in is unknown: each is played again alone, once."""
-    jobs = _jobs(idle, busy, 3, LONG)
-    outcomes, killed = _batch_while_killing(jobs, 1)
+    jobs = _jobs(idle, busy, 3)
+    outcomes, killed = _batch_while_killing(jobs, 1, tmp_path / "hook", monkeypatch)
     assert killed == 1
     assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 
-@pytest.mark.flaky(reruns=2)  # a kill can miss its moment on a loaded machine: tried again
 @pytest.mark.processes
-def test_the_match_a_batch_dies_in_fails_when_it_dies_again_alone(idle: bytes, busy: bytes) -> None:
+def test_the_match_a_batch_dies_in_fails_when_it_dies_again_alone(
+    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The first death is the batch's; played again alone, the first match's worker dies
     too: that match fails with both deaths counted, the other one is played."""
-    jobs = _jobs(idle, busy, 2, LONG)
-    (first, second), killed = _batch_while_killing(jobs, 2)
+    jobs = _jobs(idle, busy, 2)
+    (first, second), killed = _batch_while_killing(jobs, 2, tmp_path / "hook", monkeypatch)
     assert killed == 2
     assert isinstance(first, JobFailed) and first.job == jobs[0]
     assert "the worker died 2 time(s) playing this match" in first.reason
