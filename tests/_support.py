@@ -125,18 +125,27 @@ class InProcess(Executor):
 
 
 def worker_pids() -> list[int]:
-    """The pids of this process's living worker processes (multiprocessing spawns them)."""
+    """The pids of this process's living worker processes: forked by its worker server (a
+    child of this process), or spawned by this process where there is none."""
     me = str(os.getpid())
-    found = []
+    procs: list[tuple[int, str, str, bytes]] = []
     for proc in Path("/proc").glob("[0-9]*"):
         try:
             fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
             cmdline = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        if fields[1] == me and fields[0] != "Z" and b"spawn_main" in cmdline:
-            found.append(int(proc.name))
-    return found
+        procs.append((int(proc.name), fields[0], fields[1], cmdline))
+    servers = {
+        str(pid)
+        for pid, _, parent, cmdline in procs
+        if parent == me and b"multiprocessing.forkserver" in cmdline
+    }
+    return [
+        pid
+        for pid, state, parent, cmdline in procs
+        if state != "Z" and (parent in servers or (parent == me and b"spawn_main" in cmdline))
+    ]
 
 
 WORKER_HOOKS = {
@@ -199,7 +208,10 @@ connection.Connection._send_bytes = _send_bytes
 def worker_hook(directory: Path, hook: str, *, deaths: int = 1) -> dict[str, str]:
     """The environment under which the worker processes of a command (never the command itself)
     run ``WORKER_HOOKS[hook]`` as they start: a ``sitecustomize`` in ``directory``, on the
-    ``PYTHONPATH``, that acts only in a process multiprocessing spawned. ``die-mid-send``:
+    ``PYTHONPATH``, that acts only in a worker: a process multiprocessing spawned, or one
+    the worker server forked (the server, started under it, has each of its children
+    run the hook as it is forked; ``hook_workers`` does this for the workers of the
+    test's own process). ``die-mid-send``:
     the first worker to send back a result bigger than a call's answer (a match's) sends
     half of it and is killed (SIGKILL); ``die-given-a-match``: the first ``deaths`` calls
     that play matches (``play``, ``play_batch``), among all workers, kill their worker
@@ -212,19 +224,23 @@ def worker_hook(directory: Path, hook: str, *, deaths: int = 1) -> dict[str, str
         "import sys\n"
         f"DIRECTORY = {str(directory)!r}\n"
         f"DEATHS = {deaths}\n"
-        'if "--multiprocessing-fork" in sys.argv:\n'
+        "def _hook():\n"
         + "".join(f"    {line}\n" for line in WORKER_HOOKS[hook].strip().splitlines())
+        + 'if "--multiprocessing-fork" in sys.argv:  # a spawned worker\n'
+        "    _hook()\n"
+        # The worker server: each worker it forks runs the hook as it starts, the
+        # server itself never does.
+        'elif any("multiprocessing.forkserver" in arg for arg in sys.orig_argv):\n'
+        "    import os\n"
+        "    os.register_at_fork(after_in_child=_hook)\n"
     )
     path = os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
     return {"PYTHONPATH": path}
 
 
-def hook_workers(
-    monkeypatch: pytest.MonkeyPatch, directory: Path, hook: str, *, deaths: int = 1
-) -> None:
-    """``worker_hook`` for the workers this process starts from now on (until the test ends)."""
-    for name, value in worker_hook(directory, hook, deaths=deaths).items():
-        monkeypatch.setenv(name, value)
+HookWorkers = Callable[..., Path]
+"""The ``hooked_workers`` fixture: (hook, deaths=1) -> the hook's directory. The workers this
+process starts from then on, until the test ends, run ``WORKER_HOOKS[hook]``."""
 
 
 def deaths_of(directory: Path) -> int:

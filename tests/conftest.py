@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import importlib.metadata
+import multiprocessing.forkserver
 import multiprocessing.util
 import os
 import shutil
@@ -25,8 +26,18 @@ from typing import TYPE_CHECKING
 import pytest
 import wasmtime
 
+import arena.executors._forkserver
 from arena.baselines import ZIG_FLAGS, compile_c
-from tests._support import EXTRA, ROOT, ZOO, Builder, Tab, write_viewer_replays
+from tests._support import (
+    EXTRA,
+    ROOT,
+    ZOO,
+    Builder,
+    HookWorkers,
+    Tab,
+    worker_hook,
+    write_viewer_replays,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -49,6 +60,10 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 STARTS_PROCESSES = ("processes", "ray", "server", "browser")
 
 
+def _no_worker_server(*_also: str) -> bool:
+    return False
+
+
 @pytest.fixture(autouse=True)
 def _worker_processes_are_marked(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test that starts worker processes says so, or ``--fast`` would run it unawares."""
@@ -62,10 +77,39 @@ def _worker_processes_are_marked(request: pytest.FixtureRequest) -> Iterator[Non
         spawned.append(" ".join(map(str, args)))
         return real(path, args, passfds)
 
+    real_fork = multiprocessing.forkserver.ForkServer.connect_to_new_process
+
+    def fork(server: multiprocessing.forkserver.ForkServer, fds: list[int]) -> tuple[int, int]:
+        spawned.append("a worker forked from the worker server")
+        return real_fork(server, fds)
+
     with pytest.MonkeyPatch.context() as mp:
+        # A command that plays locally starts the worker server before anything else
+        # (``arena tournament``): not a worker, and an unmarked test plays nothing.
+        for where in (arena.executors, arena.executors._forkserver):
+            mp.setattr(where, "start_worker_server", _no_worker_server)
         mp.setattr(multiprocessing.util, "spawnv_passfds", spawn)
+        mp.setattr(multiprocessing.forkserver.ForkServer, "connect_to_new_process", fork)
         yield
     assert not spawned, f"this test starts worker processes: mark it processes ({spawned[0]})"
+
+
+@pytest.fixture
+def hooked_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HookWorkers]:
+    """Makes the workers this process starts from then on run a worker hook (``worker_hook``),
+    until the test ends. A forked worker takes the hook from its worker server, which
+    takes it as it starts: the server is stopped first, so the next one starts under the
+    hook, and again after the test, so the tests after it get one without."""
+
+    def hook(name: str, *, deaths: int = 1) -> Path:
+        directory = tmp_path / "hook"
+        for variable, value in worker_hook(directory, name, deaths=deaths).items():
+            monkeypatch.setenv(variable, value)
+        arena.executors.stop_worker_server()
+        return directory
+
+    yield hook
+    arena.executors.stop_worker_server()
 
 
 def _test_cache(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:

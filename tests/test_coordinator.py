@@ -57,7 +57,7 @@ from arena.coordinator import (
 from arena.executors import JobFailed, LocalExecutor, MatchJob, Outcome, Session, play
 from arena.store import Entrant, Origin, Store, TournamentStatus
 from arena.tournament import Format, Pairing, Played, Scheduler, Standings, TournamentPlan
-from tests._support import EXTRA, Builder, cli, deaths_of, hook_workers
+from tests._support import EXTRA, Builder, HookWorkers, cli, deaths_of
 
 Capture = pytest.CaptureFixture[str]
 
@@ -319,23 +319,23 @@ def _busy_field(store: Store, busy: bytes, idle: bytes) -> list[Entrant]:
 
 
 def _kill_while_playing(
-    store: Store, tournament_id: int, kills: int, hook: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store, tournament_id: int, kills: int, hooked_workers: HookWorkers
 ) -> int:
     """Play the tournament on one local worker (batches of several matches when it is long
     enough), whose first ``kills`` calls that play matches kill it mid-match; how many
     workers died."""
-    hook_workers(monkeypatch, hook, "die-given-a-match", deaths=kills)
+    hook = hooked_workers("die-given-a-match", deaths=kills)
     trio.run(run_tournament, store, tournament_id, LocalExecutor(1))
     return deaths_of(hook)
 
 
 @pytest.mark.processes
 def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
-    store: Store, busy: bytes, idle: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store, busy: bytes, idle: bytes, hooked_workers: HookWorkers
 ) -> None:
     field = _busy_field(store, busy, idle)
     record = create_tournament(store, "round-robin", field, seeds=(0,), config=SHORT)
-    assert _kill_while_playing(store, record.id, 1, tmp_path / "hook", monkeypatch) == 1
+    assert _kill_while_playing(store, record.id, 1, hooked_workers) == 1
     _, standings = tournament_standings(store, record.id)
     matches = store.tournament_matches(record.id)
     assert len(matches) == len({m.pairing_key for m in matches}) == 2
@@ -352,13 +352,13 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
 
 @pytest.mark.processes
 def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
-    store: Store, busy: bytes, idle: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store, busy: bytes, idle: bytes, hooked_workers: HookWorkers
 ) -> None:
     """Eight matches on one worker go out in batches (4, 2, 1, 1): a worker killed in one
     loses none of its matches, and none is recorded twice."""
     field = _busy_field(store, busy, idle)
     record = create_tournament(store, "round-robin", field, seeds=range(4), config=SHORT)
-    assert _kill_while_playing(store, record.id, 1, tmp_path / "hook", monkeypatch) == 1
+    assert _kill_while_playing(store, record.id, 1, hooked_workers) == 1
     record, standings = tournament_standings(store, record.id)
     matches = store.tournament_matches(record.id)
     assert record.status is TournamentStatus.FINISHED and standings.complete
@@ -369,11 +369,11 @@ def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
 
 @pytest.mark.processes
 def test_a_match_whose_workers_keep_dying_is_an_error_the_tournament_survives(
-    store: Store, busy: bytes, idle: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store, busy: bytes, idle: bytes, hooked_workers: HookWorkers
 ) -> None:
     field = _busy_field(store, busy, idle)
     record = create_tournament(store, "gauntlet", field, seeds=(0,), config=SHORT)
-    assert _kill_while_playing(store, record.id, 2, tmp_path / "hook", monkeypatch) == 2
+    assert _kill_while_playing(store, record.id, 2, hooked_workers) == 2
     record, standings = tournament_standings(store, record.id)
     assert record.status is TournamentStatus.FINISHED and standings.complete
     errors = [m for m in store.tournament_matches(record.id) if m.result is None]

@@ -30,9 +30,9 @@ from arena.executors import (
 from tests._support import (
     BOTS,
     Builder,
+    HookWorkers,
     InProcess,
     deaths_of,
-    hook_workers,
     worker_hook,
     worker_pids,
 )
@@ -81,9 +81,9 @@ def test_each_outcome_arrives_once_in_the_coordinator(idle: bytes, busy: bytes) 
 
 @pytest.mark.processes
 def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
-    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    idle: bytes, busy: bytes, hooked_workers: HookWorkers
 ) -> None:
-    hook_workers(monkeypatch, tmp_path / "hook", "die-given-a-match", deaths=1)
+    hook = hooked_workers("die-given-a-match", deaths=1)
     jobs = _jobs(idle, busy, 1)
     outcomes: list[Outcome] = []
 
@@ -91,7 +91,7 @@ def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
         await LocalExecutor(1).run(jobs, lambda i, o: outcomes.append(o))
 
     trio.run(main)
-    assert deaths_of(tmp_path / "hook") == 1
+    assert deaths_of(hook) == 1
     (outcome,) = outcomes
     assert isinstance(outcome, arena.MatchResult)
     assert outcome.replay == play(jobs[0]).replay
@@ -99,9 +99,9 @@ def test_a_worker_killed_mid_match_is_replaced_and_the_match_played_again(
 
 @pytest.mark.processes
 def test_a_match_whose_workers_keep_dying_fails_with_the_reason(
-    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    idle: bytes, busy: bytes, hooked_workers: HookWorkers
 ) -> None:
-    hook_workers(monkeypatch, tmp_path / "hook", "die-given-a-match", deaths=2)
+    hook = hooked_workers("die-given-a-match", deaths=2)
     jobs = _jobs(idle, busy, 1)
     outcomes: list[Outcome] = []
 
@@ -109,7 +109,7 @@ def test_a_match_whose_workers_keep_dying_fails_with_the_reason(
         await LocalExecutor(1, retries=1).run(jobs, lambda i, o: outcomes.append(o))
 
     trio.run(main)
-    assert deaths_of(tmp_path / "hook") == 2
+    assert deaths_of(hook) == 2
     (outcome,) = outcomes
     assert isinstance(outcome, JobFailed) and outcome.job == jobs[0]
     assert "died 2 time(s)" in outcome.reason
@@ -146,11 +146,11 @@ def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy:
 
 
 def _batch_while_killing(
-    jobs: list[MatchJob], kills: int, hook: Path, monkeypatch: pytest.MonkeyPatch
+    jobs: list[MatchJob], kills: int, hooked_workers: HookWorkers
 ) -> tuple[list[Outcome | Exception], int]:
     """One ``play_batch`` of ``jobs`` on one local worker, whose first ``kills`` calls that play
     matches kill it mid-match; the outcomes, and how many workers died."""
-    hook_workers(monkeypatch, hook, "die-given-a-match", deaths=kills)
+    hook = hooked_workers("die-given-a-match", deaths=kills)
 
     async def main() -> list[Outcome | Exception]:
         async with LocalExecutor(1).open_session() as session:
@@ -162,23 +162,23 @@ def _batch_while_killing(
 
 @pytest.mark.processes
 def test_a_worker_killed_mid_batch_loses_no_match_and_plays_none_twice(
-    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    idle: bytes, busy: bytes, hooked_workers: HookWorkers
 ) -> None:
     """Which match a batch's worker died in is unknown: each is played again alone, once."""
     jobs = _jobs(idle, busy, 3)
-    outcomes, killed = _batch_while_killing(jobs, 1, tmp_path / "hook", monkeypatch)
+    outcomes, killed = _batch_while_killing(jobs, 1, hooked_workers)
     assert killed == 1
     assert [o.replay for o in outcomes] == [play(j).replay for j in jobs]  # type: ignore[union-attr]
 
 
 @pytest.mark.processes
 def test_the_match_a_batch_dies_in_fails_when_it_dies_again_alone(
-    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    idle: bytes, busy: bytes, hooked_workers: HookWorkers
 ) -> None:
     """The first death is the batch's; played again alone, the first match's worker dies
     too: that match fails with both deaths counted, the other one is played."""
     jobs = _jobs(idle, busy, 2)
-    (first, second), killed = _batch_while_killing(jobs, 2, tmp_path / "hook", monkeypatch)
+    (first, second), killed = _batch_while_killing(jobs, 2, hooked_workers)
     assert killed == 2
     assert isinstance(first, JobFailed) and first.job == jobs[0]
     assert "the worker died 2 time(s) playing this match" in first.reason
@@ -383,13 +383,12 @@ def test_a_tournament_whose_worker_dies_mid_send_plays_that_match_again(tmp_path
 
 @pytest.mark.processes
 def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
-    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    idle: bytes, busy: bytes, hooked_workers: HookWorkers
 ) -> None:
     """Every worker process exits as it starts (its interpreter broken by a ``sitecustomize``):
     no match is failed for it. ``WorkersUnavailableError`` (an operator's error: exit 2),
     from a pool's call and play and from an executor's session, a batch's too."""
-    for name, value in worker_hook(tmp_path / "hook", "cannot-start").items():
-        monkeypatch.setenv(name, value)
+    hooked_workers("cannot-start")
     jobs = _jobs(idle, busy, 3)
 
     async def main() -> list[str]:
@@ -407,8 +406,9 @@ def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
 
     reasons = trio.run(main)
     assert all(r.startswith("worker processes cannot start: ") for r in reasons), reasons
+    # Forked or spawned, each worker exits by itself (no signal).
     assert all("a fresh worker died before it answered (('Worker died" in r for r in reasons)
-    assert all("exitcode=1" in r for r in reasons)  # it exited by itself: no signal
+    assert all("exitcode=1" in r for r in reasons)
     assert issubclass(arena.WorkersUnavailableError, arena.ArenaError)
 
 
@@ -489,3 +489,29 @@ def test_a_worker_ends_without_the_last_garbage_collections() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (run.returncode, run.stdout.strip()) == (5, "frozen"), run.stderr
+
+
+def _environment_value(name: str) -> str | None:
+    return os.environ.get(name)
+
+
+@pytest.mark.processes
+def test_a_forked_worker_sees_the_coordinators_environment_of_its_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workers are forked from a server started earlier; each still gets the environment the
+    coordinator has as the worker starts (as a spawned worker did), not the server's."""
+    arena.executors.start_worker_server()
+    monkeypatch.setenv("FORAY_TEST_LATE", "set after the server started")
+
+    async def main() -> str | None:
+        async with arena.open_worker_pool() as pool:
+            return await pool.call(_environment_value, "FORAY_TEST_LATE")
+
+    assert trio.run(main) == "set after the server started"
+
+
+def test_the_command_line_names_the_ray_address_as_the_executors_do() -> None:
+    from arena.cli._tournament import _RAY_ADDRESS
+
+    assert _RAY_ADDRESS == arena.executors.RAY_ADDRESS_ENV

@@ -440,12 +440,11 @@ def _fresh(idle: bytes) -> bytes:
     return idle + b"\0" + bytes([len(salt) + 2]) + b"\x01s" + salt
 
 
-def _compilers() -> dict[int, tuple[int, list[str]]]:
-    """The compile workers this test session started, running now: pid -> (parent pid, argv).
-
-    Other sessions on the machine compile too: a process of this one inherits its
-    module cache directory (``$FORAY_CACHE_DIR``, one per session, conftest.py).
-    """
+def _compilers() -> dict[int, list[str]]:
+    """The compile workers running now that any process of this test session started (they
+    inherit its module cache directory, ``$FORAY_CACHE_DIR``, conftest.py; other
+    sessions on the machine compile too): pid -> argv. The session's other pytest
+    processes (pytest-xdist's) share that directory, so some may not be this one's."""
     ours = f"FORAY_CACHE_DIR={os.environ['FORAY_CACHE_DIR']}".encode()
     found = {}
     for entry in Path("/proc").iterdir():
@@ -458,36 +457,37 @@ def _compilers() -> dict[int, tuple[int, list[str]]]:
                 continue
             if ours not in (entry / "environ").read_bytes().split(b"\0"):
                 continue
-            stat = (entry / "stat").read_text()
         except OSError:
             continue
-        found[int(entry.name)] = (int(stat.rsplit(")", 1)[1].split()[1]), argv)
+        found[int(entry.name)] = argv
     return found
 
 
-def _ancestors(pid: int) -> list[int]:
+def _ancestors(pid: int) -> list[tuple[int, str]]:
+    """The processes above ``pid``, its parent first, each with its command line."""
     out = []
     while pid > 1:
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
+            pid = int(stat.rsplit(")", 1)[1].split()[1])
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, UnicodeDecodeError):
             break
-        pid = int(stat.rsplit(")", 1)[1].split()[1])
-        out.append(pid)
+        out.append((pid, cmdline))
     return out
 
 
 def test_uploads_compile_in_a_child_of_a_worker_under_the_cases_bounds(
     served: Served, idle: bytes
 ) -> None:
-    seen: dict[int, tuple[int, list[str], list[int]]] = {}
+    seen: dict[int, tuple[list[str], list[tuple[int, str]]]] = {}
     done = threading.Event()
 
     def watch() -> None:
         while not done.is_set():
-            for pid, (parent, argv) in _compilers().items():
+            for pid, argv in _compilers().items():
                 if pid not in seen:
-                    seen[pid] = (parent, argv, _ancestors(pid))
+                    seen[pid] = (argv, _ancestors(pid))
             time.sleep(0.002)
 
     watcher = threading.Thread(target=watch, daemon=True)
@@ -506,12 +506,26 @@ def test_uploads_compile_in_a_child_of_a_worker_under_the_cases_bounds(
         done.set()
         watcher.join(timeout=10)
     assert answers == [201, 201, 201]
-    assert seen, "no compile worker was seen: the modules compiled somewhere else"
     server = os.getpid()
+    # This server's compile children: those of other processes of the session are not.
+    ours = {
+        pid: (argv, ancestors)
+        for pid, (argv, ancestors) in seen.items()
+        if server in (p for p, _ in ancestors)
+    }
+    assert ours, "no compile worker was seen: the modules compiled somewhere else"
     memory = str(served.site.case.limits.compile_memory_bytes)
-    for parent, argv, ancestors in seen.values():
+    for argv, ancestors in ours.values():
+        (parent, parent_cmd), (grandparent, grandparent_cmd) = ancestors[:2]
         assert parent != server  # never the server's own child: a worker's
-        assert server in ancestors  # (the worker is the server's)
+        # The worker is the server's: spawned by it, or forked by its worker server (a
+        # child of the server; a forked worker keeps the server's command line).
+        if "--multiprocessing-fork" in parent_cmd:
+            assert grandparent == server
+        else:
+            assert "multiprocessing.forkserver" in parent_cmd
+            assert "multiprocessing.forkserver" in grandparent_cmd
+            assert ancestors[2][0] == server
         assert argv[-1] == memory  # the case's address-space bound
 
 

@@ -55,6 +55,8 @@ from arena.executors import (
     open_worker_pool,
     play,
     play_batch_timed,
+    start_worker_server,
+    stop_worker_server,
 )
 from arena.match import MatchResult, load_contestant
 from arena.store import Store, TournamentRecord
@@ -255,13 +257,24 @@ class _Inside:
     """When the tournament was stored as finished and its worker had stopped."""
 
 
-def _inside_a_worker(seeds: int, max_ticks: int | None = None) -> _Inside:
+def _inside_a_worker(seeds: int, max_ticks: int | None = None, *, fresh: bool = False) -> _Inside:
     """A 1-worker tournament as ``arena tournament --jobs 1`` plays it (coordinator, store, a
-    fresh worker), timed from inside the worker."""
+    fresh worker), timed from inside the worker.
+
+    The worker is forked from the worker server, up and ready beforehand as in
+    ``arena tournament`` (which starts it before its own imports); ``fresh``: a
+    server started as the tournament begins, with only the store's opening to
+    overlap (a program that starts none ahead)."""
 
     async def main() -> _Inside:
         with tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as tmp:
+            if fresh:
+                stop_worker_server()
+            else:
+                await _worker_up()
             start = time.monotonic()
+            if fresh:
+                start_worker_server()
             with Store.open(Path(tmp)) as store:
                 record = _create(store, seeds, max_ticks)
                 setup = time.monotonic() - start
@@ -271,6 +284,35 @@ def _inside_a_worker(seeds: int, max_ticks: int | None = None) -> _Inside:
                 return _Inside(start, setup, player.spans, player.firsts, time.monotonic())
 
     return trio.run(main)
+
+
+async def _worker_up() -> float:
+    """Seconds until a new local worker answers, as a pool starts one (forked from the worker
+    server, which this starts if it is not up and waits for if it is still importing)."""
+    start = time.monotonic()
+    async with open_worker_pool(idle_timeout=0.0) as pool:
+        await pool.call(os.getpid)
+    return time.monotonic() - start
+
+
+def _worker_starts(runs: int = 5) -> tuple[float, float, float]:
+    """Medians of ``runs``: a worker server's start until its first worker answered, a
+    worker forked from it once it is up, and a worker spawned as before (its own Python,
+    importing the match code)."""
+    fresh, forked, spawned = [], [], []
+
+    async def spawn() -> float:
+        start = time.monotonic()
+        async with open_worker_pool(idle_timeout=0.0, spawn=True) as pool:
+            await pool.call(os.getpid)
+        return time.monotonic() - start
+
+    for _ in range(runs):
+        spawned.append(trio.run(spawn))
+        stop_worker_server()
+        fresh.append(trio.run(_worker_up))
+        forked.append(trio.run(_worker_up))
+    return statistics.median(fresh), statistics.median(forked), statistics.median(spawned)
 
 
 _RAY_CHILD = """
@@ -380,6 +422,8 @@ def tournament_figures(
             return figures
         load_timed = _load_average()
         timed = _inside_a_worker(n_seeds, max_ticks)
+        cold = _inside_a_worker(n_seeds, max_ticks, fresh=True)
+        starts = _worker_starts()
         work = _match_scaling(workers, max(1, n_seeds // 2), max_ticks)
         on_ray = _on_ray(n_seeds, workers) if ray else "left out"
         after = machine_scaling(workers, loop_seconds)
@@ -423,8 +467,9 @@ def tournament_figures(
     print(
         f"    once: the first match began {first:.3f} s after the start ({first / total:.1%}: "
         f"the store opened and the field stored, {timed.setup:.3f} s, then the worker's "
-        "start, spawning Python and importing the match code); after the last match "
-        f"{last:.3f} s ({last / total:.1%}: the standings stored, the worker stopped)"
+        "start, forked from the worker server that `arena tournament` starts before its "
+        f"imports, and its first batch); after the last match {last:.3f} s "
+        f"({last / total:.1%}: the standings stored, the worker stopped)"
     )
     between_calls = [played[i][0] - played[i - 1][1] for i in timed.firsts[1:]] or [0.0]
     print(
@@ -434,6 +479,21 @@ def tournament_figures(
         f"{statistics.mean(between_calls) * 1e3:.2f} ms on average, median "
         f"{statistics.median(between_calls) * 1e3:.2f} ms (the results back to the "
         "coordinator, the next batch out to the worker)"
+    )
+    cold_total = cold.finished - cold.start
+    cold_inside = sum(ended - began for began, ended in cold.spans)
+    print(
+        "    the same with the worker server started as the tournament began (nothing to "
+        f"overlap but the store's opening): {1 - cold_inside / cold_total:.2%} of "
+        f"{cold_total:.2f} s, the first match began {cold.spans[0][0] - cold.start:.3f} s "
+        "after the start"
+    )
+    fresh, forked, spawned = starts
+    print(
+        "  a worker's start, until it answers (median of 5): forked from the worker server "
+        f"{forked * 1e3:.1f} ms; the worker server's own start until its first worker "
+        f"answered {fresh * 1e3:.1f} ms (once a process, overlapping `arena tournament`'s "
+        f"imports); a worker spawned as before {spawned * 1e3:.1f} ms"
     )
     for label, run, cpu in (
         ("1 worker", run_one, cpu_one),

@@ -11,6 +11,7 @@ its losses, worst seeds first, each with the command that shows it.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
     from arena.tournament import GauntletLoss
 
 __all__ = ["register"]
+
+_RAY_ADDRESS = "FORAY_RAY_ADDRESS"
+"""``arena.executors.RAY_ADDRESS_ENV``, named here so that reading it imports nothing."""
 
 
 def _seeds(seeds: tuple[int, ...]) -> str:
@@ -92,6 +96,13 @@ def _resume_mismatches(args: argparse.Namespace, record: TournamentRecord) -> li
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
+    if args.executor == "local" or (args.executor is None and not os.environ.get(_RAY_ADDRESS)):
+        # Local workers are forked from a server that imports the match code: started
+        # first, it does that while this command imports the rest and opens its store.
+        # Each worker runs the ``arena`` script again, which imports the command line.
+        from arena.executors import start_worker_server
+
+        start_worker_server("arena.cli._main")
     from arena._errors import ArenaError
     from arena.cases import default_case
     from arena.coordinator import (

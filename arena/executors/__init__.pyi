@@ -7,6 +7,10 @@ from ._abc import (
     Session as Session,
     WorkersUnavailableError as WorkersUnavailableError,
 )
+from ._forkserver import (
+    start_worker_server as start_worker_server,
+    stop_worker_server as stop_worker_server,
+)
 from ._job import (
     JobFailed as JobFailed,
     MatchJob as MatchJob,

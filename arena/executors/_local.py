@@ -33,6 +33,7 @@ import trio
 import trio_parallel
 
 from arena.executors._abc import Executor, Session, WorkersUnavailableError, _each
+from arena.executors._forkserver import FORKSERVER, WorkerInit, start_worker_server
 from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs
 from arena.executors._play import play, play_batch, worker_ready, worker_started
 from arena.match import MatchResult
@@ -128,6 +129,14 @@ def _death(exc: BaseException) -> _Death | None:
     return None
 
 
+def _no_start(exc: BaseException) -> str:
+    """Why starting a worker raised ``exc`` (``_start_failed``), in words."""
+    if isinstance(exc, EOFError | ConnectionError):
+        # The worker server's answer never came: it is gone (exited as it started, killed).
+        return f"the worker server ended without forking one ({type(exc).__name__}: {exc})"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _start_failed(exc: BaseException) -> bool:
     """Whether ``exc`` was raised starting a worker process (trio-parallel's ``start``: no
     process or memory for one), not by the work: the traceback passes there."""
@@ -152,9 +161,15 @@ class WorkerPool:
     """
 
     def __init__(
-        self, ctx: trio_parallel.WorkerContext, retries: int, *, grace_period: float = 5.0
+        self,
+        ctx: trio_parallel.WorkerContext,
+        retries: int,
+        *,
+        grace_period: float = 5.0,
+        spawn: bool = False,
     ) -> None:
         self._ctx = ctx
+        self._spawn = spawn
         self.retries = retries
         self._grace_period = grace_period
         # The pool itself never waits (trio-parallel's default limiter is the core count).
@@ -186,10 +201,10 @@ class WorkerPool:
                     fn, *args, kill_on_cancel=True, limiter=self._unbounded
                 )
                 return result
-            except (trio_parallel.BrokenWorkerError, OSError) as exc:
+            except (trio_parallel.BrokenWorkerError, OSError, EOFError) as exc:
                 if _start_failed(exc):
                     raise WorkersUnavailableError(
-                        f"worker processes cannot start: {type(exc).__name__}: {exc}"
+                        f"worker processes cannot start: {_no_start(exc)}"
                     ) from exc
                 death = _death(exc)
                 if death is None:
@@ -207,13 +222,13 @@ class WorkerPool:
         one): only a death pays for it, never a call that went well.
         """
         try:
-            async with trio_parallel.open_worker_context(
-                idle_timeout=0.0, init=worker_started, grace_period=self._grace_period
-            ) as ctx:
+            async with _worker_context(0.0, self._grace_period, spawn=self._spawn) as ctx:
                 await ctx.run_sync(worker_ready, kill_on_cancel=True, limiter=self._unbounded)
-        except (trio_parallel.BrokenWorkerError, OSError) as exc:
+        except (trio_parallel.BrokenWorkerError, OSError, EOFError) as exc:
             gone = _death(exc)
             why = f"{type(exc).__name__}: {exc}" if gone is None else gone.reason
+            if _start_failed(exc):
+                why = _no_start(exc)
             raise WorkersUnavailableError(
                 f"worker processes cannot start: a fresh worker died before it answered "
                 f"({why}), after a worker died with: {death}"
@@ -256,19 +271,41 @@ class WorkerPool:
 
 @asynccontextmanager
 async def open_worker_pool(
-    *, retries: int = 1, idle_timeout: float = 60.0, grace_period: float = 5.0
+    *,
+    retries: int = 1,
+    idle_timeout: float = 60.0,
+    grace_period: float = 5.0,
+    spawn: bool = False,
 ) -> AsyncIterator[WorkerPool]:
     """A ``WorkerPool`` for the life of the ``async with`` block (in a trio task).
 
-    Each worker loads the match code as it starts and exits without the
-    interpreter's last garbage collections (``worker_started``). Workers idle
+    Each worker is forked from the worker server, which has loaded the match code
+    (``start_worker_server``; spawned where there is none, loading it as it starts),
+    and exits without the interpreter's last garbage collections (``worker_started``). Workers idle
     for ``idle_timeout`` seconds retire; on leaving the block, workers still
-    busy get ``grace_period`` seconds before they are killed.
+    busy get ``grace_period`` seconds before they are killed. ``spawn`` True spawns
+    each worker even where there is a worker server (to compare the two).
     """
-    async with trio_parallel.open_worker_context(
-        idle_timeout=idle_timeout, init=worker_started, grace_period=grace_period
-    ) as ctx:
-        yield WorkerPool(ctx, retries, grace_period=grace_period)
+    async with _worker_context(idle_timeout, grace_period, spawn=spawn) as ctx:
+        yield WorkerPool(ctx, retries, grace_period=grace_period, spawn=spawn)
+
+
+def _worker_context(
+    idle_timeout: float, grace_period: float, *, spawn: bool = False
+) -> contextlib.AbstractAsyncContextManager[trio_parallel.WorkerContext]:
+    """Trio-parallel's workers as the arena starts them: forked from the worker server
+    (``start_worker_server``, started here if it is not up) where there is one, else
+    spawned; each sets the coordinator's environment, then ``worker_started``."""
+    forked = FORKSERVER and not spawn and start_worker_server()
+    kind = trio_parallel.WorkerType.FORKSERVER if forked else trio_parallel.WorkerType.SPAWN
+    context: contextlib.AbstractAsyncContextManager[trio_parallel.WorkerContext]
+    context = trio_parallel.open_worker_context(
+        idle_timeout=idle_timeout,
+        init=WorkerInit(worker_started),
+        grace_period=grace_period,
+        worker_type=kind,
+    )
+    return context
 
 
 class LocalExecutor(Executor):
