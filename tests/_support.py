@@ -204,35 +204,48 @@ connection.Connection._send_bytes = _send_bytes
 }
 """What ``worker_hook`` can make every worker process do (a ``sitecustomize``)."""
 
+SERVER_HOOKS = {
+    "no-worker-server": """
+import os
+os._exit(1)
+""",
+}
+"""What ``worker_hook`` can make the worker server itself do as it starts (nothing where
+workers are spawned)."""
+
 
 def worker_hook(directory: Path, hook: str, *, deaths: int = 1) -> dict[str, str]:
     """The environment under which the worker processes of a command (never the command itself)
     run ``WORKER_HOOKS[hook]`` as they start: a ``sitecustomize`` in ``directory``, on the
     ``PYTHONPATH``, that acts only in a worker: a process multiprocessing spawned, or one
-    the worker server forked (the server, started under it, has each of its children
-    run the hook as it is forked; ``hook_workers`` does this for the workers of the
-    test's own process). ``die-mid-send``:
-    the first worker to send back a result bigger than a call's answer (a match's) sends
-    half of it and is killed (SIGKILL); ``die-given-a-match``: the first ``deaths`` calls
-    that play matches (``play``, ``play_batch``), among all workers, kill their worker
-    (SIGKILL) as it gets the call, so the coordinator loses it mid-match (``deaths_of``
-    counts them); ``cannot-start``: every worker exits at once; ``hold-results``: a worker
-    keeps a match's result while the file ``directory / "hold"`` exists (so a test can
-    change the world before the result arrives)."""
+    the worker server forked (the server, started under it, has each of its children run
+    the hook as it is forked; the ``hooked_workers`` fixture does this for the workers of
+    the test's own process).
+
+    ``die-mid-send``: the first worker to send back a result bigger than a call's answer
+    (a match's) sends half of it and is killed (SIGKILL); ``die-given-a-match``: the
+    first ``deaths`` calls that play matches (``play``, ``play_batch``), among all
+    workers, kill their worker (SIGKILL) as it gets the call, so the coordinator loses
+    it mid-match (``deaths_of`` counts them); ``cannot-start``: every worker exits at
+    once; ``hold-results``: a worker keeps a match's result while the file ``directory /
+    "hold"`` exists (so a test can change the world before the result arrives);
+    ``no-worker-server`` (``SERVER_HOOKS``): the worker server exits as it starts."""
+    in_server = hook in SERVER_HOOKS
+    code = (SERVER_HOOKS if in_server else WORKER_HOOKS)[hook]
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "sitecustomize.py").write_text(
         "import sys\n"
         f"DIRECTORY = {str(directory)!r}\n"
         f"DEATHS = {deaths}\n"
         "def _hook():\n"
-        + "".join(f"    {line}\n" for line in WORKER_HOOKS[hook].strip().splitlines())
+        + "".join(f"    {line}\n" for line in code.strip().splitlines())
         + 'if "--multiprocessing-fork" in sys.argv:  # a spawned worker\n'
-        "    _hook()\n"
-        # The worker server: each worker it forks runs the hook as it starts, the
-        # server itself never does.
+        f"    {'pass' if in_server else '_hook()'}\n"
         'elif any("multiprocessing.forkserver" in arg for arg in sys.orig_argv):\n'
+        # The worker server: each worker it forks runs a worker's hook as it starts, the
+        # server itself only its own.
         "    import os\n"
-        "    os.register_at_fork(after_in_child=_hook)\n"
+        f"    {'_hook()' if in_server else 'os.register_at_fork(after_in_child=_hook)'}\n"
     )
     path = os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
     return {"PYTHONPATH": path}

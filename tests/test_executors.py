@@ -27,6 +27,7 @@ from arena.executors import (
     Session,
     play,
 )
+from arena.executors._forkserver import FORKSERVER
 from tests._support import (
     BOTS,
     Builder,
@@ -410,6 +411,26 @@ def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
     assert all("a fresh worker died before it answered (('Worker died" in r for r in reasons)
     assert all("exitcode=1" in r for r in reasons)
     assert issubclass(arena.WorkersUnavailableError, arena.ArenaError)
+
+
+@pytest.mark.processes
+@pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: there is no worker server")
+def test_a_worker_server_that_ends_as_it_starts_is_the_executors_failure(
+    hooked_workers: HookWorkers,
+) -> None:
+    """The worker server exits before it forks any worker: ``WorkersUnavailableError`` that
+    says so, no match's death."""
+    hooked_workers("no-worker-server")
+
+    async def main() -> str:
+        async with arena.open_worker_pool(retries=1) as pool:
+            with pytest.raises(arena.WorkersUnavailableError) as raised:
+                await pool.call(_pid)
+        return str(raised.value)
+
+    reason = trio.run(main)
+    assert reason.startswith("worker processes cannot start: "), reason
+    assert "the worker server ended without forking one" in reason
 
 
 @pytest.mark.processes
