@@ -59,10 +59,11 @@ def start_worker_server(*also: str) -> bool:
 
 
 def stop_worker_server() -> None:
-    """Stop the worker server of this process, if one is up (workers it forked live on).
+    """Stop the worker server of this process, if one is up, once every worker it forked has
+    ended (each holds the pipe whose closing ends the server): call it with no pool open.
 
-    For a benchmark that times a worker server's start; ``start_worker_server`` starts
-    a new one."""
+    For a benchmark that times a worker server's start, and a test that needs one
+    started afresh; ``start_worker_server`` starts a new one."""
     if not FORKSERVER:
         return
     from multiprocessing import forkserver
