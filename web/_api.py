@@ -39,6 +39,7 @@ from web._events import stream_events
 from web._field_routes import field_events, field_withdrawal, get_field, list_fields
 from web._guard import GuardedApp
 from web._http import (
+    json_body_response,
     json_response,
     page_args,
     read_body,
@@ -240,12 +241,12 @@ async def get_match(request: Request) -> Response:
     # A thread for every request cost more than the read (docs/benchmarks.md).
     site, match_id, everything = site_of(request), request.path_params["id"], sees_all(request)
     try:
-        data = site.match_json(match_id, everything=everything, wait=False)
+        body = site.match_body(match_id, everything=everything, wait=False)
     except arena.StoreBusyError:
-        data = await run_in_threadpool(
-            functools.partial(site.match_json, match_id, everything=everything)
+        body = await run_in_threadpool(
+            functools.partial(site.match_body, match_id, everything=everything)
         )
-    return json_response(data)
+    return json_body_response(body)
 
 
 @operation(
