@@ -8,6 +8,7 @@ settles. Over a real Site (a real store, real worker processes) served by uvicor
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -20,11 +21,12 @@ from typing import Any
 import httpx
 import pytest
 from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Match, Mount, Route, WebSocketRoute
 
 import arena
 import web
 from tests._support import AUTH, SITE_TOKEN, small_case
-from web import bench
+from web import _api as web_api, bench
 from web._core import json_bytes
 
 
@@ -221,3 +223,40 @@ def test_a_pending_match_is_read_afresh_until_it_settles(served: Served) -> None
     assert answer["status"] == "finished" and answer["winner"] in (0, 1, None)
     assert answer == served.fresh(match_id)
     assert served.answer(match_id).json() == answer
+
+
+# --------------------------------------------------------------------------- the route order
+
+
+def _sample_path(route: BaseRoute) -> str:
+    """A path of ``route``'s pattern, each parameter a value of its kind."""
+    assert isinstance(route, Route | WebSocketRoute | Mount)
+    values = {"rowid": "7", "sha256": "a" * 64, "path": "some/thing", "str": "some"}
+    path = re.sub(r"\{\w+(?::(\w+))?\}", lambda m: values[m[1] or "str"], route.path)
+    return f"{path}/some.js" if isinstance(route, Mount) else path
+
+
+def test_the_app_tries_the_api_first_and_no_path_is_two_routes() -> None:
+    """The app's order (``_api_first``) differs from the documented one (``routes``) only in
+    how soon a route is tried: no path any route takes is taken by another."""
+
+    def key(route: BaseRoute) -> tuple[str, str, list[str]]:
+        return (
+            type(route).__name__,
+            getattr(route, "path", ""),
+            sorted(getattr(route, "methods", None) or ()),
+        )
+
+    documented = web_api.routes()
+    app = web.site_app(web.Site.__new__(web.Site), SITE_TOKEN)  # a Site unopened: routes alone
+    tried = app.router.routes
+    assert sorted(map(key, tried)) == sorted(map(key, documented))
+    paths = [key(r)[1] for r in tried]
+    first_page = next(i for i, p in enumerate(paths) if not p.startswith(("/api/", "/openapi")))
+    assert not [p for p in paths[first_page:] if p.startswith("/api/")], "an API route after a page"
+    for route in tried:
+        path = _sample_path(route)
+        kind = "websocket" if isinstance(route, WebSocketRoute) else "http"
+        scope = {"type": kind, "path": path, "root_path": "", "method": "GET", "headers": []}
+        taking = [r for r in tried if r.matches(scope)[0] is not Match.NONE]
+        assert taking == [route], f"{path}: {taking}"
