@@ -39,6 +39,7 @@ from web._events import stream_events
 from web._field_routes import field_events, field_withdrawal, get_field, list_fields
 from web._guard import GuardedApp
 from web._http import (
+    json_body_response,
     json_response,
     page_args,
     read_body,
@@ -66,6 +67,7 @@ from web._openapi import (
     listing,
     openapi_of,
     operation,
+    operations_of,
     side_of,
 )
 from web._pages import missing_page, site_page_html
@@ -240,12 +242,12 @@ async def get_match(request: Request) -> Response:
     # A thread for every request cost more than the read (docs/benchmarks.md).
     site, match_id, everything = site_of(request), request.path_params["id"], sees_all(request)
     try:
-        data = site.match_json(match_id, everything=everything, wait=False)
+        body = site.match_body(match_id, everything=everything, wait=False)
     except arena.StoreBusyError:
-        data = await run_in_threadpool(
-            functools.partial(site.match_json, match_id, everything=everything)
+        body = await run_in_threadpool(
+            functools.partial(site.match_body, match_id, everything=everything)
         )
-    return json_response(data)
+    return json_body_response(body)
 
 
 @operation(
@@ -441,9 +443,11 @@ def _sided(endpoint: Callable[[Request], Any]) -> Callable[[Request], Awaitable[
     """``endpoint``, letting in only the roles of each method's side (its operation's: 401
     without a token, 403 with a token of another role) before it runs."""
     is_async = asyncio.iscoroutinefunction(endpoint)
+    methods = [*operations_of(endpoint), "head"]
+    sides = {m.upper(): side for m in methods if (side := side_of(endpoint, m)) is not None}
 
     async def run(request: Request) -> Response:
-        side = side_of(endpoint, request.method)
+        side = sides.get(request.method)
         assert side is not None, f"{request.url.path}: {request.method} has no side"
         require_side(request, side)
         if is_async:
@@ -553,6 +557,19 @@ def route_sides(app_routes: list[BaseRoute] | None = None) -> list[tuple[str, st
     return table
 
 
+def _api_first(app_routes: list[BaseRoute]) -> list[BaseRoute]:
+    """``app_routes`` in the order the app tries them: the API's before the pages' (a page is
+    asked once a visit, the API many times a page, and the router tries each route's pattern
+    in turn), each part in its own order. No path matches two routes (a test checks), so
+    the order changes no answer."""
+    api = [r for r in app_routes if isinstance(r, Route | WebSocketRoute) and _is_api(r.path)]
+    return api + [r for r in app_routes if r not in api]
+
+
+def _is_api(path: str) -> bool:
+    return path.startswith("/api/") or path == "/openapi.json"
+
+
 @functools.cache
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI document of the site's routes (``/openapi.json``; built once)."""
@@ -571,7 +588,7 @@ def site_app(site: Site, token: str, *, allowed_hosts: Collection[str] | None = 
     app = GuardedApp(
         keyring=keyring,
         allowed_hosts=allowed_hosts,
-        routes=routes(),
+        routes=_api_first(routes()),
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.site = site

@@ -11,14 +11,16 @@ function, or (a push being an upload with its run) the other room as a base.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
+from typing import Any, Final
 
 import arena
 from web._lanes import WorkerLanes
 from web._limits import ClientSlots, SiteLimits
 from web._live import Changes, Snapshots
 
-__all__ = ["SiteCore", "when"]
+__all__ = ["SiteCore", "json_bytes", "when"]
 
 
 class SiteCore:
@@ -41,6 +43,15 @@ class SiteCore:
             limits.streams_per_client, "too many event streams are open"
         )
         """Event streams by client: one client cannot hold every stream."""
+
+
+_JSON: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def json_bytes(data: Any) -> bytes:
+    """``data`` as the site's JSON answers carry it: the bytes Starlette's ``JSONResponse``
+    renders (compact, UTF-8, no NaN), for an answer kept as bytes."""
+    return _JSON.encode(data).encode()
 
 
 def when(moment: datetime | None) -> str | None:

@@ -19,7 +19,7 @@ from typing import Any, Final
 import anyio
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
 from replays import MAX_NAME_CHARS
 from web._errors import ApiError
@@ -29,6 +29,7 @@ from web._token import SIDE_ROLES, Caller, Side
 
 __all__ = [
     "caller_of",
+    "json_body_response",
     "json_response",
     "page_args",
     "read_body",
@@ -85,6 +86,11 @@ def json_response(
 ) -> JSONResponse:
     """A JSON answer, never cached, never sniffed as anything else."""
     return JSONResponse(data, status_code=status, headers={**_JSON_HEADERS, **(headers or {})})
+
+
+def json_body_response(body: bytes) -> Response:
+    """``json_response`` of JSON already encoded (``web._core.json_bytes``): the same answer."""
+    return Response(body, media_type="application/json", headers=_JSON_HEADERS)
 
 
 def caller_of(request: Request) -> Caller | None:

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import arena
 from web._controllers import named_controller
-from web._core import SiteCore, when
+from web._core import SiteCore, json_bytes, when
 from web._errors import ApiError
 from web._lanes import Lane, WorkerLanes
 from web._limits import SiteLimits, Slots
@@ -32,6 +32,8 @@ _log = logging.getLogger("web")
 
 INLINE_REPLAY_BYTES: Final = 1024 * 1024
 """A replay file up to this size, once verified, is read in the event loop (no thread)."""
+KEPT_BODIES: Final = 1024
+"""Settled matches whose JSON is kept (``Matches.match_body``), at most; then it starts over."""
 
 
 def match_key(match_id: int) -> tuple[str, int]:
@@ -81,6 +83,9 @@ class Matches(SiteCore):
         self._running: set[int] = set()
         self._started_at: dict[int, float] = {}
         self._seconds_per_match = 2.0  # a running average, for Retry-After
+        self._bodies_lock = threading.Lock()
+        # The store's generation and the settled matches' bodies read in it, swapped as one.
+        self._bodies: tuple[tuple[int, int] | None, dict[tuple[int, bool], bytes]] = (None, {})
 
     def _resume(self) -> None:
         """Queue again the quick matches a previous server left pending."""
@@ -205,6 +210,36 @@ class Matches(SiteCore):
         ``arena.StoreBusyError`` rather than wait on the store's lock."""
         record = self._match(match_id, everything=everything, wait=wait)
         return self._match_json(record, self._names([record], everything, wait))
+
+    def match_body(self, match_id: int, *, everything: bool = True, wait: bool = True) -> bytes:
+        """``match_json`` as the bytes of its answer. A settled match's (finished, or in error)
+        is kept while the store's generation stays the same (``Store.generation``: nothing
+        written since, by this process or another: no publish, no deletion, no name that
+        changed), so asking again reads nothing; a pending one is read every time (its
+        place in the queue changes without a write). ``wait`` as ``match_json`` takes it."""
+        try:
+            generation: tuple[int, int] | None = self.store.generation()
+        except arena.StoreBusyError:
+            if not wait:
+                raise
+            generation = None  # read it afresh, and keep nothing
+        key = (match_id, everything)
+        kept_in, kept = self._bodies
+        if generation is not None and generation == kept_in:
+            body = kept.get(key)
+            if body is not None:
+                return body
+        record = self._match(match_id, everything=everything, wait=wait)
+        body = json_bytes(self._match_json(record, self._names([record], everything, wait)))
+        if generation is not None and record.status is not arena.MatchStatus.PENDING:
+            # Read after the generation: a write in between makes the next ask read again.
+            with self._bodies_lock:
+                kept_in, kept = self._bodies
+                if generation != kept_in or len(kept) >= KEPT_BODIES:
+                    kept = {}
+                    self._bodies = (generation, kept)
+                kept[key] = body
+        return body
 
     def _names(
         self, records: list[arena.MatchRecord], everything: bool, wait: bool = True

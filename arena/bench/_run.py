@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import enum
+import inspect
 import json
 import os
 import platform
@@ -82,7 +83,8 @@ def run_benchmarks(
     sim, match, store, tournament, parts, process, startup, or a figure another package adds.
 
     ``before`` is an earlier checkout of the project: ``parts`` and ``process``
-    then measure it too, in turns with this tree, and print both side by side.
+    then measure it too, in turns with this tree, and print both side by side, as do
+    the figures of another package whose function takes ``before`` (``web-endpoints``).
     ``as_json`` (the summary only) prints the summary as one JSON object on
     stdout, everything else on stderr. ``size`` overrides ``quick``. ``entrants`` and
     ``made_up`` size ``field``'s played and made-up fields (``field_figures``).
@@ -138,7 +140,11 @@ def _detailed(
         field_figures(repeat, entrants=entrants, made_up=made_up)
     for name, entry in extensions(BENCHMARKS).items():
         if which in ("all", name):
-            entry.load()(repeat)
+            figures = entry.load()
+            if before is not None and "before" in inspect.signature(figures).parameters:
+                figures(repeat, before=before)  # that tree measured too, in turns
+            else:
+                figures(repeat)
     trees = [this_tree()]
     if before is not None:
         trees = [Tree("before", before.resolve()), Tree("after", trees[0].root)]

@@ -69,7 +69,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     be.add_argument(
         "--before",
         metavar="DIR",
-        help="an earlier checkout of the project: parts and process measure it too, in turns",
+        help=(
+            "an earlier checkout of the project: parts, process and web-endpoints measure"
+            " it too, in turns"
+        ),
     )
     be.add_argument(
         "--entrants",

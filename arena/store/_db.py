@@ -12,6 +12,7 @@ then, ``StoreBusyError``.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import sqlite3
@@ -67,6 +68,7 @@ class Database:
         self._open: list[sqlite3.Connection] = []
         self._rng = random.Random()
         self._closed = False
+        self._serials = itertools.count(1)
 
     # ----------------------------------------------------------------- connections
 
@@ -93,6 +95,7 @@ class Database:
             self._connection()  # the checks, and a fork's reset
             conn = self._guard(lambda: self._connect(timeout=0.0))
             self._local.nowait = conn
+            self._local.nowait_serial = next(self._serials)
             with self._lock:
                 self._open.append(conn)
         return conn
@@ -201,6 +204,25 @@ class Database:
         then reads again where it may wait.
         """
         return self._transaction("BEGIN", body, what, wait=wait)
+
+    def version(self) -> tuple[int, int]:
+        """A value that changes whenever a write is committed to the file, by any connection of
+        this process or of another: equal values mean nothing was committed in between. It
+        never waits on a lock (``StoreBusyError`` at once, as ``read(wait=False)``).
+
+        SQLite's ``PRAGMA data_version`` counts the commits of every connection but its own,
+        and is only comparable on one connection: it is read on this thread's connection that
+        never writes (``read(wait=False)``'s), named by a serial of this ``Database``.
+        """
+        conn = self._nowait_connection()
+        try:
+            value = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            if _code(exc) in (_BUSY, _LOCKED) or _code(exc) in _ENVIRONMENT:
+                raise self._error(exc, "reading its version") from exc
+            raise
+        serial: int = self._local.nowait_serial
+        return serial, value
 
     # ----------------------------------------------------------------- schema
 

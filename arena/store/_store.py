@@ -144,6 +144,15 @@ class Core:
         """The database file."""
         return self._db.path
 
+    def generation(self) -> tuple[int, int]:
+        """A value that changes whenever anything is written to the store's database, by this
+        process or another (a publish, a match recorded, an exclusion, a deletion): equal
+        values mean nothing was written in between, so what was read from the store then
+        is still what it holds. For a cache of what is read; never waits on a lock
+        (``StoreBusyError`` at once). Compare values from one thread only: each thread
+        reads its own connection's (a value of another thread is never equal)."""
+        return self._db.version()
+
     def close(self) -> None:
         """Close the store's connections; the store cannot be used after."""
         self._db.close()

@@ -18,6 +18,11 @@ One client thread of this process sends each kind of request back to back on
 a kept-alive connection, the kinds in turns, several rounds; a kind's figure
 is its least CPU per request over the rounds (the server's process: every
 thread, the thread pool's included).
+
+With ``before`` (``arena bench web-endpoints --before DIR``, an earlier
+checkout), that tree's server serves the same store beside this one's, started
+the same way from its own code, and every kind is asked of both in turns, so
+before, after and each one's floors come from the same minutes.
 """
 
 from __future__ import annotations
@@ -151,29 +156,39 @@ class _Client:
         return int(self.get("/bench/cpu", {}))
 
 
-def endpoint_figures(repeat: int) -> dict[str, float]:
-    """Print each route's CPU per request beside its floor; return them (ms, by label)."""
+def endpoint_figures(repeat: int, before: Path | None = None) -> dict[str, float]:
+    """Print each route's CPU per request beside its floor (with ``before``, that tree's too,
+    in turns); return them (ms, by label: before's prefixed ``before: ``)."""
     rounds = max(3, 2 * repeat)
+    trees = {"": Path(_tree())}
+    if before is not None:
+        trees = {"before: ": before.resolve(), "": trees[""]}
     with tempfile.TemporaryDirectory(prefix="foray-bench-endpoints-") as tmp:
         root = Path(tmp)
         match_id, replay_bytes, stored_bytes = _seed(root)
-        env = {**os.environ, "FORAY_DATA_DIR": str(root), "PYTHONPATH": _tree()}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "web.bench._endpoints", str(root), str(match_id)],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        procs: list[subprocess.Popen[str]] = []
         try:
-            assert proc.stdout is not None
-            url = proc.stdout.readline().strip()
-            if not url:
-                raise RuntimeError("the benchmark's server did not start")
-            port = int(url.rstrip("/").rsplit(":", 1)[1])
-            return _measure(_Client(port), match_id, replay_bytes, stored_bytes, rounds)
+            clients = {}
+            for label, tree in trees.items():
+                env = {**os.environ, "FORAY_DATA_DIR": str(root), "PYTHONPATH": str(tree)}
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "web.bench._endpoints", str(root), str(match_id)],
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    env=env,
+                    cwd=tree,
+                )
+                procs.append(proc)
+                assert proc.stdout is not None
+                url = proc.stdout.readline().strip()
+                if not url:
+                    raise RuntimeError(f"the benchmark's server of {tree} did not start")
+                clients[label] = _Client(int(url.rstrip("/").rsplit(":", 1)[1]))
+            return _measure(clients, match_id, replay_bytes, stored_bytes, rounds)
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+            for proc in procs:
+                proc.terminate()
+                proc.wait(timeout=30)
 
 
 def _tree() -> str:
@@ -184,28 +199,39 @@ def _tree() -> str:
 
 
 def _measure(
-    client: _Client, match_id: int, replay_bytes: int, stored_bytes: int, rounds: int
+    clients: dict[str, _Client],
+    match_id: int,
+    replay_bytes: int,
+    stored_bytes: int,
+    rounds: int,
 ) -> dict[str, float]:
     replay = f"/api/matches/{match_id}/replay"
     zstd = {"Accept-Encoding": ACCEPT_BROWSER}
     plain = {"Accept-Encoding": "identity"}
-    kinds: dict[str, tuple[Callable[[], bytes], int]] = {
-        "replay, zstd": (lambda: client.get(replay, zstd), 2000),
-        "floor: the stored bytes from memory": (lambda: client.get("/bench/stored", zstd), 2000),
-        "replay, identity": (lambda: client.get(replay, plain), 1000),
-        "floor: the raw bytes from memory": (lambda: client.get("/bench/raw", plain), 1000),
-        "match": (lambda: client.get(f"/api/matches/{match_id}", {}), 4000),
-        "floor: a bare ASGI app, the same JSON": (lambda: client.get("/bench/bare", {}), 4000),
+    kinds: dict[str, tuple[Callable[[_Client], bytes], int]] = {
+        "replay, zstd": (lambda c: c.get(replay, zstd), 2000),
+        "floor: the stored bytes from memory": (lambda c: c.get("/bench/stored", zstd), 2000),
+        "replay, identity": (lambda c: c.get(replay, plain), 1000),
+        "floor: the raw bytes from memory": (lambda c: c.get("/bench/raw", plain), 1000),
+        "match": (lambda c: c.get(f"/api/matches/{match_id}", {}), 4000),
+        "floor: a bare ASGI app, the same JSON": (lambda c: c.get("/bench/bare", {}), 4000),
     }
-    sizes = {label: len(call()) for label, (call, _) in kinds.items()}  # warm every route
+    sizes: dict[str, int] = {}
+    for tree, client in clients.items():
+        for label, (call, _) in kinds.items():  # warm every route
+            body = call(client)
+            sizes.setdefault(label, len(body))
+            if len(body) != sizes[label]:
+                raise RuntimeError(f"{tree}{label}: {len(body)} bytes, not {sizes[label]}")
     best: dict[str, float] = {}
     for _ in range(rounds):
         for label, (call, n) in kinds.items():
-            start = client.cpu_ns()
-            for _ in range(n):
-                call()
-            ms = (client.cpu_ns() - start) / n / 1e6
-            best[label] = min(best.get(label, ms), ms)
+            for tree, client in clients.items():
+                start = client.cpu_ns()
+                for _ in range(n):
+                    call(client)
+                ms = (client.cpu_ns() - start) / n / 1e6
+                best[tree + label] = min(best.get(tree + label, ms), ms)
     print(
         "server CPU per request (its process, every thread), least over"
         f" {rounds} rounds; a 64x64 2,000-tick replay of {replay_bytes:,} bytes,"
@@ -219,8 +245,11 @@ def _measure(
     labels = list(kinds)
     for title, label, floor_at in pairs:
         floor = labels[floor_at]
-        print(f"  {title:<52} {best[label]:6.3f} ms  ({sizes[label]:,} bytes)")
-        print(f"    {floor:<50} {best[floor]:6.3f} ms  ratio {best[label] / best[floor]:.2f}x")
+        print(f"  {title} ({sizes[label]:,} bytes); {floor}")
+        for tree in clients:
+            ours, base = best[tree + label], best[tree + floor]
+            name = tree.rstrip(": ") or "now"
+            print(f"    {name:<7} {ours:6.3f} ms   floor {base:6.3f} ms   ratio {ours / base:.2f}x")
     return best
 
 
