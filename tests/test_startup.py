@@ -11,6 +11,7 @@ longer loads (the list stays exact). ``arena bench startup`` gives the time.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import _main, build_parser
+from arena.cli import _common, _main, build_parser
 from tests._support import ROOT
 
 PROJECT = ("arena", "sim", "replays", "web")
@@ -175,6 +176,22 @@ def test_a_one_off_match_loads_only_the_listed_modules(
     )
     unused = sorted(m for m in loaded if m.startswith(NEVER))
     assert not unused, f"a one-off match loads {', '.join(unused)}"
+
+
+def test_a_command_loads_its_modules_without_the_collector_and_freezes_them() -> None:
+    """``loading``: no collection while a command imports, what it made frozen after, and
+    the collector as it was before (on again, or still off)."""
+    for was_on in (True, False):
+        (gc.enable if was_on else gc.disable)()
+        try:
+            with _common.loading():
+                assert not gc.isenabled()
+                made: list[list[object]] = [[] for _ in range(10)]  # tracked by the collector
+            assert gc.isenabled() is was_on
+            assert gc.get_freeze_count() >= len(made)
+        finally:
+            gc.unfreeze()
+            gc.enable()
 
 
 def test_each_command_is_registered_by_its_group() -> None:
