@@ -77,8 +77,9 @@ the version a case that names an older one records in).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
+
+import msgspec
 
 import sim
 from replays._limits import MAX_NAME_CHARS, clip
@@ -178,24 +179,21 @@ def memory_carried(tick: int, memory: Sequence[int], previous: Sequence[int] | N
 # --------------------------------------------------------------------------- header
 
 
-@dataclass(frozen=True, slots=True)
-class CaseRef:
+class CaseRef(msgspec.Struct, frozen=True):
     """The case a match was played under: its slug and version."""
 
     slug: str
     version: int | str
 
 
-@dataclass(frozen=True, slots=True)
-class SideInfo:
+class SideInfo(msgspec.Struct, frozen=True):
     """Who played a side: a display name and the module's sha256."""
 
     name: str
     sha256: str
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+class Header(msgspec.Struct, frozen=True):
     """Everything needed to play the match again, and to draw it."""
 
     rules_version: int
@@ -292,8 +290,7 @@ class Header:
 # --------------------------------------------------------------------------- frames
 
 
-@dataclass(frozen=True, slots=True)
-class Events:
+class Events(msgspec.Struct, frozen=True):
     """What happened in an applied tick, in absolute cells."""
 
     attacks: tuple[tuple[int, int, int], ...] = ()
@@ -324,8 +321,7 @@ class Events:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ForfeitFrame:
+class ForfeitFrame(msgspec.Struct, frozen=True):
     """The tick in which a side forfeited: recorded but not applied; always the last frame."""
 
     tick: int
@@ -367,8 +363,7 @@ class ForfeitFrame:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class KeyFrame:
+class KeyFrame(msgspec.Struct, frozen=True):
     """An applied tick with every living unit and every ore cell: a viewer can seek here."""
 
     tick: int
@@ -410,8 +405,7 @@ class KeyFrame:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class DeltaFrame:
+class DeltaFrame(msgspec.Struct, frozen=True):
     """An applied tick recorded as what changed since the frame before it."""
 
     tick: int
@@ -528,8 +522,7 @@ def _unpacked(flat_sides: list[list[int]]) -> Actions:
 # --------------------------------------------------------------------------- result
 
 
-@dataclass(frozen=True, slots=True)
-class ResultSide:
+class ResultSide(msgspec.Struct, frozen=True):
     """One side's totals at the end of a match."""
 
     banked: int
@@ -554,8 +547,7 @@ class ResultSide:
         return cls(obj["banked"], obj["fuel_total"], obj["fuel_peak"], forfeit)
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(msgspec.Struct, frozen=True):
     """How the match ended: ``winner`` is the side index (0 = A, 1 = B) or None for a draw."""
 
     winner: int | None

@@ -11,8 +11,9 @@ or msgpack.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -47,8 +48,7 @@ def clip(text: str, most: int) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class ReplayLimits:
+class ReplayLimits(msgspec.Struct, frozen=True):
     """Bounds on everything a reader will accept; the defaults fit every legal match."""
 
     max_bytes: int = 64 * 1024 * 1024
@@ -67,7 +67,7 @@ class ReplayLimits:
     """Entries of the header's "limits"."""
 
     def __post_init__(self) -> None:
-        for name in self.__dataclass_fields__:
+        for name in self.__struct_fields__:
             value = getattr(self, name)
             if type(value) is not int or value < 1:
                 raise ValueError(f"ReplayLimits.{name} must be a positive int, got {value!r}")

@@ -8,7 +8,6 @@ checked cannot drift apart. The shapes are ``replays._format``'s.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, BinaryIO
 
@@ -292,7 +291,6 @@ class ReplayWriter:
         self._out.write(self._packer.pack(obj))
 
 
-@dataclass(slots=True)
 class Recorder:
     """Records one match as it is played: the header now, then each tick, then the result.
 
@@ -300,16 +298,15 @@ class Recorder:
     both write exactly the same shapes.
     """
 
-    out: BinaryIO
-    game: sim.Game
-    header: Header
-    _writer: ReplayWriter = field(init=False)
-    _encoder: FrameEncoder = field(init=False)
+    __slots__ = ("_encoder", "_writer", "game", "header", "out")
 
-    def __post_init__(self) -> None:
-        self._writer = ReplayWriter(self.out)
-        self._writer.header(self.header)
-        self._encoder = FrameEncoder(self.game, self.header.version)
+    def __init__(self, out: BinaryIO, game: sim.Game, header: Header) -> None:
+        self.out = out
+        self.game = game
+        self.header = header
+        self._writer = ReplayWriter(out)
+        self._writer.header(header)
+        self._encoder = FrameEncoder(game, header.version)
 
     def applied(
         self,

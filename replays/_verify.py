@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
 import msgpack
@@ -367,12 +367,12 @@ class _Check:
             # their shape; only playing the modules again proves them.
             expected = engine.expected(frame, checksum, memory)
             if expected != frame:
-                for f in fields(frame):
-                    got, want = getattr(frame, f.name), getattr(expected, f.name)
+                for name in frame.__struct_fields__:
+                    got, want = getattr(frame, name), getattr(expected, name)
                     if got != want:
                         raise Mismatch(
                             t,
-                            f"frame of tick {t}: field {_WIRE_KEY[f.name]!r} differs from the"
+                            f"frame of tick {t}: field {_WIRE_KEY[name]!r} differs from the"
                             f" re-simulated state (recorded {got!r}, re-simulated {want!r})",
                         )
             self.ticks = t + 1

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
 from typing import Any
+
+import msgspec
 
 __all__ = ["Config", "ConfigError"]
 
@@ -32,8 +33,7 @@ _BOUNDS: dict[str, tuple[int, int]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     """The constants of rules §4; a case may override any of them."""
 
     width: int = 32
@@ -53,13 +53,13 @@ class Config:
     max_units: int = 48
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            low, high = _BOUNDS[f.name]
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            low, high = _BOUNDS[name]
             if type(value) is not int:
-                raise ConfigError(f"{f.name} must be an integer, got {value!r}")
+                raise ConfigError(f"{name} must be an integer, got {value!r}")
             if not low <= value <= high:
-                raise ConfigError(f"{f.name} = {value} is outside {low}..{high}")
+                raise ConfigError(f"{name} = {value} is outside {low}..{high}")
         if self.start_workers > self.max_units:
             raise ConfigError(
                 f"start_workers = {self.start_workers} exceeds max_units = {self.max_units}"
@@ -68,7 +68,7 @@ class Config:
     @classmethod
     def from_mapping(cls, values: dict[str, Any], *, where: str = "config") -> Config:
         """Build a config from a mapping, refusing unknown keys by name."""
-        known = {f.name for f in fields(cls)}
+        known = set(cls.__struct_fields__)
         unknown = sorted(set(values) - known)
         if unknown:
             raise ConfigError(f"{where}: unknown constant(s) {', '.join(unknown)}")
@@ -78,7 +78,7 @@ class Config:
             raise ConfigError(f"{where}: {exc}") from None
 
     def to_dict(self) -> dict[str, int]:
-        return asdict(self)
+        return msgspec.structs.asdict(self)
 
     def replace(self, **changes: int) -> Config:
         return Config.from_mapping({**self.to_dict(), **changes})

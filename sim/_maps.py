@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = [
     "DEFAULT_ORE_SCALE",
@@ -72,8 +73,7 @@ def _fail(
     return MapError(prefix + detail, line=line, cell=cell)
 
 
-@dataclass(frozen=True, slots=True)
-class GameMap:
+class GameMap(msgspec.Struct, frozen=True):
     """An immutable map: terrain, ore and the two colonies.
 
     ``rock`` and ``ore`` are row-major (index ``y * width + x``). Construction

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
+
+import msgspec
 
 from sim._actions import OreRecord, UnitRecord
 from sim._state import State
@@ -29,8 +30,7 @@ _PATTERNS_PER_ROW = 32
 _ORE_TRIPLE = struct.Struct("<3i")
 
 
-@dataclass(slots=True)
-class Observation:
+class Observation(msgspec.Struct):
     """What one side sees at the start of a tick, in its own view (rules §9, OBS)."""
 
     tick: int

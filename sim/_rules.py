@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from sim._actions import (
     _ATTACK,
@@ -38,31 +39,31 @@ RULES_VERSION = 1
 """Bumped whenever a rule changes what a match resolves to."""
 
 
-@dataclass(slots=True)
-class TickEvents:
+class TickEvents(msgspec.Struct):
     """What happened in one tick, in absolute coordinates (for replays and viewers)."""
 
-    attacks: list[tuple[int, int, int]] = field(
-        default_factory=list
-    )  # (side, unit id, target cell)
-    deaths: list[tuple[int, int]] = field(default_factory=list)  # (side, unit id)
-    spawns: list[tuple[int, int, int, int]] = field(default_factory=list)  # (side, id, kind, cell)
-    deposits: list[tuple[int, int, int]] = field(default_factory=list)  # (side, unit id, amount)
-    mined: list[tuple[int, int, int]] = field(default_factory=list)  # (side, unit id, cell)
-    ore_changed: set[int] = field(default_factory=set)  # cells whose ore changed
-    colony_damage: list[int] = field(default_factory=lambda: [0, 0])
+    attacks: list[tuple[int, int, int]] = msgspec.field(default_factory=list)
+    """(side, unit id, target cell)"""
+    deaths: list[tuple[int, int]] = msgspec.field(default_factory=list)
+    """(side, unit id)"""
+    spawns: list[tuple[int, int, int, int]] = msgspec.field(default_factory=list)
+    """(side, id, kind, cell)"""
+    deposits: list[tuple[int, int, int]] = msgspec.field(default_factory=list)
+    """(side, unit id, amount)"""
+    mined: list[tuple[int, int, int]] = msgspec.field(default_factory=list)
+    """(side, unit id, cell)"""
+    ore_changed: set[int] = msgspec.field(default_factory=set)  # cells whose ore changed
+    colony_damage: list[int] = msgspec.field(default_factory=lambda: [0, 0])
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     """How a match ended: ``winner`` is 0, 1 or None (a draw)."""
 
     winner: int | None
     reason: Reason
 
 
-@dataclass(frozen=True, slots=True)
-class Forfeit:
+class Forfeit(msgspec.Struct, frozen=True):
     """A controller's fault as an outcome: the tick, the kind (rules §8) and a readable detail."""
 
     tick: int

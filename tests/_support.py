@@ -812,12 +812,14 @@ AUTH = {"Authorization": f"Bearer {SITE_TOKEN}"}
 
 def small_case() -> arena.Case:
     """The default case on a smaller map and fewer ticks: matches of a second or less."""
-    import dataclasses
+    import msgspec
 
     import arena
 
     case = arena.default_case()
-    return dataclasses.replace(case, rules=case.rules.replace(width=20, height=20, max_ticks=120))
+    return msgspec.structs.replace(
+        case, rules=case.rules.replace(width=20, height=20, max_ticks=120)
+    )
 
 
 def proof_run(

@@ -33,6 +33,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 
@@ -236,11 +237,11 @@ def test_a_stored_match_is_read_back_as_its_pairing_and_a_bad_key_names_the_matc
     with pytest.raises(
         arena.tournament.ScheduleMismatchError, match=f"stored match {match.id}: '0:3' is not a"
     ):
-        pairing_of(dataclasses.replace(match, pairing_key="0:3"))
+        pairing_of(msgspec.structs.replace(match, pairing_key="0:3"))
     with pytest.raises(
         arena.tournament.ScheduleMismatchError, match=f"stored match {match.id} has no pairing key"
     ):
-        pairing_of(dataclasses.replace(match, pairing_key=None))
+        pairing_of(msgspec.structs.replace(match, pairing_key=None))
 
 
 @pytest.mark.parametrize(("fmt", "stop_after"), [("round-robin", 5), ("swiss", 3), ("bracket", 6)])

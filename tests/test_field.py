@@ -7,11 +7,11 @@ entrants, result for result.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 from hypothesis import given, settings, strategies as st
@@ -169,7 +169,7 @@ def test_what_a_field_refuses() -> None:
 # --------------------------------------------------------------------------- the store
 
 
-SHORT_CASE = dataclasses.replace(
+SHORT_CASE = msgspec.structs.replace(
     default_case(), rules=default_case().rules.replace(width=20, height=20, max_ticks=40)
 )
 

@@ -4,12 +4,12 @@ reads no recorded match (counted in SQLite's steps, not timed)."""
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 
@@ -122,7 +122,9 @@ def test_scheduling_a_newcomer_reads_no_recorded_match(
     replay = _a_real_replay()
     base = default_case()
     few, more = (
-        dataclasses.replace(base, match=dataclasses.replace(base.match, seeds=tuple(range(s))))
+        msgspec.structs.replace(
+            base, match=msgspec.structs.replace(base.match, seeds=tuple(range(s)))
+        )
         for s in (1, 16)
     )
     steps_few, matches_few = _steps_to_schedule(tmp_path / "few", few, 12, replay, steps)

@@ -4,7 +4,6 @@ timed. The same entrants with many more matches recorded (more seeds) cost the s
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import gc
 import sqlite3
@@ -13,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 
@@ -66,8 +66,8 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def _case(seeds: int) -> Case:
     base = default_case()
-    return dataclasses.replace(
-        base, match=dataclasses.replace(base.match, seeds=tuple(range(seeds)))
+    return msgspec.structs.replace(
+        base, match=msgspec.structs.replace(base.match, seeds=tuple(range(seeds)))
     )
 
 

@@ -17,12 +17,13 @@ import shutil
 import subprocess
 import sys
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import msgpack
+import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -126,7 +127,7 @@ class Pair:
 def _header(g: sim.Game, version: int) -> replays.Header:
     sides = (replays.SideInfo("a", "0" * 64), replays.SideInfo("b", "1" * 64))
     header = replays.Header.for_game(g, sides, seed=0, limits={}, wasmtime="test")
-    return replace(header, version=version)
+    return msgspec.structs.replace(header, version=version)
 
 
 def _pair(g: sim.Game, version: int = 2) -> Pair:

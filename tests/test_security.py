@@ -11,7 +11,6 @@ write, a 413 and a 408 on one route); this file sweeps every route.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import http.client
 import json
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from starlette.routing import Route, WebSocketRoute
 from starlette.testclient import TestClient
@@ -555,7 +555,9 @@ def test_a_compile_bomb_is_refused_and_the_server_stays_responsive(served: Serve
 
 def test_an_upload_over_the_compile_time_bound_is_refused(tmp_path: Path, idle: bytes) -> None:
     case = small_case()
-    case = dataclasses.replace(case, limits=dataclasses.replace(case.limits, compile_timeout=0.01))
+    case = msgspec.structs.replace(
+        case, limits=msgspec.structs.replace(case.limits, compile_timeout=0.01)
+    )
     with web.Site.open(tmp_path, limits=web.SiteLimits(workers=1), case=case) as site:
         r = TestClient(web.site_app(site, SITE_TOKEN)).post(
             "/api/controllers?name=slow", content=_fresh(idle), headers=AUTH

@@ -32,6 +32,7 @@ from typing import Any
 import httpx
 import jsonschema
 import msgpack
+import msgspec
 import pytest
 from openapi_spec_validator import validate
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -58,7 +59,7 @@ def long_case(case: arena.Case) -> arena.Case:
     """``case`` with matches long enough that none finishes while a test makes a few
     requests, on the native core too, whose ticks are quickest: two ``busy`` bots play to
     the last tick (docs/benchmarks.md has what a tick costs)."""
-    return dataclasses.replace(case, rules=case.rules.replace(max_ticks=30_000))
+    return msgspec.structs.replace(case, rules=case.rules.replace(max_ticks=30_000))
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -338,8 +337,7 @@ def test_a_packed_replay_that_is_not_its_sha256_is_refused(
     assert store.matches() == [] and not store.replay_path("0" * 64).exists()
 
 
-@dataclass(frozen=True, slots=True)
-class _SideWithMore(SideResult):
+class _SideWithMore(SideResult, frozen=True):
     """A side whose match JSON has a key beyond the design's (as fuel statistics are)."""
 
     def to_dict(self) -> dict[str, Any]:

@@ -7,8 +7,9 @@ beside them, and a rebuild from source must reproduce them byte for byte.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from arena._errors import UnknownControllerError
 
@@ -31,8 +32,7 @@ Here, not with the compilers (``_build.py``): a match loads a baseline by name
 and builds nothing."""
 
 
-@dataclass(frozen=True, slots=True)
-class Baseline:
+class Baseline(msgspec.Struct, frozen=True):
     """One committed opponent: ``source`` and ``wasm`` are paths under BASELINES_DIR."""
 
     name: str

@@ -26,7 +26,6 @@ with one entrant withdrawn from the start, its later meetings never played.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import itertools
 import math
@@ -41,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import msgspec
 import trio
 
 from arena.bench._field_players import MadeUpPlayer, _Idle, _newcomer, _run_field, _Step, _Timed
@@ -364,8 +364,8 @@ def made_up_field(
     if withdrawn:
         runs.append((1, list(sizes[:withdrawn]), True))
     for n_seeds, steps, withdraw in runs:
-        case = dataclasses.replace(
-            base, match=dataclasses.replace(base.match, seeds=tuple(range(n_seeds)))
+        case = msgspec.structs.replace(
+            base, match=msgspec.structs.replace(base.match, seeds=tuple(range(n_seeds)))
         )
         pool = iter(numbered_field(max(steps) + NEWCOMERS * len(steps)))
         with (
@@ -409,9 +409,9 @@ def _mib(n: float) -> str:
 
 def _played_case(seeds: int, max_ticks: int | None) -> Case:
     case = default_case()
-    match = dataclasses.replace(case.match, seeds=tuple(range(seeds)))
+    match = msgspec.structs.replace(case.match, seeds=tuple(range(seeds)))
     rules = case.rules if max_ticks is None else case.rules.replace(max_ticks=max_ticks)
-    return dataclasses.replace(case, match=match, rules=rules)
+    return msgspec.structs.replace(case, match=match, rules=rules)
 
 
 def field_figures(

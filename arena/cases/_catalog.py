@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from arena._errors import ArenaError
 from arena.cases._errors import CaseError, CaseInvalidError, CaseNotFoundError
@@ -22,8 +23,7 @@ DEFAULT_SLUG: Final = "foray"
 _DIFFICULTY_ORDER = {d.value: i for i, d in enumerate(Difficulty)}
 
 
-@dataclass(frozen=True, slots=True)
-class Catalog:
+class Catalog(msgspec.Struct, frozen=True):
     """Every case directory of a catalog: the cases that load, and what is wrong with the rest.
 
     ``problems`` holds a ``CaseInvalidError`` per broken case (an

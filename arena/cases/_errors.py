@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from arena._errors import ArenaError
 
 __all__ = ["CaseError", "CaseInvalidError", "CaseNotFoundError", "UnsupportedCaseTypeError"]
 
 
-@dataclass(frozen=True, slots=True)
-class CaseError:
+class CaseError(msgspec.Struct, frozen=True):
     """One problem of a case: the file, the table and the key it is about, and what is wrong.
 
     ``table`` is ``""`` for the root keys (shown as ``[root]``), ``"opponent[1]"``

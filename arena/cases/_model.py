@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 import replays
 import sim
@@ -51,8 +52,7 @@ class Structure(StrEnum):
     BRACKET = "bracket"
 
 
-@dataclass(frozen=True, slots=True)
-class CasePaths:
+class CasePaths(msgspec.Struct, frozen=True):
     """The files a manifest names, as absolute paths inside the case directory."""
 
     manifest: Path
@@ -65,8 +65,7 @@ class CasePaths:
     """The case's map file; None when each match's map is generated from its seed."""
 
 
-@dataclass(frozen=True, slots=True)
-class BuildSpec:
+class BuildSpec(msgspec.Struct, frozen=True):
     """``[build]``: how a submission's directory becomes a module.
 
     The commands are shell command lines run in the submission's directory;
@@ -78,8 +77,7 @@ class BuildSpec:
     install: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ContractSpec:
+class ContractSpec(msgspec.Struct, frozen=True):
     """``[contract]``: the ABI version, the per-tick entry and the exports a module must have."""
 
     abi: int
@@ -87,8 +85,7 @@ class ContractSpec:
     exports: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class MatchSpec:
+class MatchSpec(msgspec.Struct, frozen=True):
     """``[match]``: the structure of a field, the canonical seeds and the canonical opponent."""
 
     structure: Structure
@@ -96,8 +93,7 @@ class MatchSpec:
     canonical: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReplaySpec:
+class ReplaySpec(msgspec.Struct, frozen=True):
     """``[replay]``: the replay format and the version the case names; its matches are
     recorded in ``recorded_version``."""
 
@@ -112,8 +108,7 @@ class ReplaySpec:
         return replays.extended_version(self.version)
 
 
-@dataclass(frozen=True, slots=True)
-class Opponent:
+class Opponent(msgspec.Struct, frozen=True):
     """One ``[[opponent]]``: a committed module inside the case directory, checked by sha256."""
 
     name: str
@@ -153,8 +148,7 @@ class Opponent:
         return Contestant(self.name, self.read_module())
 
 
-@dataclass(frozen=True, slots=True)
-class Case:
+class Case(msgspec.Struct, frozen=True):
     """A loaded, validated adversarial case (one version of it).
 
     ``rules`` and ``limits`` are what every match of the case is played under;
@@ -178,7 +172,7 @@ class Case:
     contract: ContractSpec
     limits: Limits
     rules: sim.Config
-    game_map: sim.GameMap | None = field(repr=False)
+    game_map: sim.GameMap | None
     match: MatchSpec
     opponents: tuple[Opponent, ...]
     replay: ReplaySpec
@@ -187,6 +181,11 @@ class Case:
     max_runtime_hours: float = 1.0
     init: str | None = None
     """A command run once in a fresh submission directory after the workspace is laid out."""
+
+    def __repr__(self) -> str:
+        # Every field but the map, whose rock and ore are a cell each.
+        shown = (f"{n}={getattr(self, n)!r}" for n in self.__struct_fields__ if n != "game_map")
+        return f"Case({', '.join(shown)})"
 
     @property
     def ref(self) -> replays.CaseRef:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import fields
 from pathlib import Path, PurePosixPath
 from typing import Final
 
@@ -62,7 +61,7 @@ SANDBOX_KEYS: Final[dict[str, tuple[str, float]]] = {
     "tick_wall_ms": ("tick_timeout", 0.001),
     "init_wall_ms": ("init_timeout", 0.001),
 }
-RULES_KEYS = tuple(f.name for f in fields(sim.Config))
+RULES_KEYS = sim.Config.__struct_fields__
 
 
 class AdversarialTables:

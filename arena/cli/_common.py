@@ -3,17 +3,48 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["count", "emit_json", "port", "positive", "shown", "stdout_console", "u32"]
+__all__ = [
+    "count",
+    "emit_json",
+    "loading",
+    "port",
+    "positive",
+    "shown",
+    "stdout_console",
+    "u32",
+]
 
 UNWRAPPED_WIDTH: Final = 1000
 """Columns of output that is not a terminal when ``$COLUMNS`` is unset: a row is never wrapped."""
+
+
+@contextmanager
+def loading() -> Iterator[None]:
+    """Import a command's modules without the garbage collector, then freeze what they made.
+
+    Importing makes objects by the thousand (classes, functions, ctypes prototypes), and
+    each collection on the way walks everything loaded so far, though modules live as long
+    as the process. Frozen, they are left out of every later collection; the command's own
+    objects are collected as usual (docs/decisions.md, Speed).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def stdout_console(**options: Any) -> Console:

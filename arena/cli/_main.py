@@ -20,7 +20,7 @@ import replays
 import sim
 from arena._errors import ArenaError
 from arena._extensions import COMMANDS, extensions
-from arena.cli._common import shown
+from arena.cli._common import loading, shown
 
 __all__ = ["OPERATOR_ERRORS", "build_parser", "main"]
 
@@ -141,7 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _desk.build_parser(_Parser).parse_args(argv[1:])
     else:
         # The first word names the command (the parser itself takes no options but -h).
-        args = build_parser(argv[0] if argv else None).parse_args(argv)
+        with loading():
+            parser = build_parser(argv[0] if argv else None)
+        args = parser.parse_args(argv)
     try:
         code: int = args.func(args)
     except OPERATOR_ERRORS as exc:

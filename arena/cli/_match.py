@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.cli._common import emit_json, shown, u32
+from arena.cli._common import emit_json, loading, shown, u32
 
 __all__ = ["register"]
 
@@ -44,10 +44,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_match(args: argparse.Namespace) -> int:
     # The match path: nothing of the executors, the coordinator or the builds
     # (tests/test_startup.py lists every module it loads).
-    from arena._files import check_directory, check_output, data_dir, write_output
-    from arena.cases import default_case
-    from arena.match import load_contestant, load_map, play
-    from arena.store import Store, store_contestant
+    with loading():
+        from arena._files import check_directory, check_output, data_dir, write_output
+        from arena.cases import default_case
+        from arena.match import load_contestant, load_map, play
+        from arena.store import Store, store_contestant
 
     a, b = load_contestant(args.a), load_contestant(args.b)
     # The rules and limits are the Foray case's; the replay names the case they came

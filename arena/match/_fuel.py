@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 __all__ = ["FuelStats"]
 
 
-@dataclass(frozen=True, slots=True)
-class FuelStats:
+class FuelStats(msgspec.Struct, frozen=True):
     """A side's fuel per tick over the ticks it played (init not included).
 
     ``p90`` is the nearest-rank 90th percentile (the smallest value that at

@@ -17,6 +17,8 @@ from arena.sandbox import Limits
 __all__ = ["MatchJob"]
 
 
+# A dataclass still, not a msgspec Struct like the other records: the Ray executor
+# makes a job's lighter copy with dataclasses.replace.
 @dataclass(frozen=True, slots=True)
 class MatchJob:
     """Everything one match depends on; the same job always gives the same replay bytes.

@@ -6,8 +6,9 @@ Apart from the runner, so that reading or storing a result never loads the engin
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 import replays
 import sim
@@ -16,20 +17,22 @@ from arena.match._fuel import FuelStats
 __all__ = ["Contestant", "MatchResult", "SideResult"]
 
 
-@dataclass(frozen=True, slots=True)
-class Contestant:
+class Contestant(msgspec.Struct, frozen=True):
     """A controller entering a match: a display name and its module bytes."""
 
     name: str
-    blob: bytes = field(repr=False)
+    blob: bytes
+
+    def __repr__(self) -> str:
+        # The module's bytes stay out of the repr (and so out of tracebacks and logs).
+        return f"Contestant(name={self.name!r})"
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.blob).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class SideResult:
+class SideResult(msgspec.Struct, frozen=True):
     """One side's part of a result: who it was, what it banked and spent, how it forfeited."""
 
     name: str
@@ -39,8 +42,13 @@ class SideResult:
     """Fuel of init and every tick (a fault is charged its whole budget)."""
     fuel_peak: int
     forfeit: sim.Forfeit | None
-    tick_fuel: tuple[int, ...] = field(default=(), repr=False)
+    tick_fuel: tuple[int, ...] = ()
     """The fuel of each tick played, in order (init not included)."""
+
+    def __repr__(self) -> str:
+        # Every field but the fuel of each tick, which is as long as the match.
+        shown = (f"{n}={getattr(self, n)!r}" for n in self.__struct_fields__[:-1])
+        return f"SideResult({', '.join(shown)})"
 
     @property
     def fuel_stats(self) -> FuelStats:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import io
 import os
 import warnings
-from dataclasses import replace
+
+import msgspec
 
 import replays
 import sim
@@ -93,7 +94,7 @@ def run_match(
         case=case,
     )
     if replay_version != header.version:
-        header = replace(header, version=replay_version)
+        header = msgspec.structs.replace(header, version=replay_version)
     # native=False keeps every part to the reference: the controllers' calls too.
     ctrls = (
         Controller(a.blob, limits, native=native is not False),

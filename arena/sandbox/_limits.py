@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
+
+import msgspec
 
 import sim
 from replays import LIMIT_RANGES
@@ -47,8 +48,7 @@ def _check_seconds(name: str, value: object, low: float, high: float) -> None:
         raise ValueError(f"{name} must be a number of seconds in ({low}, {high}], got {value!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """Per-controller, per-match resource limits (rules §8 defaults)."""
 
     fuel_per_tick: int = 5_000_000
@@ -73,7 +73,7 @@ class Limits:
 
     def to_dict(self) -> dict[str, int | float]:
         """The limits by name, as a replay header records them."""
-        return asdict(self)
+        return msgspec.structs.asdict(self)
 
     @classmethod
     def from_dict(cls, limits: Mapping[str, int | float]) -> Limits:
@@ -85,20 +85,18 @@ class Limits:
         return cls(**values)
 
 
-assert {f.name for f in fields(Limits)} == set(LIMIT_RANGES)
+assert set(Limits.__struct_fields__) == set(LIMIT_RANGES)
 assert LIMIT_RANGES["max_memory_bytes"][1] == BUFFER_BYTES
 
 
-@dataclass(frozen=True, slots=True)
-class Fault:
+class Fault(msgspec.Struct, frozen=True):
     """A guest fault: ``kind`` is init, fuel, memory, trap or timeout."""
 
     kind: sim.ForfeitKind
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class Admission:
+class Admission(msgspec.Struct, frozen=True):
     """Whether a module may compete at all, and if not, exactly why."""
 
     admissible: bool

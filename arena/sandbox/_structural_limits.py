@@ -6,14 +6,14 @@ compiler runs (``_structure.py`` reads a module against them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import Final
+
+import msgspec
 
 __all__ = ["LIMIT_NAMES", "STRUCTURAL_LIMITS", "StructuralLimits", "over"]
 
 
-@dataclass(frozen=True, slots=True)
-class StructuralLimits:
+class StructuralLimits(msgspec.Struct, frozen=True):
     """The most of each item a module may have (rules §8.4); docs/decisions.md has the figures."""
 
     functions: int = 1_000
@@ -73,7 +73,7 @@ _WHAT: Final = {
     "exports": "exports",
     "imports": "imports",
 }
-assert set(_WHAT) == {f.name for f in fields(StructuralLimits)}
+assert set(_WHAT) == set(StructuralLimits.__struct_fields__)
 
 LIMIT_NAMES: Final = tuple(_WHAT)
 

@@ -17,8 +17,9 @@ without running the module (rules §8.2, check 10).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from arena.sandbox._features import (
     EXACT_HEAP_TYPE,
@@ -60,8 +61,7 @@ _PRODUCERS_READ: Final = 16  # fields of the producers section, and values of ea
 _IMPORTS_READ: Final = 256  # imports whose names are read for the toolchain; the rest counted
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(msgspec.Struct, frozen=True):
     """An active data or element segment: where it writes and how much."""
 
     kind: str
@@ -76,8 +76,7 @@ class Segment:
     """Bytes (data) or entries (element)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Structure:
+class Structure(msgspec.Struct, frozen=True):
     """What admission needs to know about a module that passed the structural limits."""
 
     memories: tuple[int | None, ...]

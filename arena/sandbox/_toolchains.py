@@ -14,9 +14,10 @@ No wasmtime here: the section reader refuses imports before compiling.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
+
+import msgspec
 
 __all__ = ["Imports", "Toolchain", "imports_reason", "producers_toolchain"]
 
@@ -97,15 +98,14 @@ def _toolchain_of(module: str, name: str) -> Toolchain | None:
     return None
 
 
-@dataclass(slots=True)
-class Imports:
+class Imports(msgspec.Struct):
     """A module's imports as a refusal tells of them: the first few names, the count, and
     what the names point to."""
 
-    names: list[str] = field(default_factory=list)
+    names: list[str] = msgspec.field(default_factory=list)
     """The first three imports, as "module.name"."""
     total: int = 0
-    toolchains: set[Toolchain] = field(default_factory=set)
+    toolchains: set[Toolchain] = msgspec.field(default_factory=set)
     wasi: bool = False
     """Whether any import is WASI's (module ``wasi_snapshot_preview1`` or ``wasi_unstable``)."""
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from arena._errors import ArenaError
 from arena.store._controllers import check_controllers
@@ -35,8 +36,7 @@ FIELD_FORMAT: Final = "field"
 """The tournaments' format of a field (``arena.tournament.Format.FIELD``'s value)."""
 
 
-@dataclass(frozen=True, slots=True)
-class FieldEntry:
+class FieldEntry(msgspec.Struct, frozen=True):
     """A controller in a field: its name there, its module, its place in arrival order."""
 
     entrant: Entrant
@@ -45,8 +45,7 @@ class FieldEntry:
     """Whether this call entered it (False: it was in the field already)."""
 
 
-@dataclass(frozen=True, slots=True)
-class FieldSummary:
+class FieldSummary(msgspec.Struct, frozen=True):
     """A field in a listing: its case version, its tournament, its counts now."""
 
     case_slug: str

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 import sim
 from arena.store._db import Database
@@ -156,8 +157,7 @@ def matches_of(
 # --------------------------------------------------------------------------- results -> rows
 
 
-@dataclass(frozen=True, slots=True)
-class ResultRows:
+class ResultRows(msgspec.Struct, frozen=True):
     """A result whose replay file is stored, ready to become rows."""
 
     result: MatchResult

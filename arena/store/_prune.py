@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Final
+
+import msgspec
 
 from arena._errors import ArenaError
 from arena.store._blobs import Blobs
@@ -37,8 +38,7 @@ _QUICK: Final = (
 """A settled match of no tournament and no run, not published: what a prune may delete."""
 
 
-@dataclass(frozen=True, slots=True)
-class Pruned:
+class Pruned(msgspec.Struct, frozen=True):
     """What ``Store.prune_matches`` deleted, or would delete in a dry run."""
 
     matches: tuple[MatchRecord, ...]

@@ -9,10 +9,11 @@ Every record is frozen: what a query returns is a snapshot, never a live row.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 import sim
 from arena.cases import Role, RunOutcome
@@ -99,16 +100,14 @@ class TournamentStatus(StrEnum):
     FAILED = "failed"
 
 
-@dataclass(frozen=True, slots=True)
-class Entrant:
+class Entrant(msgspec.Struct, frozen=True):
     """A controller as it takes part in a match or a tournament: its name there and its sha256."""
 
     name: str
     sha256: str
 
 
-@dataclass(frozen=True, slots=True)
-class ControllerRecord:
+class ControllerRecord(msgspec.Struct, frozen=True):
     """A stored controller; its module is the file ``modules/<sha256>.wasm``."""
 
     sha256: str
@@ -126,8 +125,7 @@ SIDE_KEYS: Final = ("name", "sha256", "banked", "fuel_total", "fuel_peak", "forf
 """The design's keys of a side in the match JSON; the store keeps each in a column."""
 
 
-@dataclass(frozen=True, slots=True)
-class SideRecord:
+class SideRecord(msgspec.Struct, frozen=True):
     """One side of a stored result (the design's keys of ``sides``)."""
 
     name: str
@@ -136,7 +134,7 @@ class SideRecord:
     fuel_total: int
     fuel_peak: int
     forfeit: sim.Forfeit | None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = msgspec.field(default_factory=dict)
     """The side's other keys of the match JSON (``SideResult.to_dict()`` beyond
     ``SIDE_KEYS``, e.g. fuel statistics), kept as they were recorded."""
 
@@ -152,8 +150,7 @@ class SideRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ResultRecord:
+class ResultRecord(msgspec.Struct, frozen=True):
     """A played match's stored result; the replay is ``replays/<replay_sha256>.replay``."""
 
     winner: int | None
@@ -164,8 +161,7 @@ class ResultRecord:
     sides: tuple[SideRecord, SideRecord]
 
 
-@dataclass(frozen=True, slots=True)
-class MatchRecord:
+class MatchRecord(msgspec.Struct, frozen=True):
     """A stored match: who played, on which seed, and where it stands.
 
     A match stands alone (a quick match), or belongs to a tournament (with
@@ -221,8 +217,7 @@ class MatchRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Exclusion:
+class Exclusion(msgspec.Struct, frozen=True):
     """An entrant left out of a tournament's standings by its operator, and why."""
 
     name: str
@@ -233,8 +228,7 @@ class Exclusion:
         return {"name": self.name, "reason": self.reason, "at": self.created_at.isoformat()}
 
 
-@dataclass(frozen=True, slots=True)
-class TournamentRecord:
+class TournamentRecord(msgspec.Struct, frozen=True):
     """A stored tournament. The store keeps its format, options and standings as given.
 
     The format's values and the standings' shape belong to ``arena.tournament``;
@@ -263,8 +257,7 @@ class TournamentRecord:
     exclude``); its matches stay as they were recorded."""
 
 
-@dataclass(frozen=True, slots=True)
-class RunRecord:
+class RunRecord(msgspec.Struct, frozen=True):
     """A stored proof run (immutable). Its build log is ``Store.build_log(id)``."""
 
     id: int
@@ -285,17 +278,19 @@ class RunRecord:
     operator)."""
 
 
-@dataclass(frozen=True, slots=True)
-class RunMatch:
+class RunMatch(msgspec.Struct, frozen=True):
     """One match of a run, to record: the opponent's name, its role, and the result."""
 
     opponent: str
     role: Role
-    result: MatchResult = field(repr=False)
+    result: MatchResult
+
+    def __repr__(self) -> str:
+        # The result (and its replay) stays out of the repr.
+        return f"RunMatch(opponent={self.opponent!r}, role={self.role!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class TokenRecord:
+class TokenRecord(msgspec.Struct, frozen=True):
     """A token of the site as stored: never the token itself, only its digest."""
 
     id: int
