@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import networkx as nx
 
-    from arena.tournament._schedule import Scheduler
-
 from arena.tournament._formats import (
     bracket_graph,
     circle_stages,
@@ -29,6 +27,7 @@ from arena.tournament._records import (
     Played,
     TournamentSetupError,
 )
+from arena.tournament._schedule import Scheduler
 from arena.tournament._standings import Standings
 
 __all__ = ["TournamentPlan"]
@@ -164,8 +163,6 @@ class TournamentPlan:
 
     def scheduler(self, played: Iterable[Played] = ()) -> Scheduler:
         """A scheduler for this plan with ``played`` recorded."""
-        from arena.tournament._schedule import Scheduler
-
         return Scheduler(self, played)
 
     def next_round(self, played: Iterable[Played]) -> list[Pairing] | None:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import networkx as nx
 
+    from arena.tournament._plan import TournamentPlan
+
 from arena.tournament._formats import (
     MatchNode,
     Meeting,
@@ -21,7 +23,6 @@ from arena.tournament._formats import (
     field_meeting,
     swiss_meetings,
 )
-from arena.tournament._plan import TournamentPlan
 from arena.tournament._records import (
     Format,
     Pairing,
