@@ -14,6 +14,7 @@ import pytest
 from arena.match import MatchResult
 from arena.store import (
     ControllerRecord,
+    DroppedModule,
     Entrant,
     HeldModuleError,
     NotInStoreError,
@@ -23,7 +24,7 @@ from arena.store import (
     RunOutcome,
     Store,
 )
-from tests._support import result_between
+from tests._support import cli, result_between
 
 BLOB = b"\0asm a worker's local run"
 SHA = hashlib.sha256(BLOB).hexdigest()
@@ -82,8 +83,25 @@ def test_arena_prune_deletes_an_unused_held_module_too(
     _quick(store, baseline, baseline, "second")
     dry = store.prune_matches(keep=1, dry_run=True)
     assert len(dry.matches) == 1 and store.read_module_bytes(SHA) == BLOB
-    store.prune_matches(keep=1)
+    assert dry.held == (DroppedModule(SHA, NAME, "lab"),)  # said, not done
+    assert store.held_modules() == {SHA: "lab"}
+    pruned = store.prune_matches(keep=1)
+    assert pruned.held == dry.held and pruned.to_json()["held"] == [
+        {"sha256": SHA, "name": NAME, "worker": "lab"}
+    ]
     assert _gone(store)
+    assert store.prune_matches(keep=0, dry_run=True).held == ()  # nothing held is left
+
+
+def test_a_dry_run_lists_no_held_module_another_match_still_plays(
+    store: Store, held: ControllerRecord, baseline: ControllerRecord
+) -> None:
+    _quick(store, held, baseline, "first")
+    _quick(store, baseline, held, "second")
+    _quick(store, baseline, baseline, "third")
+    assert store.prune_matches(keep=2, dry_run=True).held == ()  # "second" still plays it
+    assert store.prune_matches(keep=1, dry_run=True).held == (DroppedModule(SHA, NAME, "lab"),)
+    assert store.prune_matches(keep=2).held == () and store.read_module_bytes(SHA) == BLOB
 
 
 def test_a_held_module_stays_while_a_tournament_a_pending_match_or_a_run_uses_it(
@@ -183,3 +201,24 @@ def test_a_held_module_stored_on_purpose_is_released(store: Store, held: Control
     # A module stored on purpose is never held by a fetch after.
     store.add_controller(BLOB, name=NAME, origin=Origin.UPLOAD, held_by="lab")
     assert store.held_modules() == {}
+
+
+def test_arena_prune_names_the_held_modules_it_deletes(
+    store: Store,
+    held: ControllerRecord,
+    baseline: ControllerRecord,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("FORAY_DATA_DIR", str(tmp_path / "data"))
+    _quick(store, held, baseline, "first")
+    _quick(store, baseline, baseline, "second")
+    dry = cli(capsys, "prune", "--keep", "1", "--dry-run")
+    assert dry.code == 0, dry.err
+    said = f"would delete 1 module held from workers that nothing uses any more: {NAME} from lab"
+    assert said in dry.out and store.read_module_bytes(SHA) == BLOB
+    done = cli(capsys, "prune", "--keep", "1", "--json")
+    assert done.code == 0, done.err
+    assert done.json()["held"] == [{"sha256": SHA, "name": NAME, "worker": "lab"}]
+    assert _gone(store)

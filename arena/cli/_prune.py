@@ -56,6 +56,10 @@ def _print(pruned: Pruned, bounds: str) -> None:
         f"{_megabytes(pruned.replay_bytes)}"
         + (" (a dry run: nothing was deleted)" if pruned.dry_run else " freed")
     )
+    if pruned.held:
+        modules = _many(len(pruned.held), "module", "modules")
+        named = ", ".join(f"{shown(m.name)} from {shown(m.worker)}" for m in pruned.held)
+        print(f"{verb} {modules} held from workers that nothing uses any more: {named}")
 
 
 def _many(n: int, one: str, more: str) -> str:

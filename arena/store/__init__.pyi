@@ -19,6 +19,7 @@ from ._fields import (
     FieldEntry as FieldEntry,
     FieldSummary as FieldSummary,
 )
+from ._held import DroppedModule as DroppedModule
 from ._names import (
     name_keys as name_keys,
     name_problem as name_problem,

@@ -19,13 +19,24 @@ is not written yet, stays).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
+
+import msgspec
 
 from arena.store._blobs import Blobs
 from arena.store._errors import HeldModuleError
 from arena.store._store import Core, utc_now
 
-__all__ = ["Held", "drop_unused_held", "hold", "keep_module", "refuse_held", "release_held"]
+__all__ = [
+    "DroppedModule",
+    "Held",
+    "drop_unused_held",
+    "hold",
+    "keep_module",
+    "refuse_held",
+    "release_held",
+    "unused_held",
+]
 
 
 class Held(Core):
@@ -98,21 +109,51 @@ def keep_module(modules: Blobs, sha256: str, blob: bytes) -> None:
         modules.put(blob)
 
 
-def drop_unused_held(conn: sqlite3.Connection, modules: Blobs, before: str) -> list[str]:
-    """Delete the held modules nothing uses that were last chosen before ``before`` (a
-    stamp): their rows, then their files. Their sha256s."""
-    doomed = [
-        row[0]
-        for row in conn.execute(
-            "SELECT h.sha256 FROM held_modules AS h WHERE h.held_at < ?"
-            " AND NOT EXISTS (SELECT 1 FROM match_sides AS s WHERE s.sha256 = h.sha256)"
-            " AND NOT EXISTS (SELECT 1 FROM tournament_field AS f WHERE f.sha256 = h.sha256)"
-            " AND NOT EXISTS (SELECT 1 FROM runs AS r WHERE r.controller_sha256 = h.sha256)",
-            (before,),
+class DroppedModule(msgspec.Struct, frozen=True):
+    """A held module the quick-match retention deleted (or, in a dry run, would delete)."""
+
+    sha256: str
+    name: str
+    """The name it was stored under."""
+    worker: str
+    """The worker whose local run it came from."""
+
+    def to_json(self) -> dict[str, str]:
+        """{"sha256", "name", "worker"}."""
+        return {"sha256": self.sha256, "name": self.name, "worker": self.worker}
+
+
+def unused_held(
+    conn: sqlite3.Connection, before: str, gone: Collection[int] = ()
+) -> list[DroppedModule]:
+    """The held modules nothing uses but the matches ``gone`` (ids about to be deleted), last
+    chosen before ``before`` (a stamp): no other match's side, no tournament's field, no
+    run. By sha256."""
+    candidates = conn.execute(
+        "SELECT h.sha256, c.name, h.worker FROM held_modules AS h"
+        " JOIN controllers AS c USING (sha256) WHERE h.held_at < ?"
+        " AND NOT EXISTS (SELECT 1 FROM tournament_field AS f WHERE f.sha256 = h.sha256)"
+        " AND NOT EXISTS (SELECT 1 FROM runs AS r WHERE r.controller_sha256 = h.sha256)"
+        " ORDER BY h.sha256",
+        (before,),
+    ).fetchall()
+    gone = set(gone)
+    return [
+        DroppedModule(sha, name, worker)
+        for sha, name, worker in candidates
+        if all(
+            row[0] in gone
+            for row in conn.execute("SELECT match_id FROM match_sides WHERE sha256 = ?", (sha,))
         )
     ]
-    for sha in doomed:
-        conn.execute("DELETE FROM held_modules WHERE sha256 = ?", (sha,))
-        conn.execute("DELETE FROM controllers WHERE sha256 = ?", (sha,))
-        modules.delete(sha)
+
+
+def drop_unused_held(conn: sqlite3.Connection, modules: Blobs, before: str) -> list[DroppedModule]:
+    """Delete the held modules nothing uses that were last chosen before ``before`` (a
+    stamp): their rows, then their files. What was deleted."""
+    doomed = unused_held(conn, before)
+    for module in doomed:
+        conn.execute("DELETE FROM held_modules WHERE sha256 = ?", (module.sha256,))
+        conn.execute("DELETE FROM controllers WHERE sha256 = ?", (module.sha256,))
+        modules.delete(module.sha256)
     return doomed

@@ -24,7 +24,7 @@ import msgspec
 
 from arena._errors import ArenaError
 from arena.store._blobs import Blobs
-from arena.store._held import drop_unused_held
+from arena.store._held import DroppedModule, drop_unused_held, unused_held
 from arena.store._match_rows import MATCHES, ResultRows, match_record
 from arena.store._records import MatchRecord
 from arena.store._store import MAX_PAGE, Core, stamp
@@ -47,6 +47,9 @@ class Pruned(msgspec.Struct, frozen=True):
     """The replay files no row uses any more (those of the matches, and any other): each
     one's sha256 and size in bytes."""
     dry_run: bool
+    held: tuple[DroppedModule, ...] = ()
+    """The modules held from workers that no match, field or run uses any more, deleted with
+    the matches (rows and files), by sha256."""
 
     @property
     def replay_bytes(self) -> int:
@@ -55,7 +58,8 @@ class Pruned(msgspec.Struct, frozen=True):
 
     def to_json(self) -> dict[str, Any]:
         """{"dry_run", "matches": [{"id", "created_at", "seed", "sides", "status"}],
-        "replays": [{"sha256", "bytes"}], "replay_bytes"}."""
+        "replays": [{"sha256", "bytes"}], "replay_bytes", "held": [{"sha256", "name",
+        "worker"}]}."""
         return {
             "dry_run": self.dry_run,
             "matches": [
@@ -70,6 +74,7 @@ class Pruned(msgspec.Struct, frozen=True):
             ],
             "replays": [{"sha256": sha, "bytes": size} for sha, size in self.replays],
             "replay_bytes": self.replay_bytes,
+            "held": [m.to_json() for m in self.held],
         }
 
 
@@ -107,12 +112,17 @@ class Pruning(Core):
                 for sha in self._replays.stored()
                 if sha not in used and (size := self._replays.size(sha)) is not None
             )
-            return Pruned(tuple(doomed), files, dry_run=True)
+            held: list[DroppedModule] = []
+            if doomed:
+                cutoff = stamp(doomed[-1].created_at.astimezone(UTC))
+                held = self._db.read(
+                    lambda c: unused_held(c, cutoff, gone), "listing held modules to prune"
+                )
+            return Pruned(tuple(doomed), files, dry_run=True, held=tuple(held))
         for m in doomed:
             self._db.write(partial(_delete, match_id=m.id), f"pruning match {m.id}")
-        if doomed:
-            self._drop_unused_held(doomed[-1].created_at)
-        return Pruned(tuple(doomed), self._prune_replays(), dry_run=False)
+        dropped = self._drop_unused_held(doomed[-1].created_at) if doomed else []
+        return Pruned(tuple(doomed), self._prune_replays(), dry_run=False, held=tuple(dropped))
 
     def keep_quick_matches(self, keep: int) -> list[MatchRecord]:
         """Keep the newest ``keep`` quick matches (settled, not published: those a prune may
@@ -146,7 +156,7 @@ class Pruning(Core):
             self._drop_unused_held(doomed[-1].created_at)
         return doomed
 
-    def _drop_unused_held(self, before: datetime) -> list[str]:
+    def _drop_unused_held(self, before: datetime) -> list[DroppedModule]:
         """Delete the held modules nothing uses any more, last chosen before ``before`` (the
         newest dropped match's creation: what was chosen since may be about to be played)."""
         cutoff = stamp(before.astimezone(UTC))
