@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 
 from arena._errors import ArenaError
+from arena.cli._common import at_least
 
 __all__ = ["register"]
 
@@ -76,28 +76,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     be.add_argument(
         "--entrants",
-        type=_at_least(2),
+        type=at_least(2),
         metavar="N",
         help="field: the played field's entrants (default 16, --quick 8; the issue's figure is 64)",
     )
     be.add_argument(
         "--made-up",
-        type=_at_least(16),
+        type=at_least(16),
         metavar="N",
         help="field: the made-up field's entrants at its last step (default 250, --quick 100; "
         "the issue's figure is 1000, most of an hour)",
     )
     be.set_defaults(func=cmd_bench)
-
-
-def _at_least(least: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if n < least:
-            raise argparse.ArgumentTypeError(f"{n} is under {least}")
-        return n
-
-    return parse

@@ -6,7 +6,7 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 __all__ = [
+    "at_least",
     "count",
     "emit_json",
     "loading",
@@ -103,6 +104,11 @@ def positive(text: str) -> int:
 def count(text: str) -> int:
     """An argparse type: an integer >= 0."""
     return _at_least(text, 0, "a count (0 or more)")
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``least``."""
+    return lambda text: _at_least(text, least, f"{least} or more")
 
 
 def port(text: str) -> int:
