@@ -13,7 +13,7 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -829,3 +829,36 @@ def proof_run(
     import arena.proving
 
     return arena.proving.prove(module, case, store=store, name=name, jobs=2).run
+
+
+def local_runs(directory: Path, pages: Sequence[int]) -> list[tuple[Path, int, str]]:
+    """Proof runs of different controllers (a small module told apart by its memory pages,
+    one run per entry of ``pages``) on the default case, each in a store of its own under
+    ``directory``: (its data directory, the run's id, the controller's name)."""
+    import arena
+
+    runs = []
+    for i, n in enumerate(pages):
+        root = directory / f"local-{i}"
+        root.mkdir()
+        module = root / f"bot-{i}.wasm"
+        module.write_bytes(controller(pages=n))
+        with arena.Store.open(root) as store:
+            runs.append(
+                (root, proof_run(store, module, f"bot-{i}", arena.default_case()).id, f"bot-{i}")
+            )
+    return runs
+
+
+def push_run(local: Path, run_id: int, url: str, timeout: float) -> None:
+    """``arena push RUN --server URL`` as a process, from the data directory ``local`` with
+    the test sites' token; it must succeed."""
+    env = {**os.environ, "FORAY_DATA_DIR": str(local), "ARENA_TOKEN": SITE_TOKEN}
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "push", str(run_id), "--server", url],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stderr

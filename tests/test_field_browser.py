@@ -5,52 +5,24 @@ its standings link each entrant's controller page; head to head of two entrants.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import arena
-from tests._support import SITE_TOKEN, Tab, controller, proof_run
+from tests._support import SITE_TOKEN, Tab, local_runs, push_run
 from web import bench
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.processes, pytest.mark.slow]
 
 WAIT = 120.0
 """Seconds any wait here may take before it fails (never reached when all is well)."""
-ARENA = (sys.executable, "-m", "arena")
 
 
 @pytest.fixture
-def four_runs(tmp_path: Path) -> Iterator[list[tuple[Path, int, str]]]:
-    """Four proof runs of different controllers (a small module told apart by its memory
-    pages) on the default case, each in a store of its own: (its data directory, the run's
-    id, the controller's name)."""
-    runs = []
-    for i, pages in enumerate((3, 4, 5, 6)):
-        root = tmp_path / f"local-{i}"
-        root.mkdir()
-        module = root / f"bot-{i}.wasm"
-        module.write_bytes(controller(pages=pages))
-        with arena.Store.open(root) as store:
-            run = proof_run(store, module, f"bot-{i}", arena.default_case())
-            runs.append((root, run.id, f"bot-{i}"))
-    yield runs
-
-
-def _push(local: Path, run_id: int, url: str) -> None:
-    env = {**os.environ, "FORAY_DATA_DIR": str(local), "ARENA_TOKEN": SITE_TOKEN}
-    done = subprocess.run(
-        [*ARENA, "push", str(run_id), "--server", url],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=WAIT,
-    )
-    assert done.returncode == 0, done.stderr
+def four_runs(tmp_path: Path) -> list[tuple[Path, int, str]]:
+    """Four proof runs of different controllers, each in a store of its own (``local_runs``)."""
+    return local_runs(tmp_path, (3, 4, 5, 6))
 
 
 def _wait(tab: Tab, expression: str, arg: object = None) -> None:
@@ -65,7 +37,7 @@ def test_the_field_page_updates_live_as_a_fourth_run_is_pushed(
     with bench.ServerProcess(tmp_path / "data", token=SITE_TOKEN, start_timeout=WAIT) as server:
         url = server.serving()
         for local, run_id, _ in four_runs[:3]:
-            _push(local, run_id, url)
+            push_run(local, run_id, url, WAIT)
         tab.open_site(f"{url}field/{case.slug}/{case.version}")
         main = "document.getElementById('page')"
         assert tab.page.locator(".site-side").inner_text() == "public"
@@ -78,7 +50,7 @@ def test_the_field_page_updates_live_as_a_fourth_run_is_pushed(
         tab.js("() => { window.__sameDocument = true; }")
         played = int(tab.page.locator("main").get_attribute("data-played") or "0")
         local, run_id, name = four_runs[3]
-        _push(local, run_id, url)
+        push_run(local, run_id, url, WAIT)
         # The fourth entrant shows up, and its meetings play, on the page as it is.
         _wait(tab, f"(n) => {main}.dataset.entrants === String(n)", baselines + 4)
         n = baselines + 4

@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from starlette.testclient import TestClient
 import arena
 import replays
 import web
-from tests._support import AUTH, SITE_TOKEN, controller, proof_run, small_case
+from tests._support import AUTH, SITE_TOKEN, controller, local_runs, proof_run, push_run, small_case
 from web import bench
 from web._lanes import _Limiter
 
@@ -172,33 +171,9 @@ def _get(url: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def three_runs(tmp_path: Path) -> Iterator[list[tuple[Path, int, str]]]:
-    """Three proof runs of different controllers (a small module told apart by its memory
-    pages) on the default case, each in a store of its own: (its data directory, the run's
-    id, the controller's name)."""
-    runs = []
-    for i, pages in enumerate((3, 4, 5)):
-        root = tmp_path / f"local-{i}"
-        root.mkdir()
-        module = root / f"bot-{i}.wasm"
-        module.write_bytes(controller(pages=pages))
-        with arena.Store.open(root) as store:
-            runs.append(
-                (root, proof_run(store, module, f"bot-{i}", arena.default_case()).id, f"bot-{i}")
-            )
-    yield runs
-
-
-def _arena_push(local: Path, run_id: int, url: str) -> None:
-    env = {**os.environ, "FORAY_DATA_DIR": str(local), "ARENA_TOKEN": SITE_TOKEN}
-    done = subprocess.run(
-        [*ARENA, "push", str(run_id), "--server", url],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=WAIT,
-    )
-    assert done.returncode == 0, done.stderr
+def three_runs(tmp_path: Path) -> list[tuple[Path, int, str]]:
+    """Three proof runs of different controllers, each in a store of its own (``local_runs``)."""
+    return local_runs(tmp_path, (3, 4, 5))
 
 
 @pytest.mark.server
@@ -218,7 +193,7 @@ def test_three_pushes_make_a_field_equal_to_a_round_robin_and_a_kill_loses_nothi
     with bench.ServerProcess(root, token=SITE_TOKEN, start_timeout=WAIT) as server:
         url = server.serving()
         local, run_id, _ = three_runs[0]
-        _arena_push(local, run_id, url)
+        push_run(local, run_id, url, WAIT)
         deadline = time.monotonic() + WAIT
         with arena.Store.open(root) as store:
             while (tid := store.field_id("foray", 1)) is None or store.tournament(tid).matches < 3:
@@ -233,7 +208,7 @@ def test_three_pushes_make_a_field_equal_to_a_round_robin_and_a_kill_loses_nothi
     with bench.ServerProcess(root, token=SITE_TOKEN, start_timeout=WAIT) as server:
         url = server.serving()
         for local, run_id, _ in three_runs[1:]:
-            _arena_push(local, run_id, url)
+            push_run(local, run_id, url, WAIT)
         data = _settled(_get, url + "api/field/foray/1", n)
         assert server.stop() == 0
     assert "Traceback" not in server.stderr
@@ -322,7 +297,7 @@ def test_with_foray_ray_address_the_fields_matches_go_to_that_cluster(
         monkeypatch.setenv("FORAY_RAY_ADDRESS", address)
         with bench.ServerProcess(tmp_path / "data", token=SITE_TOKEN, start_timeout=WAIT) as server:
             url = server.serving()
-            _arena_push(local, run_id, url)
+            push_run(local, run_id, url, WAIT)
             data = _settled(
                 _get, url + "api/field/foray/1", len(arena.default_case().opponents) + 1
             )
@@ -338,7 +313,7 @@ def test_with_foray_ray_address_the_fields_matches_go_to_that_cluster(
     monkeypatch.delenv("FORAY_RAY_ADDRESS")
     with bench.ServerProcess(tmp_path / "again", token=SITE_TOKEN, start_timeout=WAIT) as server:
         url = server.serving()
-        _arena_push(local, run_id, url)
+        push_run(local, run_id, url, WAIT)
         here = _settled(_get, url + "api/field/foray/1", len(arena.default_case().opponents) + 1)
         assert server.stop() == 0
     assert here["standings"] == data["standings"]
