@@ -5,6 +5,7 @@ from ._compressed import (
     STORED_LEVEL as STORED_LEVEL,
     ZSTD_MAGIC as ZSTD_MAGIC,
     PackedReplay as PackedReplay,
+    SpooledReplay as SpooledReplay,
     compress_replay as compress_replay,
     decompress_replay as decompress_replay,
     is_compressed as is_compressed,

@@ -21,6 +21,7 @@ decompresses a replay does not load it.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Iterator
 from typing import Final, NamedTuple
@@ -33,6 +34,7 @@ __all__ = [
     "STORED_LEVEL",
     "ZSTD_MAGIC",
     "PackedReplay",
+    "SpooledReplay",
     "compress_replay",
     "decompress_replay",
     "is_compressed",
@@ -89,6 +91,41 @@ class PackedReplay(NamedTuple):
                 f" sha256 is not the one it carries ({self.sha256})"
             )
         return raw
+
+
+class SpooledReplay(NamedTuple):
+    """A packed replay left in a file for another process on this machine to take: its
+    sha256, the file and the frame's length.
+
+    A local worker writes each replay it packs to its pool's spool directory
+    while the next match plays, and sends this instead of the frame: the bytes
+    never cross the pipe, so the round trip between two calls carries only the
+    results themselves (docs/execution.md). ``load`` takes the frame back once.
+    """
+
+    sha256: str
+    path: str
+    size: int
+
+    @classmethod
+    def write(cls, packed: PackedReplay, path: str) -> SpooledReplay:
+        """``packed``'s frame written to a new file at ``path`` (``FileExistsError`` if one is
+        there)."""
+        with open(path, "xb") as file:
+            file.write(packed.frame)
+        return cls(packed.sha256, path, len(packed.frame))
+
+    def load(self) -> PackedReplay:
+        """The packed replay, read back from its file, which is then deleted (``ReplayError``
+        if the file no longer holds the frame written: its length differs)."""
+        with open(self.path, "rb") as file:
+            frame = file.read(self.size + 1)
+        if len(frame) != self.size:
+            raise ReplayError(
+                f"{self.path}: a spooled replay of {self.size:,} bytes holds {len(frame):,}"
+            )
+        os.unlink(self.path)
+        return PackedReplay(self.sha256, frame)
 
 
 def is_compressed(data: bytes | bytearray | memoryview) -> bool:

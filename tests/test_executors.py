@@ -9,6 +9,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from arena.executors import (
     play,
 )
 from arena.executors._forkserver import FORKSERVER
+from arena.executors._play import play_batch_timed
 from tests._support import (
     BOTS,
     Builder,
@@ -144,6 +146,46 @@ def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy:
                 assert packed is None
             else:
                 assert packed is not None and packed.unpacked() == outcome.replay
+
+
+@pytest.mark.processes
+def test_a_batch_leaves_its_replays_in_the_pools_spool_until_each_is_read(
+    idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker writes each replay it packs to its pool's spool directory and the result
+    crosses without it: the file is there until the result's replay is first wanted, then
+    gone; when the session ends the spool goes, and a result not read by then reads its
+    replay first (so it never loses it)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    jobs = _jobs(idle, busy, 4)
+
+    async def main() -> list[Outcome | Exception]:
+        async with LocalExecutor(1).open_session() as session:
+            outcomes = await session.play_batch(jobs)
+            (spool,) = tmp_path.glob("arena-spool-*")
+            assert len(list(spool.iterdir())) == 3  # the last replay crossed as it is
+            first = outcomes[0]
+            assert isinstance(first, arena.MatchResult) and first.packed_replay is not None
+            assert len(list(spool.iterdir())) == 2
+            return outcomes
+
+    outcomes = trio.run(main)
+    assert list(tmp_path.glob("arena-spool-*")) == []
+    for job, outcome in zip(jobs, outcomes, strict=True):
+        assert outcome == play(job)
+
+
+def test_a_spool_that_cannot_be_written_sends_the_packed_replays_instead(
+    idle: bytes, busy: bytes, tmp_path: Path
+) -> None:
+    """The spool gone (its pool closed, the disk full): each packed replay crosses itself."""
+    jobs = _jobs(idle, busy, 3)
+    outcomes, _ = play_batch_timed(jobs, str(tmp_path / "gone"))
+    for outcome in outcomes[:-1]:
+        assert isinstance(outcome, arena.MatchResult)
+        packed = outcome.packed_replay
+        assert packed is not None and packed.unpacked() == outcome.replay
+    assert not (tmp_path / "gone").exists()
 
 
 def _batch_while_killing(

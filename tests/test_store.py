@@ -326,6 +326,47 @@ def test_a_result_pickles_with_its_replay_packed_and_the_store_keeps_the_frame(
     assert store.read_replay_bytes(plain.replay_sha256) == raw
 
 
+def test_a_result_with_its_replay_spooled_reads_the_file_once_and_is_stored_from_it(
+    store: Store, two: tuple[ControllerRecord, ControllerRecord], tmp_path: Path
+) -> None:
+    """A result whose packed replay waits in a spool file (as a local worker's arrive) knows
+    its sha256 without reading it, reads it on first use and deletes it, and a pickled copy
+    carries the frame itself, never the file's name; the store keeps the frame as it came."""
+    raw = GOLDEN_REPLAY.read_bytes()
+    plain = result_between(*two, replay=raw)
+    packed = replays.PackedReplay.of(raw)
+
+    def arrived(name: str) -> MatchResult:
+        spooled = replays.SpooledReplay.write(packed, str(tmp_path / name))
+        fields = (plain.winner, plain.reason, plain.ticks, plain.seed, plain.sides)
+        return MatchResult.from_spool(*fields, spooled)
+
+    first = arrived("a.zst")
+    assert first.replay_sha256 == plain.replay_sha256 and (tmp_path / "a.zst").exists()
+    assert first.packed_replay == packed and not (tmp_path / "a.zst").exists()
+    assert first == plain and first.replay == raw
+
+    copy = pickle.loads(pickle.dumps(arrived("b.zst")))
+    assert not (tmp_path / "b.zst").exists()
+    assert copy.packed_replay == packed and copy == plain
+
+    record = store.record_matches([arrived("c.zst")])[0]
+    assert record.result is not None and not (tmp_path / "c.zst").exists()
+    assert store.replay_path(plain.replay_sha256).read_bytes() == packed.frame
+
+
+def test_a_spool_file_that_lost_bytes_is_named(tmp_path: Path) -> None:
+    raw = GOLDEN_REPLAY.read_bytes()
+    spooled = replays.SpooledReplay.write(replays.PackedReplay.of(raw), str(tmp_path / "r.zst"))
+    (tmp_path / "r.zst").write_bytes(b"\x28\xb5")
+    with pytest.raises(
+        replays.ReplayError, match=r"r\.zst: a spooled replay of [\d,]+ bytes holds 2"
+    ):
+        spooled.load()
+    with pytest.raises(FileExistsError):
+        replays.SpooledReplay.write(replays.PackedReplay.of(raw), str(tmp_path / "r.zst"))
+
+
 def test_a_packed_replay_that_is_not_its_sha256_is_refused(
     store: Store, two: tuple[ControllerRecord, ControllerRecord]
 ) -> None:

@@ -235,7 +235,9 @@ class _TimedWorker:
 
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         timed: tuple[list[MatchResult | Exception], list[tuple[float, float]]]
-        timed = await self._pool.call(play_batch_timed, jobs, doing="playing a batch")
+        timed = await self._pool.call(
+            play_batch_timed, jobs, self._pool.spool, doing="playing a batch"
+        )
         self.firsts.append(len(self.spans))
         self.spans.extend(timed[1])
         return list(timed[0])

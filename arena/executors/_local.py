@@ -35,7 +35,14 @@ import trio_parallel
 from arena.executors._abc import Executor, Session, WorkersUnavailableError, _each
 from arena.executors._forkserver import FORKSERVER, WorkerInit, start_worker_server
 from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs
-from arena.executors._play import play, play_batch, worker_ready, worker_started
+from arena.executors._play import (
+    open_spool,
+    play,
+    play_batch,
+    settle_spool,
+    worker_ready,
+    worker_started,
+)
 from arena.match import MatchResult
 
 __all__ = [
@@ -167,9 +174,13 @@ class WorkerPool:
         *,
         grace_period: float = 5.0,
         spawn: bool = False,
+        spool: str | None = None,
     ) -> None:
         self._ctx = ctx
         self._spawn = spawn
+        self.spool = spool
+        """The directory where workers leave the replays of a batch's results
+        (``play_batch``); None: they cross the pipe."""
         self.retries = retries
         self._grace_period = grace_period
         # The pool itself never waits (trio-parallel's default limiter is the core count).
@@ -261,7 +272,7 @@ class WorkerPool:
         deaths: list[str] = []
         try:
             played: list[MatchResult | Exception] = await self._attempts(
-                1, deaths, "playing a batch", play_batch, jobs
+                1, deaths, "playing a batch", play_batch, jobs, self.spool
             )
             return list(played)
         except WorkerDied:
@@ -285,9 +296,17 @@ async def open_worker_pool(
     for ``idle_timeout`` seconds retire; on leaving the block, workers still
     busy get ``grace_period`` seconds before they are killed. ``spawn`` True spawns
     each worker even where there is a worker server (to compare the two).
+
+    The pool's spool directory (``WorkerPool.spool``) holds the replays of
+    batches' results until the results are recorded; when the block ends,
+    results still alive read theirs and the directory goes (``settle_spool``).
     """
-    async with _worker_context(idle_timeout, grace_period, spawn=spawn) as ctx:
-        yield WorkerPool(ctx, retries, grace_period=grace_period, spawn=spawn)
+    spool = open_spool()
+    try:
+        async with _worker_context(idle_timeout, grace_period, spawn=spawn) as ctx:
+            yield WorkerPool(ctx, retries, grace_period=grace_period, spawn=spawn, spool=spool)
+    finally:
+        settle_spool(spool)  # after the workers are gone: none writes there any more
 
 
 def _worker_context(

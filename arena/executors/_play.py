@@ -11,44 +11,63 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
+import itertools
 import os
 import pickle
 import queue
+import shutil
+import tempfile
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Sequence
+from typing import cast
 
 import replays
-from arena.match import MatchJob, MatchResult, play
+import sim
+from arena.match import MatchJob, MatchResult, SideResult, play
 
-__all__ = ["play", "play_batch", "play_batch_timed", "worker_ready", "worker_started"]
+__all__ = [
+    "open_spool",
+    "play",
+    "play_batch",
+    "play_batch_timed",
+    "settle_spool",
+    "worker_ready",
+    "worker_started",
+]
 
 
-def play_batch(jobs: Sequence[MatchJob]) -> list[MatchResult | Exception]:
+def play_batch(jobs: Sequence[MatchJob], spool: str | None = None) -> list[MatchResult | Exception]:
     """``play`` each job in turn, in one call: how a local worker takes several matches for
     one round trip to the coordinator. What a match raises (a bug of the host) is returned
-    in its place, the worker's traceback in its notes, and the rest play on."""
-    return play_batch_timed(jobs)[0]
+    in its place, the worker's traceback in its notes, and the rest play on. ``spool`` is
+    the pool's spool directory (``play_batch_timed``)."""
+    return play_batch_timed(jobs, spool)[0]
 
 
 def play_batch_timed(
-    jobs: Sequence[MatchJob],
+    jobs: Sequence[MatchJob], spool: str | None = None
 ) -> tuple[list[MatchResult | Exception], list[tuple[float, float]]]:
     """``play_batch``, and when each match began and ended on the system's monotonic clock
     (the same in every process): how ``arena bench tournament`` times matches inside a
     worker, which imports nothing for it that a match does not.
 
-    Each result but the last comes back carrying its replay packed
-    (``MatchResult.carrying``): a thread compresses and hashes each replay while
-    the next match plays (both let the match's thread run), so a batch's results
-    cross the pipe at a third to a half of their bytes and the coordinator's
-    store does not compress them. The last match has no next one to hide its
-    packing behind: its replay crosses as it is, and the batch waits for none.
+    Each result but the last comes back with its replay packed: a thread
+    compresses and hashes each replay while the next match plays (both let the
+    match's thread run), so the coordinator's store does not compress them. With
+    a ``spool`` directory the thread also writes each packed replay to a file
+    there, and the result crosses the pipe without it (``replays.SpooledReplay``):
+    the coordinator reads the file when its store records the match, so the
+    round trip between two calls no longer carries a batch of replays. Without
+    one (or if a file cannot be written) the packed replay crosses itself. The
+    last match has no next one to hide its packing behind: its replay crosses
+    as it is, and the batch waits for none.
     """
     outcomes: list[MatchResult | Exception] = []
     spans: list[tuple[float, float]] = []
-    packer = _Packer() if len(jobs) > 1 else None
+    packer = _Packer(spool) if len(jobs) > 1 else None
     for index, job in enumerate(jobs):
         began = time.monotonic()
         try:
@@ -64,16 +83,83 @@ def play_batch_timed(
         for index, packed in packer.finish():
             played = outcomes[index]
             assert isinstance(played, MatchResult)
-            outcomes[index] = played.carrying(packed)
+            if isinstance(packed, replays.SpooledReplay):
+                # It is a MatchResult once it arrives: pickled, it unpickles as one.
+                outcomes[index] = cast(MatchResult, _Spooled(played, packed))
+            else:
+                outcomes[index] = played.carrying(packed)
     return outcomes, spans
 
 
-class _Packer:
-    """A thread that packs replays (``replays.PackedReplay.of``) in the order given."""
+class _Spooled:
+    """A worker's result on its way to the coordinator, its replay in a spool file: pickled,
+    it is the result's fields and the file, and it arrives as a ``MatchResult``
+    (``MatchResult.from_spool``) that reads the file when its replay is first wanted."""
 
-    def __init__(self) -> None:
+    __slots__ = ("result", "spooled")
+
+    def __init__(self, result: MatchResult, spooled: replays.SpooledReplay) -> None:
+        self.result = result
+        self.spooled = spooled
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        r = self.result
+        return _arrived, (r.winner, r.reason, r.ticks, r.seed, r.sides, self.spooled)
+
+
+_WAITING: dict[str, weakref.WeakValueDictionary[int, MatchResult]] = {}
+"""Results that arrived in this process with their replay in a spool file, by the spool's
+directory, each under a number of its own (not in a set: a result's hash is its replay's,
+which would read the file): what ``settle_spool`` reads before the directory goes."""
+_ARRIVALS = itertools.count()
+
+
+def _arrived(
+    winner: int | None,
+    reason: sim.Reason,
+    ticks: int,
+    seed: int,
+    sides: tuple[SideResult, SideResult],
+    spooled: replays.SpooledReplay,
+) -> MatchResult:
+    """A spooled result unpickled in the coordinator (``_Spooled.__reduce__``)."""
+    result = MatchResult.from_spool(winner, reason, ticks, seed, sides, spooled)
+    waiting = _WAITING.get(spool := os.path.dirname(spooled.path))
+    if waiting is None:
+        waiting = _WAITING[spool] = weakref.WeakValueDictionary()
+    waiting[next(_ARRIVALS)] = result
+    return result
+
+
+def open_spool() -> str:
+    """A new spool directory for a worker pool's packed replays (``settle_spool`` ends it)."""
+    return tempfile.mkdtemp(prefix="arena-spool-")
+
+
+def settle_spool(spool: str) -> None:
+    """End a spool directory: every result still alive whose replay waits there reads it
+    now (so none loses its replay with the directory), then the directory and what is left
+    in it (replays of results dropped unread, or of a batch whose worker died) are deleted."""
+    waiting = _WAITING.pop(spool, None)
+    for result in list(waiting.values()) if waiting is not None else ():
+        # A file already gone (the directory removed by hand) leaves that result without
+        # its replay, which it says when asked; the others are read and the spool ends.
+        with contextlib.suppress(OSError, replays.ReplayError):
+            result.packed_replay  # noqa: B018 (read for its effect)
+    shutil.rmtree(spool, ignore_errors=True)
+
+
+_Packed = replays.PackedReplay | replays.SpooledReplay
+
+
+class _Packer:
+    """A thread that packs replays (``replays.PackedReplay.of``) in the order given, and
+    leaves each in a file of ``spool`` if there is one."""
+
+    def __init__(self, spool: str | None) -> None:
+        self._spool = spool
         self._todo: queue.SimpleQueue[tuple[int, bytes] | None] = queue.SimpleQueue()
-        self._done: list[tuple[int, replays.PackedReplay]] = []
+        self._done: list[tuple[int, _Packed]] = []
         self._thread = threading.Thread(target=self._run, name="replay packer", daemon=True)
         self._thread.start()
 
@@ -81,16 +167,34 @@ class _Packer:
         while (item := self._todo.get()) is not None:
             # A replay that fails to pack (out of memory) crosses as its bytes.
             with contextlib.suppress(Exception):
-                self._done.append((item[0], replays.PackedReplay.of(item[1])))
+                packed = replays.PackedReplay.of(item[1])
+                self._done.append((item[0], self._spooled(packed)))
+
+    def _spooled(self, packed: replays.PackedReplay) -> _Packed:
+        """``packed`` left in the spool; itself if there is none or the file cannot be written
+        (the disk full, the spool gone with its pool)."""
+        if self._spool is None:
+            return packed
+        path = os.path.join(self._spool, f"{os.getpid()}-{next(_NAMES)}.zst")
+        try:
+            return replays.SpooledReplay.write(packed, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            return packed
 
     def pack(self, index: int, raw: bytes) -> None:
         self._todo.put((index, raw))
 
-    def finish(self) -> list[tuple[int, replays.PackedReplay]]:
+    def finish(self) -> list[tuple[int, _Packed]]:
         """The replays given and packed, once the last is (by index)."""
         self._todo.put(None)
         self._thread.join()
         return self._done
+
+
+_NAMES = itertools.count()
+"""Each spool file's number in this process (with the pid, a name no other file has)."""
 
 
 def _portable(exc: Exception) -> Exception:

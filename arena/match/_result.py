@@ -6,6 +6,7 @@ Apart from the runner, so that reading or storing a result never loads the engin
 from __future__ import annotations
 
 import hashlib
+import threading
 from typing import Any
 
 import msgspec
@@ -67,6 +68,9 @@ class SideResult(msgspec.Struct, frozen=True):
         }
 
 
+_SPOOL_LOCK = threading.Lock()
+
+
 class MatchResult:
     """The outcome of a match, with the replay it was recorded in (immutable).
 
@@ -74,10 +78,23 @@ class MatchResult:
     (``replays.PackedReplay``: the zstd frame the store keeps, and its sha256),
     and then crosses to the coordinator as that alone; ``replay`` unpacks it on
     first use, and the store writes the frame as it is (docs/execution.md).
-    A plain class rather than a dataclass for that one lazy field.
+    One may also arrive with its frame left in a spool file
+    (``replays.SpooledReplay``, ``from_spool``): ``packed_replay`` reads it on
+    first use, and pickling the result reads it first, so a copy never shares
+    the file. A plain class rather than a dataclass for those lazy fields.
     """
 
-    __slots__ = ("_packed", "_replay", "reason", "seed", "sides", "ticks", "winner")
+    __slots__ = (
+        "__weakref__",
+        "_packed",
+        "_replay",
+        "_spooled",
+        "reason",
+        "seed",
+        "sides",
+        "ticks",
+        "winner",
+    )
 
     winner: int | None
     """The winning side's index (0 = A, 1 = B), or None for a draw."""
@@ -87,6 +104,7 @@ class MatchResult:
     sides: tuple[SideResult, SideResult]
     _replay: bytes | None
     _packed: replays.PackedReplay | None
+    _spooled: replays.SpooledReplay | None
 
     def __init__(
         self,
@@ -99,19 +117,43 @@ class MatchResult:
     ) -> None:
         _init(self, winner, reason, ticks, seed, sides, replay, None)
 
+    @classmethod
+    def from_spool(
+        cls,
+        winner: int | None,
+        reason: sim.Reason,
+        ticks: int,
+        seed: int,
+        sides: tuple[SideResult, SideResult],
+        spooled: replays.SpooledReplay,
+    ) -> MatchResult:
+        """A result whose packed replay waits in ``spooled``'s file, read on first use (and
+        the file deleted): how a local worker's result arrives."""
+        result = object.__new__(cls)
+        _init(result, winner, reason, ticks, seed, sides, None, None, spooled)
+        return result
+
     @property
     def replay(self) -> bytes:
         """The replay's bytes (unpacked, and checked against its sha256, on first use)."""
         raw = self._replay
         if raw is None:
-            assert self._packed is not None
-            raw = self._packed.unpacked()
+            packed = self.packed_replay
+            assert packed is not None
+            raw = packed.unpacked()
             object.__setattr__(self, "_replay", raw)
         return raw
 
     @property
     def packed_replay(self) -> replays.PackedReplay | None:
-        """The replay packed as the store keeps it, if this result carries it so."""
+        """The replay packed as the store keeps it, if this result carries it so (one left in
+        a spool file is read from it now, once)."""
+        if self._spooled is not None:
+            with _SPOOL_LOCK:  # two threads wanting it read the file once
+                spooled = self._spooled
+                if spooled is not None:
+                    object.__setattr__(self, "_packed", spooled.load())
+                    object.__setattr__(self, "_spooled", None)
         return self._packed
 
     def carrying(self, packed: replays.PackedReplay) -> MatchResult:
@@ -126,6 +168,8 @@ class MatchResult:
     def replay_sha256(self) -> str:
         if self._packed is not None:
             return self._packed.sha256
+        if self._spooled is not None:
+            return self._spooled.sha256
         return hashlib.sha256(self.replay).hexdigest()
 
     def to_json(self, replay_path: str = "") -> dict[str, Any]:
@@ -166,8 +210,8 @@ class MatchResult:
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         fields = (self.winner, self.reason, self.ticks, self.seed, self.sides)
-        if self._packed is not None:
-            return _with_packed, (*fields, self._packed)
+        if self._packed is not None or self._spooled is not None:
+            return _with_packed, (*fields, self.packed_replay)
         return MatchResult, (*fields, self.replay)
 
 
@@ -180,6 +224,7 @@ def _init(
     sides: tuple[SideResult, SideResult],
     replay: bytes | None,
     packed: replays.PackedReplay | None,
+    spooled: replays.SpooledReplay | None = None,
 ) -> None:
     put = object.__setattr__
     put(result, "winner", winner)
@@ -189,6 +234,7 @@ def _init(
     put(result, "sides", sides)
     put(result, "_replay", replay)
     put(result, "_packed", packed)
+    put(result, "_spooled", spooled)
 
 
 def _with_packed(
