@@ -162,6 +162,16 @@ def test_matches_handed_out_in_batches_end_as_if_played_one_at_a_time(
         assert player.sizes == sorted(player.sizes, reverse=True) and player.sizes[-1] == 1
 
 
+def test_one_slot_gets_full_batches_to_the_end(store: Store, busy: bytes, idle: bytes) -> None:
+    """With one slot the batches do not shrink towards the end (no other call finishes
+    before it): ten matches in batches of up to four go out as 4, 4, 2."""
+    field = _busy_field(store, busy, idle)
+    record = create_tournament(store, "round-robin", field, seeds=range(5), config=SHORT)
+    player = InBatches(batch=4)
+    run = run_tournament_sync(store, record.id, player, slots=1)
+    assert player.sizes == [4, 4, 2] and run.standings.complete
+
+
 def test_records_wait_until_a_hand_over_is_out(monkeypatch: pytest.MonkeyPatch) -> None:
     """A record starts once every other task of the loop waits (a call's hand-over sent):
     a task that stays runnable through many scheduler passes, as a hand-over does through
@@ -355,8 +365,8 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
 def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
     store: Store, busy: bytes, idle: bytes, hooked_workers: HookWorkers
 ) -> None:
-    """Eight matches on one worker go out in batches (4, 2, 1, 1): a worker killed in one
-    loses none of its matches, and none is recorded twice."""
+    """Eight matches on one worker go out in one batch (one slot: nothing to shrink it for):
+    a worker killed in it loses none of its matches, and none is recorded twice."""
     field = _busy_field(store, busy, idle)
     record = create_tournament(store, "round-robin", field, seeds=range(4), config=SHORT)
     assert _kill_while_playing(store, record.id, 1, hooked_workers) == 1

@@ -351,12 +351,14 @@ async def _play(
             def take() -> list[Pairing]:
                 """The next ready matches to hand out in one call, if a call is free (it takes
                 it): as many as the player's batch while much is left, fewer towards the end
-                (a share of what is left for each call), one at the last."""
+                (a share of what is left for each call), one at the last. With one slot the
+                batches need not shrink: there is no other call to finish long before it."""
                 nonlocal calls, playing
                 if calls >= slots or lost is not None:
                     return []
                 left = sched.total - sched.recorded - len(handed)
-                size = max(1, min(batcher.batch, left // (2 * slots)))
+                share = left if slots == 1 else left // (2 * slots)
+                size = max(1, min(batcher.batch, share))
                 batch: list[Pairing] = []
                 while len(batch) < size and (pairing := next_ready()) is not None:
                     handed.add(pairing)
