@@ -29,7 +29,7 @@ from arena.executors import (
     play,
 )
 from arena.executors._forkserver import FORKSERVER
-from arena.executors._play import play_batch_timed
+from arena.executors._play import open_spool, play_batch_timed, settle_spool
 from tests._support import (
     BOTS,
     Builder,
@@ -173,6 +173,30 @@ def test_a_batch_leaves_its_replays_in_the_pools_spool_until_each_is_read(
     assert list(tmp_path.glob("arena-spool-*")) == []
     for job, outcome in zip(jobs, outcomes, strict=True):
         assert outcome == play(job)
+
+
+def test_a_spool_left_by_a_process_that_is_gone_is_deleted_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A coordinator killed before it ended its spool leaves it behind; the next pool to open
+    a spool on the machine deletes it (its process is gone), and no live process's."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    stale = tmp_path / f"arena-spool-{gone.stdout.strip()}-x1"
+    live = tmp_path / f"arena-spool-{os.getppid()}-x2"
+    for spool in (stale, live):
+        spool.mkdir()
+        (spool / "1-0.zst").write_bytes(b"frame")
+    spool = Path(open_spool())
+    assert spool.parent == tmp_path and spool.name.startswith(f"arena-spool-{os.getpid()}-")
+    assert not stale.exists() and (live / "1-0.zst").exists()
+    settle_spool(str(spool))
+    assert not spool.exists()
 
 
 def test_a_spool_that_cannot_be_written_sends_the_packed_replays_instead(

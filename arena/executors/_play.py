@@ -131,9 +131,32 @@ def _arrived(
     return result
 
 
+_SPOOL_PREFIX = "arena-spool-"
+
+
 def open_spool() -> str:
-    """A new spool directory for a worker pool's packed replays (``settle_spool`` ends it)."""
-    return tempfile.mkdtemp(prefix="arena-spool-")
+    """A new spool directory for a worker pool's packed replays (``settle_spool`` ends it),
+    named after this process. Those of processes that are gone (killed before they could
+    end theirs) are deleted first, so a killed tournament leaves nothing behind for long."""
+    top = tempfile.gettempdir()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(top):
+            pid = entry.name.removeprefix(_SPOOL_PREFIX).partition("-")[0]
+            if entry.name.startswith(_SPOOL_PREFIX) and pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(entry.path, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{_SPOOL_PREFIX}{os.getpid()}-", dir=top)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts: it is not ours to
+    judge)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def settle_spool(spool: str) -> None:
