@@ -134,9 +134,11 @@ NEVER = (
     "importlib.metadata",
     "asyncio",
     "tomllib",
+    "random",
 )
 """Standard modules a one-off match has no use for (subprocess compiles a module the
-cache does not hold; tomllib reads a case the cache does not hold)."""
+cache does not hold; tomllib reads a case the cache does not hold; random times the
+store's waits on a busy lock)."""
 
 # arena ARGV[2:], then the modules the process holds as JSON in ARGV[1].
 _LISTED = (
