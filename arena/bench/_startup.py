@@ -105,9 +105,9 @@ def startup_figures(rounds: int, tree: Tree | None = None) -> dict[str, float]:
     floor = median["wasmtime"] + median["work"]
     project = [m for m in loaded if m.split(".")[0] in _PROJECT]
     print(
-        "a one-off `arena match idle idle --max-ticks 1` (warm compile cache, recorded),"
-        f" whole process, against its floor (ms of wall time, median of {rounds} rounds"
-        " taken in turn):"
+        "a one-off `arena match idle idle --max-ticks 1` (warm disk cache: the module, the"
+        " case; recorded), whole process, against its floor (ms of wall time, median of"
+        f" {rounds} rounds taken in turn):"
     )
     rows = [
         ("whole process", median["whole"]),
