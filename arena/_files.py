@@ -22,6 +22,7 @@ from arena._errors import ArenaError
 __all__ = [
     "atomic_write",
     "atomic_write_all",
+    "cache_dir",
     "check_directory",
     "check_output",
     "data_dir",
@@ -35,6 +36,13 @@ __all__ = [
 def data_dir() -> Path:
     """The data directory: ``$FORAY_DATA_DIR``, else ``./data``."""
     return Path(os.environ.get("FORAY_DATA_DIR", "data"))
+
+
+def cache_dir() -> Path:
+    """The machine's disk cache (compiled modules, loaded cases): ``$FORAY_CACHE_DIR``, else
+    ``cache/`` in the data directory."""
+    root = os.environ.get("FORAY_CACHE_DIR")
+    return Path(root) if root else data_dir() / "cache"
 
 
 def _kind(mode: int) -> str:

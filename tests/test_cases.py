@@ -17,6 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import tomli_w
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -28,7 +29,7 @@ import replays
 import sim
 from arena import cases
 from arena.baselines import BASELINES, BASELINES_DIR, ZIG_BUILD_FLAGS, compile_c, compile_zig
-from arena.cases import Case, CaseError, CaseInvalidError, Role
+from arena.cases import Case, CaseError, CaseInvalidError, Role, _cached
 from tests._support import ROOT, cli, examples
 
 Capture = pytest.CaptureFixture[str]
@@ -289,6 +290,65 @@ def test_find_case_names_what_the_catalog_has(tmp_path: Path, make_case: MakeCas
         cases.find_case("foray", 9, catalog=catalog)
     with pytest.raises(cases.CaseNotFoundError, match="no case catalog"):
         cases.find_case("foray", catalog=tmp_path / "missing")
+
+
+# --------------------------------------------------------------------------- kept loaded
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*.case"))
+
+
+def test_the_default_case_is_taken_from_the_cache_while_nothing_changed(
+    tmp_path: Path, make_case: MakeCase
+) -> None:
+    make_case(tmp_path)
+    catalog, cache = tmp_path / "cases", tmp_path / "cache"
+    first = cases.default_case(catalog, cache=cache)
+    assert first == cases.default_case(catalog)  # the case as loading it gives
+    (entry,) = _entries(cache)
+    # An entry holding another name shows that the next call reads the entry, not the TOML.
+    _cached._write(cache, entry, msgspec.structs.replace(first, name="from the cache"))
+    assert cases.default_case(catalog, cache=cache).name == "from the cache"
+    assert _entries(cache) == [entry]
+
+
+@pytest.mark.parametrize("change", ["manifest", "opponent module", "new file"])
+def test_a_changed_case_is_loaded_and_checked_afresh(
+    tmp_path: Path, make_case: MakeCase, change: str
+) -> None:
+    directory = make_case(tmp_path)
+    catalog, cache = tmp_path / "cases", tmp_path / "cache"
+    cached = cases.default_case(catalog, cache=cache)
+    (old,) = _entries(cache)
+    if change == "manifest":
+        doc = foray_doc()
+        doc["name"] = "Foray, renamed"
+        rewrite(directory / cases.MANIFEST, tomli_w.dumps(doc).encode())
+        assert cases.default_case(catalog, cache=cache).name == "Foray, renamed"
+    elif change == "opponent module":  # the manifest's sha256 no longer matches
+        module = cached.opponents[0].module
+        rewrite(module, module.read_bytes() + b"\0")
+        with pytest.raises(CaseInvalidError, match="sha256"):
+            cases.default_case(catalog, cache=cache)
+        return
+    else:
+        (directory / "notes.md").write_text("a file the case does not name\n", encoding="utf-8")
+        assert cases.default_case(catalog, cache=cache) == cases.default_case(catalog)
+    (new,) = _entries(cache)  # the directory's older entry is gone
+    assert new != old
+
+
+def test_a_damaged_entry_is_never_trusted(tmp_path: Path, make_case: MakeCase) -> None:
+    make_case(tmp_path)
+    catalog, cache = tmp_path / "cases", tmp_path / "cache"
+    case = cases.default_case(catalog, cache=cache)
+    (entry,) = _entries(cache)
+    whole = entry.read_bytes()
+    for damaged in (whole[:-1], whole[:-1] + bytes([whole[-1] ^ 1]), b"", whole[:20]):
+        entry.write_bytes(damaged)
+        assert cases.default_case(catalog, cache=cache) == case
+        assert entry.read_bytes() == whole  # loaded again and kept again
 
 
 def test_the_catalog_reports_broken_cases_and_unhosted_types(

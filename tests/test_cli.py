@@ -116,6 +116,22 @@ def test_match_default_replay_goes_to_the_data_dir(
     assert path.name == f"{result['replay_sha256']}.replay" and path.is_file()
 
 
+def test_match_keeps_the_default_case_beside_the_compiled_modules(
+    capsys: Capture, tmp_path: Path, idle: bytes, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loaded case goes to the disk cache (``$FORAY_CACHE_DIR``, else the data
+    directory's ``cache/``), as the compiled modules do, even with --no-record."""
+    wasm = tmp_path / "idle.wasm"
+    wasm.write_bytes(idle)
+    args = ("match", str(wasm), str(wasm), "--max-ticks", "1", "--no-record")
+    monkeypatch.delenv("FORAY_CACHE_DIR")  # the tests' shared cache
+    assert cli(capsys, *args).code == 0
+    (entry,) = (data_dir / "cache" / "cases").glob("*.case")
+    monkeypatch.setenv("FORAY_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert cli(capsys, *args).code == 0
+    assert [p.name for p in (tmp_path / "elsewhere" / "cases").glob("*.case")] == [entry.name]
+
+
 def test_match_prints_a_readable_summary(capsys: Capture, tmp_path: Path) -> None:
     replay = tmp_path / "m.replay"
     out = cli(capsys, "match", "random", "border-soldier", "--replay", str(replay))

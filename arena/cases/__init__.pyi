@@ -14,11 +14,13 @@ from ._errors import (
     CaseNotFoundError as CaseNotFoundError,
     UnsupportedCaseTypeError as UnsupportedCaseTypeError,
 )
-from ._manifest import (
+from ._layout import (
     MANIFEST as MANIFEST,
+    version_of as version_of,
+)
+from ._manifest import (
     MAX_MANIFEST_BYTES as MAX_MANIFEST_BYTES,
     load_case as load_case,
-    version_of as version_of,
 )
 from ._model import (
     BuildSpec as BuildSpec,

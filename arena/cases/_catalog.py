@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
 
@@ -10,7 +10,7 @@ import msgspec
 
 from arena._errors import ArenaError
 from arena.cases._errors import CaseError, CaseInvalidError, CaseNotFoundError
-from arena.cases._manifest import MANIFEST, load_case, version_of
+from arena.cases._layout import MANIFEST, version_of
 from arena.cases._model import Case, Difficulty
 
 __all__ = ["CATALOG_DIR", "DEFAULT_SLUG", "Catalog", "default_case", "find_case", "scan_catalog"]
@@ -63,6 +63,14 @@ def _layout_error(directory: Path, message: str) -> CaseInvalidError:
     return CaseInvalidError(directory, [CaseError(str(directory), "", "", message)])
 
 
+def _load_case(directory: Path) -> Case:
+    # The manifest's reader (and tomllib) loads when a case is read, not with the catalog:
+    # ``arena match`` usually finds its case in the disk cache (``_cached.py``).
+    from arena.cases._manifest import load_case
+
+    return load_case(directory)
+
+
 def scan_catalog(root: Path | None = None) -> Catalog:
     """Load every case of the catalog at ``root`` (default: the repository's ``cases/``)."""
     root = root or CATALOG_DIR
@@ -81,7 +89,7 @@ def scan_catalog(root: Path | None = None) -> Catalog:
             problems.append(_layout_error(directory, message))
             continue
         try:
-            cases.append(load_case(directory))
+            cases.append(_load_case(directory))
         except (CaseInvalidError, CaseNotFoundError) as exc:
             problems.append(exc)
     return Catalog(root, tuple(sorted(cases, key=_sort_key)), tuple(problems))
@@ -93,7 +101,10 @@ def find_case(slug: str, version: int | None = None, *, catalog: Path | None = N
     ``CaseNotFoundError`` names the known slugs (or versions) when there is no
     such case; a case that does not load raises its ``CaseInvalidError``.
     """
-    root = catalog or CATALOG_DIR
+    return _find(slug, version, catalog or CATALOG_DIR, _load_case)
+
+
+def _find(slug: str, version: int | None, root: Path, load_case: Callable[[Path], Case]) -> Case:
     by_slug: dict[str, list[Path]] = {}
     for directory in _version_dirs(root):
         if version_of(directory) is not None and (directory / MANIFEST).is_file():
@@ -118,6 +129,15 @@ def find_case(slug: str, version: int | None = None, *, catalog: Path | None = N
     )
 
 
-def default_case(catalog: Path | None = None) -> Case:
-    """The Foray case (its newest published version): the rules and limits of ``arena match``."""
-    return find_case(DEFAULT_SLUG, catalog=catalog)
+def default_case(catalog: Path | None = None, *, cache: Path | None = None) -> Case:
+    """The Foray case (its newest published version): the rules and limits of ``arena match``.
+
+    With ``cache`` (a directory), the loaded case is kept there and taken from there
+    while neither the case's files nor the code that loads it have changed
+    (``_cached.py``): ``arena match`` skips reading its TOML. Without it, it is loaded.
+    """
+    if cache is None:
+        return find_case(DEFAULT_SLUG, catalog=catalog)
+    from arena.cases._cached import cached_case
+
+    return _find(DEFAULT_SLUG, None, catalog or CATALOG_DIR, lambda d: cached_case(d, cache))

@@ -21,21 +21,19 @@ from typing import Any, Final
 from arena._errors import ArenaError
 from arena._files import open_regular
 from arena.cases._errors import CaseInvalidError, CaseNotFoundError, UnsupportedCaseTypeError
+from arena.cases._layout import MANIFEST, version_of
 from arena.cases._model import Case, CasePaths, CaseType, Difficulty, Opponent
 from arena.cases._tables import AdversarialTables
 from arena.cases._toml import ROOT, Report, Table, parse_toml, quote
 
 __all__ = [
     "FORBIDDEN_TABLES",
-    "MANIFEST",
     "MAX_MANIFEST_BYTES",
     "MAX_RUNTIME_HOURS",
     "MAX_SLUG_CHARS",
     "load_case",
-    "version_of",
 ]
 
-MANIFEST: Final = "test-case.toml"
 MAX_MANIFEST_BYTES: Final = 256 * 1024
 """A manifest is a page of TOML; anything this large is not one (and is not parsed)."""
 MAX_RUNTIME_HOURS: Final = 24.0
@@ -46,7 +44,6 @@ MAX_SLUG_CHARS: Final = 64
 reader's bound on a string, so no honest replay of the case is ever unreadable."""
 
 SLUG = re.compile(r"[a-z0-9-]+")
-VERSION_DIR = re.compile(r"[1-9][0-9]{0,8}")
 
 FORBIDDEN_TABLES: Final = {
     "case": "[[case]]",
@@ -56,11 +53,6 @@ FORBIDDEN_TABLES: Final = {
     "check": "[[check]]",
 }
 """Root keys of other case types' tables, refused by name in an adversarial case."""
-
-
-def version_of(directory: Path) -> int | None:
-    """The case version a directory's name gives (``1``, ``2``, ...), or None if it is not one."""
-    return int(directory.name) if VERSION_DIR.fullmatch(directory.name) else None
 
 
 class _Loader:

@@ -22,15 +22,17 @@ from arena._errors import ArenaError
 from arena._extensions import COMMANDS, extensions
 from arena.cli._common import loading, shown
 
-__all__ = ["OPERATOR_ERRORS", "build_parser", "main"]
+__all__ = ["build_parser", "main", "operator_errors"]
 
-OPERATOR_ERRORS: tuple[type[Exception], ...] = (
-    ArenaError,
-    sim.ConfigError,
-    sim.MapError,
-    replays.ReplayError,
-)
-"""What the operator or a file got wrong: exit 2 with the message, no traceback."""
+
+def operator_errors() -> tuple[type[Exception], ...]:
+    """What the operator or a file got wrong: exit 2 with the message, no traceback.
+
+    A function, not a constant: naming sim's and the replays' errors loads their modules
+    (and msgspec with them), which ``main`` does among the command's imports, without the
+    garbage collector (``loading``), not as this module is imported.
+    """
+    return (ArenaError, sim.ConfigError, sim.MapError, replays.ReplayError)
 
 
 # The command group (a module of arena.cli) that registers each command: a
@@ -133,20 +135,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["tournament"] and argv[1:2] and argv[1] in _DESK:
-        # ``arena tournament matches ID`` and the like: the desk's own parser (``arena
-        # tournament`` itself takes entrants as its words).
-        from arena.cli import _desk
+    with loading():
+        errors = operator_errors()
+        if argv[:1] == ["tournament"] and argv[1:2] and argv[1] in _DESK:
+            # ``arena tournament matches ID`` and the like: the desk's own parser (``arena
+            # tournament`` itself takes entrants as its words).
+            from arena.cli import _desk
 
-        args = _desk.build_parser(_Parser).parse_args(argv[1:])
-    else:
-        # The first word names the command (the parser itself takes no options but -h).
-        with loading():
+            parser = _desk.build_parser(_Parser)
+            argv = argv[1:]
+        else:
+            # The first word names the command (the parser itself takes no options but -h).
             parser = build_parser(argv[0] if argv else None)
-        args = parser.parse_args(argv)
+    args = parser.parse_args(argv)
     try:
         code: int = args.func(args)
-    except OPERATOR_ERRORS as exc:
+    except errors as exc:
         print(f"error: {shown(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -45,15 +45,16 @@ def cmd_match(args: argparse.Namespace) -> int:
     # The match path: nothing of the executors, the coordinator or the builds
     # (tests/test_startup.py lists every module it loads).
     with loading():
-        from arena._files import check_directory, check_output, data_dir, write_output
+        from arena._files import cache_dir, check_directory, check_output, data_dir, write_output
         from arena.cases import default_case
         from arena.match import load_contestant, load_map, play
         from arena.store import Store, store_contestant
 
     a, b = load_contestant(args.a), load_contestant(args.b)
     # The rules and limits are the Foray case's; the replay names the case they came
-    # from (its header records every constant, overrides included).
-    case = default_case()
+    # from (its header records every constant, overrides included). The loaded case is
+    # kept in the disk cache, beside the compiled modules: the next match skips its TOML.
+    case = default_case(cache=cache_dir() / "cases")
     config = case.rules
     if args.max_ticks is not None:
         config = config.replace(max_ticks=args.max_ticks)

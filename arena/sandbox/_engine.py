@@ -27,7 +27,7 @@ from typing import Final
 import wasmtime
 
 from arena._errors import ArenaError
-from arena._files import atomic_write, data_dir
+from arena._files import atomic_write, cache_dir
 from arena.sandbox import _ffi
 from arena.sandbox._compile_worker import (
     CONFIG_HASH,
@@ -337,8 +337,7 @@ def disk_cache() -> DiskCache | None:
         )
     if max_bytes == 0:
         return None
-    root = os.environ.get("FORAY_CACHE_DIR")
-    return DiskCache(Path(root) if root else data_dir() / "cache", max_bytes)
+    return DiskCache(cache_dir(), max_bytes)
 
 
 class CompileTimeout(str):

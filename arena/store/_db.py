@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import itertools
 import os
-import random
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from arena.store._errors import StoreBusyError, StoreError, StoreVersionError
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = ["MIN_SQLITE", "Database"]
 
@@ -66,7 +68,7 @@ class Database:
         self._pid = os.getpid()
         self._local = threading.local()
         self._open: list[sqlite3.Connection] = []
-        self._rng = random.Random()
+        self._rng: random.Random | None = None  # made by the first wait on a busy lock
         self._closed = False
         self._serials = itertools.count(1)
 
@@ -155,6 +157,10 @@ class Database:
                 code = _code(exc)
                 if code in (_BUSY, _LOCKED) and time.monotonic() < deadline:
                     left = deadline - time.monotonic()
+                    if self._rng is None:
+                        import random  # only a busy store waits: most commands never do
+
+                        self._rng = random.Random()
                     time.sleep(max(0.0, min(pause * self._rng.uniform(0.5, 1.5), left)))
                     pause = min(pause * 2, _MAX_PAUSE)
                     continue

@@ -55,7 +55,6 @@ _IGNORABLE: Final = (
     (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
-_IGNORED: Final = re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _IGNORABLE) + "]")
 _BIDI_CONTROLS: Final = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e") | frozenset(
     "\u2066\u2067\u2068\u2069"
 )
@@ -67,6 +66,14 @@ _NOT_CHARACTERS: Final = {
     "Zp": "a paragraph separator",
 }
 _SPACES: Final = re.compile(r"\s+")
+
+
+@functools.cache
+def _ignored() -> re.Pattern[str]:
+    """The ignorable code points as a pattern: compiled when a name is first compared (a
+    class of Unicode ranges costs as much to compile as a small module to import, and
+    recording a match compares no name)."""
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _IGNORABLE) + "]")
 
 
 def name_problem(name: object) -> str | None:
@@ -89,7 +96,7 @@ def name_problem(name: object) -> str | None:
 def name_keys(name: str) -> frozenset[str]:
     """What ``name`` looks like, as it is and case-folded: two names sharing a key are taken
     for one another (see the module's doc). Empty keys for a name with nothing visible."""
-    text = _SPACES.sub(" ", _IGNORED.sub("", unicodedata.normalize("NFKC", name))).strip()
+    text = _SPACES.sub(" ", _ignored().sub("", unicodedata.normalize("NFKC", name))).strip()
     return frozenset((_skeleton(text), _skeleton(text.casefold())))
 
 
