@@ -106,8 +106,18 @@ export class Viewer {
       this._onKey = (e) => this._key(e);
       document.addEventListener("keydown", this._onKey);
     }
-    this._onResize = () => this._resize();
+    this._onResize = () => {
+      this._room = null; // the board's width seen last is no longer the board's
+      this._resize();
+    };
     window.addEventListener("resize", this._onResize);
+    // The board's width as each layout leaves it, until the canvas is first sized: read then,
+    // the canvas is sized without a style and layout forced on the way to the first frame.
+    this._room = null;
+    this._roomWatch = new ResizeObserver(([entry]) => {
+      this._room = Math.round(entry.contentRect.width); // as clientWidth rounds it
+    });
+    this._roomWatch.observe(this.ui.board);
     this._setState("loading");
     const sink = {
       header: (replay) => this._onHeader(replay),
@@ -236,7 +246,7 @@ export class Viewer {
 
   /** Size the canvas to the page; whether its size changed (it is then blank). */
   _fit() {
-    const room = this.ui.board.clientWidth || 640;
+    const room = this._room || this.ui.board.clientWidth || 640;
     const tall = Math.max(240, window.innerHeight - 220);
     return this.renderer.resize(Math.min(room, (tall * this.replay.width) / this.replay.height));
   }
@@ -262,6 +272,8 @@ export class Viewer {
     this.ui.outcome.textContent = "";
     this.renderer = new MapRenderer(this.ui.canvas, replay);
     this._fit();
+    this._roomWatch.disconnect(); // from now on the window's resize events size it
+    this._room = null;
     // The bare map on the next animation frame, unless a frame is drawn first: the
     // first frame often comes in the header's own network chunk.
     requestAnimationFrame(() => {
@@ -273,9 +285,13 @@ export class Viewer {
   /** More frames have been read. */
   _onFrames(replay) {
     if (this.tick < 0) {
-      // The first frames: draw now, not on the next animation frame.
-      this._show(Math.min(this._wanted, replay.ticks - 1));
+      // The first frames: draw the map now, not on the next animation frame; the panels
+      // beside it follow on that frame (before it is painted), off the first frame's path.
+      this._show(Math.min(this._wanted, replay.ticks - 1), { panels: false });
       this.metrics.firstFrame = performance.now();
+      requestAnimationFrame(() => {
+        if (!this._destroyed) this._panels(this._lastView);
+      });
       this.ui.scrubber.disabled = false;
       Promise.all([import("./charts.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
         if (this.charts !== null || this._destroyed) return;
@@ -460,20 +476,20 @@ export class Viewer {
     return this._cur !== null && this._cur.t === t ? this._cur.state : this.replay.stateAt(t);
   }
 
-  _show(t) {
+  _show(t, { panels = true } = {}) {
     this.tick = t;
-    this._render();
+    this._render({ panels });
     // Not while a deep link waits for its frames: the page would record a tick it did not ask for.
     if (this.onTick !== null && this._wanted === null) this.onTick(t, this.playing);
   }
 
-  _render() {
+  /** Draw the tick shown: the map, and (unless `panels` is false) the panels beside it. */
+  _render({ panels = true } = {}) {
     if (this.renderer === null) return;
     const view = this.view(this.tick);
     this._lastView = view;
     this.renderer.draw(view, { vision: this.vision });
-    this._sides(view);
-    this._banner(view);
+    if (panels) this._panels(view);
     this._label();
     this._scheduleMarkers();
     this.ui.canvas.setAttribute("aria-label", `the map at tick ${this.tick}`);
@@ -501,6 +517,12 @@ export class Viewer {
     const last = r.ticks - 1;
     const total = r.complete ? `${last}` : `${last}…`;
     this.ui.tickLabel.textContent = this.tick < 0 ? "no ticks" : `tick ${this.tick} / ${total}`;
+  }
+
+  /** The sides' statistics and notes, and the forfeit banner, of `view`. */
+  _panels(view) {
+    this._sides(view);
+    this._banner(view);
   }
 
   _sides({ state, frame }) {
@@ -574,6 +596,7 @@ export class Viewer {
     this._abort.abort();
     if (this._onKey) document.removeEventListener("keydown", this._onKey);
     window.removeEventListener("resize", this._onResize);
+    this._roomWatch.disconnect();
     if (this.charts !== null) this.charts.destroy();
     this.element.replaceChildren();
   }

@@ -8,12 +8,12 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-PXRKD2XL.js";
 import {
   h,
   num
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-DXM2DDJD.js";
+import "./chunk-UCCEFY2H.js";
 
 // static/ratings.js
 var SVG = "http://www.w3.org/2000/svg";

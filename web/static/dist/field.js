@@ -10,12 +10,12 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-PXRKD2XL.js";
 import {
   h,
   num
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-DXM2DDJD.js";
+import "./chunk-UCCEFY2H.js";
 
 // static/field.js
 var main = frame("field");

@@ -7,12 +7,12 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-PXRKD2XL.js";
 import {
   h,
   num
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-DXM2DDJD.js";
+import "./chunk-UCCEFY2H.js";
 
 // static/index.js
 var main = frame("index");

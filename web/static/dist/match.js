@@ -9,11 +9,11 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-PXRKD2XL.js";
 import {
   h
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-DXM2DDJD.js";
+import "./chunk-UCCEFY2H.js";
 
 // static/match.js
 var main = frame("match");

@@ -8,12 +8,12 @@ import {
   pageHref,
   setAddress,
   table
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-PXRKD2XL.js";
 import {
   h,
   num
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-DXM2DDJD.js";
+import "./chunk-UCCEFY2H.js";
 
 // static/run.js
 var main = frame("run");

@@ -1,7 +1,7 @@
 import {
   mountViewer
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-DXM2DDJD.js";
+import "./chunk-UCCEFY2H.js";
 
 // static/view.js
 var element = document.getElementById("viewer");
