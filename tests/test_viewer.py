@@ -193,7 +193,7 @@ def test_the_terrain_is_each_cell_in_its_colour_sized_to_the_board(
         """() => {
             const v = window.forayViewer;
             const r = v.renderer, c = r.cell, w = v.replay.width, h = v.replay.height;
-            const t = r._terrain.getContext("2d").getImageData(0, 0, w * c, h * c).data;
+            const t = r.terrain().getContext("2d").getImageData(0, 0, w * c, h * c).data;
             const at = (x, y) => { const i = 4 * (y * w * c + x); return [t[i], t[i + 1], t[i + 2]]; };
             const rock = v.replay.header.map.rock;
             const cellOf = (kind) => rock.findIndex((k) => k === kind);

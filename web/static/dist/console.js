@@ -14,12 +14,12 @@ import {
   table,
   timing,
   when
-} from "./chunk-PXRKD2XL.js";
+} from "./chunk-WLTSF45D.js";
 import {
   h,
   num
-} from "./chunk-DXM2DDJD.js";
-import "./chunk-UCCEFY2H.js";
+} from "./chunk-E26PEN5Q.js";
+import "./chunk-AWTW6VLT.js";
 
 // static/picker.js
 var FIELD_PAGE = 48;

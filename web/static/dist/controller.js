@@ -8,12 +8,12 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-PXRKD2XL.js";
+} from "./chunk-WLTSF45D.js";
 import {
   h,
   num
-} from "./chunk-DXM2DDJD.js";
-import "./chunk-UCCEFY2H.js";
+} from "./chunk-E26PEN5Q.js";
+import "./chunk-AWTW6VLT.js";
 
 // static/ratings.js
 var SVG = "http://www.w3.org/2000/svg";

@@ -7,12 +7,12 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-PXRKD2XL.js";
+} from "./chunk-WLTSF45D.js";
 import {
   h,
   num
-} from "./chunk-DXM2DDJD.js";
-import "./chunk-UCCEFY2H.js";
+} from "./chunk-E26PEN5Q.js";
+import "./chunk-AWTW6VLT.js";
 
 // static/index.js
 var main = frame("index");

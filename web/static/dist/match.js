@@ -9,11 +9,11 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-PXRKD2XL.js";
+} from "./chunk-WLTSF45D.js";
 import {
   h
-} from "./chunk-DXM2DDJD.js";
-import "./chunk-UCCEFY2H.js";
+} from "./chunk-E26PEN5Q.js";
+import "./chunk-AWTW6VLT.js";
 
 // static/match.js
 var main = frame("match");

@@ -8,12 +8,12 @@ import {
   pageHref,
   setAddress,
   table
-} from "./chunk-PXRKD2XL.js";
+} from "./chunk-WLTSF45D.js";
 import {
   h,
   num
-} from "./chunk-DXM2DDJD.js";
-import "./chunk-UCCEFY2H.js";
+} from "./chunk-E26PEN5Q.js";
+import "./chunk-AWTW6VLT.js";
 
 // static/run.js
 var main = frame("run");

@@ -1,7 +1,7 @@
 import {
   mountViewer
-} from "./chunk-DXM2DDJD.js";
-import "./chunk-UCCEFY2H.js";
+} from "./chunk-E26PEN5Q.js";
+import "./chunk-AWTW6VLT.js";
 
 // static/view.js
 var element = document.getElementById("viewer");

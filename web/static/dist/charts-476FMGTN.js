@@ -1,6 +1,6 @@
 import {
   SIDE_COLORS
-} from "./chunk-UCCEFY2H.js";
+} from "./chunk-AWTW6VLT.js";
 
 // static/vendor/uplot/uPlot.esm.js
 var FEAT_TIME = true;

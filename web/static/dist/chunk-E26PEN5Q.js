@@ -3,7 +3,7 @@ import {
   SIDE_COLORS,
   SOLDIER,
   streamReplay
-} from "./chunk-UCCEFY2H.js";
+} from "./chunk-AWTW6VLT.js";
 
 // static/dom.js
 function h(tag, props = {}, ...children) {
@@ -328,7 +328,7 @@ var Viewer = class {
         if (!this._destroyed) this._panels(this._lastView);
       });
       this.ui.scrubber.disabled = false;
-      Promise.all([import("./charts-FDK4WYG2.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
+      Promise.all([import("./charts-476FMGTN.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));

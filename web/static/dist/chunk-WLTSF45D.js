@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-DXM2DDJD.js";
+} from "./chunk-E26PEN5Q.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";
