@@ -354,7 +354,7 @@ export function visionMask(replay, state, side) {
 
 /**
  * Fetch a replay and feed its objects to `sink` as they are decoded:
- * sink.header(replay) once, sink.frames(replay) after each batch of frames
+ * sink.response() once the response has arrived (if the sink has it), sink.header(replay) once, sink.frames(replay) after each batch of frames
  * (one network chunk's worth), sink.done(replay) after the result. Rejects
  * with a ReplayError (or the fetch's error) at the first fault.
  */
@@ -362,6 +362,7 @@ export async function streamReplay(url, sink, { signal, headers = null } = {}) {
   // A plain GET, so that a page's <link rel="preload" as="fetch"> of the same address serves it
   // (`headers`: the console's token, for a replay that is not published).
   const response = await fetch(url, headers ? { signal, headers } : { signal });
+  sink.response?.();
   if (!response.ok) {
     const text = (await response.text()).trim();
     throw new ReplayError(`cannot load the replay (HTTP ${response.status}): ${text || response.statusText}`);

@@ -36,7 +36,8 @@ const WHOLE_CHARGE = ["trap", "fuel", "timeout"];
 export const TICKS_PER_SECOND = 10;
 
 /**
- * Mount a viewer of the replay at `replayUrl` in `element` (emptied first).
+ * Mount a viewer of the replay at `replayUrl` in `element` (its contents replaced by the
+ * viewer once the replay's response has arrived).
  * Options: tick (open at this tick), keyboard (default true: the page's keys
  * drive this viewer), onTick(tick, playing) (called after every tick shown),
  * storedAs ([A's, B's]: the name each side's module was first stored under, shown
@@ -120,6 +121,7 @@ export class Viewer {
     this._roomWatch.observe(this.ui.board);
     this._setState("loading");
     const sink = {
+      response: () => this._attach(),
       header: (replay) => this._onHeader(replay),
       frames: (replay) => this._onFrames(replay),
       done: (replay) => this._onDone(replay),
@@ -206,18 +208,25 @@ export class Viewer {
       u.speed,
       u.vision,
     );
-    this.element.replaceChildren(
-      h(
-        "div",
-        { class: "fv" },
-        u.title,
-        u.outcome,
-        h("div", { class: "fv-main" }, u.sides[0], board, u.sides[1]),
-        controls,
-        u.status,
-        u.charts,
-      ),
+    this._root = h(
+      "div",
+      { class: "fv" },
+      u.title,
+      u.outcome,
+      h("div", { class: "fv-main" }, u.sides[0], board, u.sides[1]),
+      controls,
+      u.status,
+      u.charts,
     );
+  }
+
+  /**
+   * Put the viewer's elements in the page: when the replay's response has arrived (or failed),
+   * not when it mounts. Elements added while the response is awaited made the browser style,
+   * lay out and paint them first, and the response's turn came only after that frame.
+   */
+  _attach() {
+    if (this._root.parentNode !== this.element) this.element.replaceChildren(this._root);
   }
 
   _button(text, title, action, cls = "") {
@@ -317,6 +326,7 @@ export class Viewer {
   }
 
   _fail(err) {
+    this._attach();
     this.pause();
     this.ui.status.textContent = err instanceof Error ? err.message : String(err);
     this._setState("error");

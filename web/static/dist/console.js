@@ -14,12 +14,12 @@ import {
   table,
   timing,
   when
-} from "./chunk-WLTSF45D.js";
+} from "./chunk-RETD64QD.js";
 import {
   h,
   num
-} from "./chunk-E26PEN5Q.js";
-import "./chunk-AWTW6VLT.js";
+} from "./chunk-MW7NNZ3D.js";
+import "./chunk-ZMA5HP4X.js";
 
 // static/picker.js
 var FIELD_PAGE = 48;

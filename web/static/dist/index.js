@@ -7,12 +7,12 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-WLTSF45D.js";
+} from "./chunk-RETD64QD.js";
 import {
   h,
   num
-} from "./chunk-E26PEN5Q.js";
-import "./chunk-AWTW6VLT.js";
+} from "./chunk-MW7NNZ3D.js";
+import "./chunk-ZMA5HP4X.js";
 
 // static/index.js
 var main = frame("index");

@@ -9,11 +9,11 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-WLTSF45D.js";
+} from "./chunk-RETD64QD.js";
 import {
   h
-} from "./chunk-E26PEN5Q.js";
-import "./chunk-AWTW6VLT.js";
+} from "./chunk-MW7NNZ3D.js";
+import "./chunk-ZMA5HP4X.js";
 
 // static/match.js
 var main = frame("match");

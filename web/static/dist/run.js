@@ -8,12 +8,12 @@ import {
   pageHref,
   setAddress,
   table
-} from "./chunk-WLTSF45D.js";
+} from "./chunk-RETD64QD.js";
 import {
   h,
   num
-} from "./chunk-E26PEN5Q.js";
-import "./chunk-AWTW6VLT.js";
+} from "./chunk-MW7NNZ3D.js";
+import "./chunk-ZMA5HP4X.js";
 
 // static/run.js
 var main = frame("run");

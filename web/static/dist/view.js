@@ -1,7 +1,7 @@
 import {
   mountViewer
-} from "./chunk-E26PEN5Q.js";
-import "./chunk-AWTW6VLT.js";
+} from "./chunk-MW7NNZ3D.js";
+import "./chunk-ZMA5HP4X.js";
 
 // static/view.js
 var element = document.getElementById("viewer");

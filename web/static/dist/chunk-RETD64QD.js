@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-E26PEN5Q.js";
+} from "./chunk-MW7NNZ3D.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";

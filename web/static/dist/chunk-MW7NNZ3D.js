@@ -3,7 +3,7 @@ import {
   SIDE_COLORS,
   SOLDIER,
   streamReplay
-} from "./chunk-AWTW6VLT.js";
+} from "./chunk-ZMA5HP4X.js";
 
 // static/dom.js
 function h(tag, props = {}, ...children) {
@@ -171,6 +171,7 @@ var Viewer = class {
     this._roomWatch.observe(this.ui.board);
     this._setState("loading");
     const sink = {
+      response: () => this._attach(),
       header: (replay) => this._onHeader(replay),
       frames: (replay) => this._onFrames(replay),
       done: (replay) => this._onDone(replay)
@@ -253,18 +254,24 @@ var Viewer = class {
       u.speed,
       u.vision
     );
-    this.element.replaceChildren(
-      h(
-        "div",
-        { class: "fv" },
-        u.title,
-        u.outcome,
-        h("div", { class: "fv-main" }, u.sides[0], board, u.sides[1]),
-        controls,
-        u.status,
-        u.charts
-      )
+    this._root = h(
+      "div",
+      { class: "fv" },
+      u.title,
+      u.outcome,
+      h("div", { class: "fv-main" }, u.sides[0], board, u.sides[1]),
+      controls,
+      u.status,
+      u.charts
     );
+  }
+  /**
+   * Put the viewer's elements in the page: when the replay's response has arrived (or failed),
+   * not when it mounts. Elements added while the response is awaited made the browser style,
+   * lay out and paint them first, and the response's turn came only after that frame.
+   */
+  _attach() {
+    if (this._root.parentNode !== this.element) this.element.replaceChildren(this._root);
   }
   _button(text, title, action, cls = "") {
     return h("button", {
@@ -328,7 +335,7 @@ var Viewer = class {
         if (!this._destroyed) this._panels(this._lastView);
       });
       this.ui.scrubber.disabled = false;
-      Promise.all([import("./charts-476FMGTN.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
+      Promise.all([import("./charts-LZTQY7HF.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));
@@ -350,6 +357,7 @@ var Viewer = class {
     this._setState("ready");
   }
   _fail(err) {
+    this._attach();
     this.pause();
     this.ui.status.textContent = err instanceof Error ? err.message : String(err);
     this._setState("error");

@@ -1,6 +1,6 @@
 import {
   SIDE_COLORS
-} from "./chunk-AWTW6VLT.js";
+} from "./chunk-ZMA5HP4X.js";
 
 // static/vendor/uplot/uPlot.esm.js
 var FEAT_TIME = true;

@@ -1273,6 +1273,7 @@ function visionMask(replay, state, side) {
 }
 async function streamReplay(url, sink, { signal, headers = null } = {}) {
   const response = await fetch(url, headers ? { signal, headers } : { signal });
+  sink.response?.();
   if (!response.ok) {
     const text = (await response.text()).trim();
     throw new ReplayError(`cannot load the replay (HTTP ${response.status}): ${text || response.statusText}`);
