@@ -397,8 +397,13 @@ export async function streamReplay(url, sink, { signal, headers = null } = {}) {
     replay.addFrame(obj);
     pending++;
     // The first frame is drawn at once, not after the rest of its chunk is decoded:
-    // a preloaded replay may arrive whole, in one chunk.
-    if (replay.ticks === 1) flush();
+    // a preloaded replay may arrive whole, in one chunk. Then a task's pause, so that
+    // the browser paints it before decoding the rest (which would otherwise run on,
+    // chunk after chunk, before any paint).
+    if (replay.ticks === 1) {
+      flush();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
   flush();
   if (replay === null) throw new ReplayError("the replay is empty");

@@ -95,8 +95,12 @@ export class Viewer {
     this.playing = false;
     this.speed = 1;
     this.vision = null;
-    /** performance.now() (ms since navigation): mounted, header read, first frame drawn, stream done. */
-    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, streamDone: null };
+    /**
+     * performance.now() (ms since navigation): mounted, header read, first frame drawn (on the
+     * canvas), first frame shown (the animation frame that paints it began, its panels written),
+     * stream done.
+     */
+    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, shown: null, streamDone: null };
     this._wanted = tick !== null && Number.isInteger(tick) && tick >= 0 ? tick : 0;
     this._cur = null; // {t, state}: the state after applied tick t, kept for stepping
     this._uiPending = false;
@@ -299,7 +303,9 @@ export class Viewer {
       this._show(Math.min(this._wanted, replay.ticks - 1), { panels: false });
       this.metrics.firstFrame = performance.now();
       requestAnimationFrame(() => {
-        if (!this._destroyed) this._panels(this._lastView);
+        if (this._destroyed) return;
+        this._panels(this._lastView);
+        this.metrics.shown = performance.now();
       });
       this.ui.scrubber.disabled = false;
       Promise.all([import("./charts.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {

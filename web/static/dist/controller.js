@@ -8,12 +8,12 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-RETD64QD.js";
+} from "./chunk-BKNRRYWT.js";
 import {
   h,
   num
-} from "./chunk-MW7NNZ3D.js";
-import "./chunk-ZMA5HP4X.js";
+} from "./chunk-N5UHAL7H.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/ratings.js
 var SVG = "http://www.w3.org/2000/svg";

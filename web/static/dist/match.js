@@ -9,11 +9,11 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-RETD64QD.js";
+} from "./chunk-BKNRRYWT.js";
 import {
   h
-} from "./chunk-MW7NNZ3D.js";
-import "./chunk-ZMA5HP4X.js";
+} from "./chunk-N5UHAL7H.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/match.js
 var main = frame("match");

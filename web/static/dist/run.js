@@ -8,12 +8,12 @@ import {
   pageHref,
   setAddress,
   table
-} from "./chunk-RETD64QD.js";
+} from "./chunk-BKNRRYWT.js";
 import {
   h,
   num
-} from "./chunk-MW7NNZ3D.js";
-import "./chunk-ZMA5HP4X.js";
+} from "./chunk-N5UHAL7H.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/run.js
 var main = frame("run");

@@ -10,12 +10,12 @@ import {
   table,
   timing,
   when
-} from "./chunk-RETD64QD.js";
+} from "./chunk-BKNRRYWT.js";
 import {
   h,
   num
-} from "./chunk-MW7NNZ3D.js";
-import "./chunk-ZMA5HP4X.js";
+} from "./chunk-N5UHAL7H.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/tournament.js
 var main = frame("tournament");

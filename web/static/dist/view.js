@@ -1,7 +1,7 @@
 import {
   mountViewer
-} from "./chunk-MW7NNZ3D.js";
-import "./chunk-ZMA5HP4X.js";
+} from "./chunk-N5UHAL7H.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/view.js
 var element = document.getElementById("viewer");

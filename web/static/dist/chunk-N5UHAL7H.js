@@ -3,7 +3,7 @@ import {
   SIDE_COLORS,
   SOLDIER,
   streamReplay
-} from "./chunk-ZMA5HP4X.js";
+} from "./chunk-O2PYIN3Y.js";
 
 // static/dom.js
 function h(tag, props = {}, ...children) {
@@ -148,7 +148,7 @@ var Viewer = class {
     this.playing = false;
     this.speed = 1;
     this.vision = null;
-    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, streamDone: null };
+    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, shown: null, streamDone: null };
     this._wanted = tick !== null && Number.isInteger(tick) && tick >= 0 ? tick : 0;
     this._cur = null;
     this._uiPending = false;
@@ -332,10 +332,12 @@ var Viewer = class {
       this._show(Math.min(this._wanted, replay.ticks - 1), { panels: false });
       this.metrics.firstFrame = performance.now();
       requestAnimationFrame(() => {
-        if (!this._destroyed) this._panels(this._lastView);
+        if (this._destroyed) return;
+        this._panels(this._lastView);
+        this.metrics.shown = performance.now();
       });
       this.ui.scrubber.disabled = false;
-      Promise.all([import("./charts-LZTQY7HF.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
+      Promise.all([import("./charts-TBC2A5RS.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));

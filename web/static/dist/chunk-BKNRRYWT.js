@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-MW7NNZ3D.js";
+} from "./chunk-N5UHAL7H.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";

@@ -1305,7 +1305,10 @@ async function streamReplay(url, sink, { signal, headers = null } = {}) {
     }
     replay.addFrame(obj);
     pending++;
-    if (replay.ticks === 1) flush();
+    if (replay.ticks === 1) {
+      flush();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
   flush();
   if (replay === null) throw new ReplayError("the replay is empty");
