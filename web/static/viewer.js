@@ -230,7 +230,8 @@ export class Viewer {
    * lay out and paint them first, and the response's turn came only after that frame.
    */
   _attach() {
-    if (this._root.parentNode !== this.element) this.element.replaceChildren(this._root);
+    // Not once destroyed: the element may hold another viewer by then.
+    if (!this._destroyed && this._root.parentNode !== this.element) this.element.replaceChildren(this._root);
   }
 
   _button(text, title, action, cls = "") {

@@ -8,11 +8,11 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-BKNRRYWT.js";
+} from "./chunk-JKULWBLA.js";
 import {
   h,
   num
-} from "./chunk-N5UHAL7H.js";
+} from "./chunk-7RLIS6SK.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/ratings.js

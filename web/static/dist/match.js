@@ -9,10 +9,10 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-BKNRRYWT.js";
+} from "./chunk-JKULWBLA.js";
 import {
   h
-} from "./chunk-N5UHAL7H.js";
+} from "./chunk-7RLIS6SK.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/match.js

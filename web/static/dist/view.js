@@ -1,6 +1,6 @@
 import {
   mountViewer
-} from "./chunk-N5UHAL7H.js";
+} from "./chunk-7RLIS6SK.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/view.js

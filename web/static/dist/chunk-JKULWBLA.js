@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-N5UHAL7H.js";
+} from "./chunk-7RLIS6SK.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";

@@ -271,7 +271,7 @@ var Viewer = class {
    * lay out and paint them first, and the response's turn came only after that frame.
    */
   _attach() {
-    if (this._root.parentNode !== this.element) this.element.replaceChildren(this._root);
+    if (!this._destroyed && this._root.parentNode !== this.element) this.element.replaceChildren(this._root);
   }
   _button(text, title, action, cls = "") {
     return h("button", {
