@@ -354,7 +354,8 @@ export function visionMask(replay, state, side) {
 
 /**
  * Fetch a replay and feed its objects to `sink` as they are decoded:
- * sink.response() once the response has arrived (if the sink has it), sink.header(replay) once, sink.frames(replay) after each batch of frames
+ * sink.response() once the response has arrived (if the sink has one),
+ * sink.header(replay) once, sink.frames(replay) after each batch of frames
  * (one network chunk's worth), sink.done(replay) after the result. Rejects
  * with a ReplayError (or the fetch's error) at the first fault.
  */

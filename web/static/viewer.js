@@ -116,8 +116,8 @@ export class Viewer {
       this._resize();
     };
     window.addEventListener("resize", this._onResize);
-    // The board's width as each layout leaves it, until the canvas is first sized: read then,
-    // the canvas is sized without a style and layout forced on the way to the first frame.
+    // The board's width as each layout leaves it, until the canvas is first sized: when the
+    // header comes after a layout (a slow stream), the canvas is sized without forcing one.
     this._room = null;
     this._roomWatch = new ResizeObserver(([entry]) => {
       this._room = Math.round(entry.contentRect.width); // as clientWidth rounds it
