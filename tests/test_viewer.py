@@ -182,6 +182,44 @@ def test_the_page_draws_the_map(tab: Tab, viewers: dict[str, str]) -> None:
     assert canvas_colours(tab)["dark"] > pixels["dark"] + 1000
 
 
+def test_the_terrain_is_each_cell_in_its_colour_sized_to_the_board(
+    tab: Tab, viewers: dict[str, str]
+) -> None:
+    """The terrain (drawn from an image of one pixel a cell, web/static/draw.js): each cell's
+    body open or rock, a rock's top two rows its edge, a one-pixel gap of the grid at the
+    right and bottom of every cell; the canvas sized from the board's width, as laid out."""
+    tab.open(viewers["baselines"])
+    got = tab.js(
+        """() => {
+            const v = window.forayViewer;
+            const r = v.renderer, c = r.cell, w = v.replay.width, h = v.replay.height;
+            const t = r.terrain().getContext("2d").getImageData(0, 0, w * c, h * c).data;
+            const at = (x, y) => {
+                const i = 4 * (y * w * c + x);
+                return [t[i], t[i + 1], t[i + 2]];
+            };
+            const rock = v.replay.header.map.rock;
+            const cellOf = (kind) => rock.findIndex((k) => k === kind);
+            const cells = {};
+            for (const [name, i] of [["open", cellOf(0)], ["rock", cellOf(1)]]) {
+                const x = (i % w) * c, y = Math.floor(i / w) * c;
+                cells[name] = {top: at(x + 2, y), body: at(x + 2, y + c - 2),
+                               right: at(x + c - 1, y + 4), bottom: at(x + 2, y + c - 1)};
+            }
+            const room = Math.min(v.ui.board.clientWidth, ((window.innerHeight - 220) * w) / h);
+            return { cell: c, expected: Math.max(6, Math.min(28, Math.floor(room / w))),
+                     width: v.ui.canvas.width, cells, w };
+        }"""
+    )
+    assert got["cell"] == got["expected"] and got["cell"] >= 10  # gaps and edges drawn
+    assert got["width"] == got["w"] * got["cell"]
+    open_, rock = (0x1C, 0x22, 0x29), (0x4B, 0x52, 0x5C)
+    edge, grid = (0x5D, 0x65, 0x70), (0x16, 0x1B, 0x21)
+    cells = {k: {p: tuple(rgb) for p, rgb in v.items()} for k, v in got["cells"].items()}
+    assert cells["open"] == {"top": open_, "body": open_, "right": grid, "bottom": grid}
+    assert cells["rock"] == {"top": edge, "body": rock, "right": grid, "bottom": grid}
+
+
 def test_the_page_loads_its_bundle_and_chunks_all_preloaded(
     tab: Tab, viewers: dict[str, str]
 ) -> None:
@@ -584,5 +622,6 @@ def test_the_viewer_benchmark_measures_the_viewer_and_its_floor(
     run = bench.measure_viewer(1, replay=replay, chromium=browser.browser_type)
     assert len(run.viewer) == len(run.floor) == 1
     assert run.viewer[0] > 0 and run.floor[0] > 0
+    assert run.shown[0] >= run.viewer[0]  # the frame that paints it comes after it is drawn
     assert run.scripts[0] >= 1 and run.replay_start[0] > 0
     assert len(run.jumps) == 400 and run.before_keyframes

@@ -5,11 +5,14 @@ served by ``arena view``'s app under uvicorn on 127.0.0.1 and opened in
 headless Chromium (Debian's) driven by Playwright. Each load is a fresh
 browser's first (an empty cache, no compiled code, new connections): the time
 from navigation to the first frame drawn (the viewer's own mark,
-``metrics.firstFrame``). Beside it, in turns with it, the **floor**: a
-trivial page served by the same app, one small script that fetches the same
-replay (preloaded as the viewer's page does) until the header and the first
-frame have arrived, draws them on a canvas and sets its mark. What the viewer
-adds over the floor is its own: its scripts, decoding, the state, the drawing.
+``metrics.firstFrame``), read by polling the page with a plain evaluate (no
+script of Playwright's injected into the page while it loads), and when the
+animation frame that paints it began (``metrics.shown``). Beside it, in
+turns with it, the **floor**: a trivial page served by the same app, one
+small script that fetches the same replay (preloaded as the viewer's page
+does) until the header and the first frame have arrived, draws them on a
+canvas and sets its mark. What the viewer adds over the floor is its own: its
+scripts, decoding, the state, the drawing.
 
 Then, in the last browser, jumps: a seek to each of 400 ticks of a fixed
 pseudo-random walk over the whole replay, timed with the work of the frame
@@ -127,6 +130,8 @@ class ViewerRun:
     browser: str
     viewer: list[float]
     """Each fresh browser's first frame drawn, from navigation."""
+    shown: list[float]
+    """The start of the animation frame that paints it (the viewer's ``metrics.shown``)."""
     floor: list[float]
     """The floor page's, in turns with the viewer's."""
     scripts: list[int]
@@ -208,6 +213,28 @@ _SETTLED: Final = """() => window.forayViewer.charts !== null && performance
   .getEntriesByType("resource").some((e) => new URL(e.name).pathname === "/replay")"""
 
 
+_MARK_POLL_S: Final = 0.02
+"""How often the benchmark asks the page for its mark while it loads."""
+
+_MARK_TIMEOUT_S: Final = 30.0
+
+
+def _await_mark(page: Page, mark: str) -> float:
+    """The page's mark ``mark`` once it is set, asked for with a plain evaluate every
+    ``_MARK_POLL_S``: not ``wait_for_function``, whose first call injects Playwright's own
+    script into the page, on the main thread the page is loading on."""
+    import time
+
+    deadline = time.monotonic() + _MARK_TIMEOUT_S
+    while True:
+        at: float | None = page.evaluate(f"({mark}) ?? null")
+        if at is not None:
+            return at
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{page.url}: no {mark} within {_MARK_TIMEOUT_S:.0f} s")
+        time.sleep(_MARK_POLL_S)
+
+
 def _cold_load(
     chromium: BrowserType,
     url: str,
@@ -223,8 +250,7 @@ def _cold_load(
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url, wait_until="commit")
-        page.wait_for_function(f"() => ({mark}) != null")
-        at: float = page.evaluate(mark)
+        at = _await_mark(page, mark)
         if then is not None:
             then(browser, page, at)
         return at
@@ -255,12 +281,14 @@ def measure_viewer(
     viewer: list[float] = []
     floor: list[float] = []
     resources: list[dict[str, Any]] = []
+    shown: list[float] = []
     jumps: dict[str, list[float]] = {}
     version = ""
 
     def settled(browser: Browser, page: Page, at: float) -> None:
         page.wait_for_function(_SETTLED)
         resources.append(page.evaluate(_RESOURCES, at))
+        shown.append(page.evaluate("window.forayViewer.metrics.shown"))
 
     def jump(browser: Browser, page: Page, at: float) -> None:
         nonlocal version
@@ -284,6 +312,7 @@ def measure_viewer(
         replay_bytes=len(data),
         browser=version,
         viewer=viewer,
+        shown=shown,
         floor=floor,
         scripts=[r["scripts"] for r in resources],
         scripts_end=[r["scriptsEnd"] for r in resources],
@@ -315,6 +344,10 @@ def viewer_figures(repeat: int) -> None:
     print(
         f"  first frame drawn, cold   {med(run.viewer):6.0f} ms median "
         f"({min(run.viewer):.0f} - {max(run.viewer):.0f})  (goal <= {GOAL_MS:.0f} ms)"
+    )
+    print(
+        f"  first frame shown         {med(run.shown):6.0f} ms median "
+        f"({min(run.shown):.0f} - {max(run.shown):.0f})  (the animation frame that paints it)"
     )
     print(
         f"  floor, cold               {med(run.floor):6.0f} ms median "

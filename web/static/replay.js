@@ -354,6 +354,7 @@ export function visionMask(replay, state, side) {
 
 /**
  * Fetch a replay and feed its objects to `sink` as they are decoded:
+ * sink.response() once the response has arrived (if the sink has one),
  * sink.header(replay) once, sink.frames(replay) after each batch of frames
  * (one network chunk's worth), sink.done(replay) after the result. Rejects
  * with a ReplayError (or the fetch's error) at the first fault.
@@ -362,6 +363,7 @@ export async function streamReplay(url, sink, { signal, headers = null } = {}) {
   // A plain GET, so that a page's <link rel="preload" as="fetch"> of the same address serves it
   // (`headers`: the console's token, for a replay that is not published).
   const response = await fetch(url, headers ? { signal, headers } : { signal });
+  sink.response?.();
   if (!response.ok) {
     const text = (await response.text()).trim();
     throw new ReplayError(`cannot load the replay (HTTP ${response.status}): ${text || response.statusText}`);
@@ -396,8 +398,13 @@ export async function streamReplay(url, sink, { signal, headers = null } = {}) {
     replay.addFrame(obj);
     pending++;
     // The first frame is drawn at once, not after the rest of its chunk is decoded:
-    // a preloaded replay may arrive whole, in one chunk.
-    if (replay.ticks === 1) flush();
+    // a preloaded replay may arrive whole, in one chunk. Then a task's pause, so that
+    // the browser paints it before decoding the rest (which would otherwise run on,
+    // chunk after chunk, before any paint).
+    if (replay.ticks === 1) {
+      flush();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
   flush();
   if (replay === null) throw new ReplayError("the replay is empty");

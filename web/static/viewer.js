@@ -36,7 +36,8 @@ const WHOLE_CHARGE = ["trap", "fuel", "timeout"];
 export const TICKS_PER_SECOND = 10;
 
 /**
- * Mount a viewer of the replay at `replayUrl` in `element` (emptied first).
+ * Mount a viewer of the replay at `replayUrl` in `element` (its contents replaced by the
+ * viewer once the replay's response has arrived).
  * Options: tick (open at this tick), keyboard (default true: the page's keys
  * drive this viewer), onTick(tick, playing) (called after every tick shown),
  * storedAs ([A's, B's]: the name each side's module was first stored under, shown
@@ -94,8 +95,12 @@ export class Viewer {
     this.playing = false;
     this.speed = 1;
     this.vision = null;
-    /** performance.now() (ms since navigation): mounted, header read, first frame drawn, stream done. */
-    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, streamDone: null };
+    /**
+     * performance.now() (ms since navigation): mounted, header read, first frame drawn (on the
+     * canvas), first frame shown (the animation frame that paints it began, its panels written),
+     * stream done.
+     */
+    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, shown: null, streamDone: null };
     this._wanted = tick !== null && Number.isInteger(tick) && tick >= 0 ? tick : 0;
     this._cur = null; // {t, state}: the state after applied tick t, kept for stepping
     this._uiPending = false;
@@ -106,10 +111,21 @@ export class Viewer {
       this._onKey = (e) => this._key(e);
       document.addEventListener("keydown", this._onKey);
     }
-    this._onResize = () => this._resize();
+    this._onResize = () => {
+      this._room = null; // the board's width seen last is no longer the board's
+      this._resize();
+    };
     window.addEventListener("resize", this._onResize);
+    // The board's width as each layout leaves it, until the canvas is first sized: when the
+    // header comes after a layout (a slow stream), the canvas is sized without forcing one.
+    this._room = null;
+    this._roomWatch = new ResizeObserver(([entry]) => {
+      this._room = Math.round(entry.contentRect.width); // as clientWidth rounds it
+    });
+    this._roomWatch.observe(this.ui.board);
     this._setState("loading");
     const sink = {
+      response: () => this._attach(),
       header: (replay) => this._onHeader(replay),
       frames: (replay) => this._onFrames(replay),
       done: (replay) => this._onDone(replay),
@@ -196,18 +212,26 @@ export class Viewer {
       u.speed,
       u.vision,
     );
-    this.element.replaceChildren(
-      h(
-        "div",
-        { class: "fv" },
-        u.title,
-        u.outcome,
-        h("div", { class: "fv-main" }, u.sides[0], board, u.sides[1]),
-        controls,
-        u.status,
-        u.charts,
-      ),
+    this._root = h(
+      "div",
+      { class: "fv" },
+      u.title,
+      u.outcome,
+      h("div", { class: "fv-main" }, u.sides[0], board, u.sides[1]),
+      controls,
+      u.status,
+      u.charts,
     );
+  }
+
+  /**
+   * Put the viewer's elements in the page: when the replay's response has arrived (or failed),
+   * not when it mounts. Elements added while the response is awaited made the browser style,
+   * lay out and paint them first, and the response's turn came only after that frame.
+   */
+  _attach() {
+    // Not once destroyed: the element may hold another viewer by then.
+    if (!this._destroyed && this._root.parentNode !== this.element) this.element.replaceChildren(this._root);
   }
 
   _button(text, title, action, cls = "") {
@@ -236,7 +260,7 @@ export class Viewer {
 
   /** Size the canvas to the page; whether its size changed (it is then blank). */
   _fit() {
-    const room = this.ui.board.clientWidth || 640;
+    const room = this._room || this.ui.board.clientWidth || 640;
     const tall = Math.max(240, window.innerHeight - 220);
     return this.renderer.resize(Math.min(room, (tall * this.replay.width) / this.replay.height));
   }
@@ -262,6 +286,8 @@ export class Viewer {
     this.ui.outcome.textContent = "";
     this.renderer = new MapRenderer(this.ui.canvas, replay);
     this._fit();
+    this._roomWatch.disconnect(); // from now on the window's resize events size it
+    this._room = null;
     // The bare map on the next animation frame, unless a frame is drawn first: the
     // first frame often comes in the header's own network chunk.
     requestAnimationFrame(() => {
@@ -273,9 +299,15 @@ export class Viewer {
   /** More frames have been read. */
   _onFrames(replay) {
     if (this.tick < 0) {
-      // The first frames: draw now, not on the next animation frame.
-      this._show(Math.min(this._wanted, replay.ticks - 1));
+      // The first frames: draw the map now, not on the next animation frame; the panels
+      // beside it follow on that frame (before it is painted), off the first frame's path.
+      this._show(Math.min(this._wanted, replay.ticks - 1), { panels: false });
       this.metrics.firstFrame = performance.now();
+      requestAnimationFrame(() => {
+        if (this._destroyed) return;
+        this._panels(this._lastView);
+        this.metrics.shown = performance.now();
+      });
       this.ui.scrubber.disabled = false;
       Promise.all([import("./charts.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
         if (this.charts !== null || this._destroyed) return;
@@ -301,6 +333,7 @@ export class Viewer {
   }
 
   _fail(err) {
+    this._attach();
     this.pause();
     this.ui.status.textContent = err instanceof Error ? err.message : String(err);
     this._setState("error");
@@ -460,20 +493,20 @@ export class Viewer {
     return this._cur !== null && this._cur.t === t ? this._cur.state : this.replay.stateAt(t);
   }
 
-  _show(t) {
+  _show(t, { panels = true } = {}) {
     this.tick = t;
-    this._render();
+    this._render({ panels });
     // Not while a deep link waits for its frames: the page would record a tick it did not ask for.
     if (this.onTick !== null && this._wanted === null) this.onTick(t, this.playing);
   }
 
-  _render() {
+  /** Draw the tick shown: the map, and (unless `panels` is false) the panels beside it. */
+  _render({ panels = true } = {}) {
     if (this.renderer === null) return;
     const view = this.view(this.tick);
     this._lastView = view;
     this.renderer.draw(view, { vision: this.vision });
-    this._sides(view);
-    this._banner(view);
+    if (panels) this._panels(view);
     this._label();
     this._scheduleMarkers();
     this.ui.canvas.setAttribute("aria-label", `the map at tick ${this.tick}`);
@@ -501,6 +534,12 @@ export class Viewer {
     const last = r.ticks - 1;
     const total = r.complete ? `${last}` : `${last}…`;
     this.ui.tickLabel.textContent = this.tick < 0 ? "no ticks" : `tick ${this.tick} / ${total}`;
+  }
+
+  /** The sides' statistics and notes, and the forfeit banner, of `view`. */
+  _panels(view) {
+    this._sides(view);
+    this._banner(view);
   }
 
   _sides({ state, frame }) {
@@ -574,6 +613,7 @@ export class Viewer {
     this._abort.abort();
     if (this._onKey) document.removeEventListener("keydown", this._onKey);
     window.removeEventListener("resize", this._onResize);
+    this._roomWatch.disconnect();
     if (this.charts !== null) this.charts.destroy();
     this.element.replaceChildren();
   }

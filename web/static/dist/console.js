@@ -14,12 +14,12 @@ import {
   table,
   timing,
   when
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-JKULWBLA.js";
 import {
   h,
   num
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-7RLIS6SK.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/picker.js
 var FIELD_PAGE = 48;

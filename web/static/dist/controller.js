@@ -8,12 +8,12 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-JKULWBLA.js";
 import {
   h,
   num
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-7RLIS6SK.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/ratings.js
 var SVG = "http://www.w3.org/2000/svg";

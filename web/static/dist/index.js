@@ -7,12 +7,12 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-JKULWBLA.js";
 import {
   h,
   num
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-7RLIS6SK.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/index.js
 var main = frame("index");

@@ -9,11 +9,11 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-JKULWBLA.js";
 import {
   h
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-7RLIS6SK.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/match.js
 var main = frame("match");

@@ -8,12 +8,12 @@ import {
   pageHref,
   setAddress,
   table
-} from "./chunk-XKZH7ZSE.js";
+} from "./chunk-JKULWBLA.js";
 import {
   h,
   num
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-7RLIS6SK.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/run.js
 var main = frame("run");

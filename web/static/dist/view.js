@@ -1,7 +1,7 @@
 import {
   mountViewer
-} from "./chunk-H7D2ARH7.js";
-import "./chunk-CAKUANQQ.js";
+} from "./chunk-7RLIS6SK.js";
+import "./chunk-O2PYIN3Y.js";
 
 // static/view.js
 var element = document.getElementById("viewer");

@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-H7D2ARH7.js";
+} from "./chunk-7RLIS6SK.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";

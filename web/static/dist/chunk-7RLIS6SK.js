@@ -3,7 +3,7 @@ import {
   SIDE_COLORS,
   SOLDIER,
   streamReplay
-} from "./chunk-CAKUANQQ.js";
+} from "./chunk-O2PYIN3Y.js";
 
 // static/dom.js
 function h(tag, props = {}, ...children) {
@@ -148,7 +148,7 @@ var Viewer = class {
     this.playing = false;
     this.speed = 1;
     this.vision = null;
-    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, streamDone: null };
+    this.metrics = { mounted: performance.now(), header: null, firstFrame: null, shown: null, streamDone: null };
     this._wanted = tick !== null && Number.isInteger(tick) && tick >= 0 ? tick : 0;
     this._cur = null;
     this._uiPending = false;
@@ -159,10 +159,19 @@ var Viewer = class {
       this._onKey = (e) => this._key(e);
       document.addEventListener("keydown", this._onKey);
     }
-    this._onResize = () => this._resize();
+    this._onResize = () => {
+      this._room = null;
+      this._resize();
+    };
     window.addEventListener("resize", this._onResize);
+    this._room = null;
+    this._roomWatch = new ResizeObserver(([entry]) => {
+      this._room = Math.round(entry.contentRect.width);
+    });
+    this._roomWatch.observe(this.ui.board);
     this._setState("loading");
     const sink = {
+      response: () => this._attach(),
       header: (replay) => this._onHeader(replay),
       frames: (replay) => this._onFrames(replay),
       done: (replay) => this._onDone(replay)
@@ -245,18 +254,24 @@ var Viewer = class {
       u.speed,
       u.vision
     );
-    this.element.replaceChildren(
-      h(
-        "div",
-        { class: "fv" },
-        u.title,
-        u.outcome,
-        h("div", { class: "fv-main" }, u.sides[0], board, u.sides[1]),
-        controls,
-        u.status,
-        u.charts
-      )
+    this._root = h(
+      "div",
+      { class: "fv" },
+      u.title,
+      u.outcome,
+      h("div", { class: "fv-main" }, u.sides[0], board, u.sides[1]),
+      controls,
+      u.status,
+      u.charts
     );
+  }
+  /**
+   * Put the viewer's elements in the page: when the replay's response has arrived (or failed),
+   * not when it mounts. Elements added while the response is awaited made the browser style,
+   * lay out and paint them first, and the response's turn came only after that frame.
+   */
+  _attach() {
+    if (!this._destroyed && this._root.parentNode !== this.element) this.element.replaceChildren(this._root);
   }
   _button(text, title, action, cls = "") {
     return h("button", {
@@ -280,7 +295,7 @@ var Viewer = class {
   }
   /** Size the canvas to the page; whether its size changed (it is then blank). */
   _fit() {
-    const room = this.ui.board.clientWidth || 640;
+    const room = this._room || this.ui.board.clientWidth || 640;
     const tall = Math.max(240, window.innerHeight - 220);
     return this.renderer.resize(Math.min(room, tall * this.replay.width / this.replay.height));
   }
@@ -304,6 +319,8 @@ var Viewer = class {
     this.ui.outcome.textContent = "";
     this.renderer = new MapRenderer(this.ui.canvas, replay);
     this._fit();
+    this._roomWatch.disconnect();
+    this._room = null;
     requestAnimationFrame(() => {
       if (this.tick < 0 && !this._destroyed) this._render();
     });
@@ -312,10 +329,15 @@ var Viewer = class {
   /** More frames have been read. */
   _onFrames(replay) {
     if (this.tick < 0) {
-      this._show(Math.min(this._wanted, replay.ticks - 1));
+      this._show(Math.min(this._wanted, replay.ticks - 1), { panels: false });
       this.metrics.firstFrame = performance.now();
+      requestAnimationFrame(() => {
+        if (this._destroyed) return;
+        this._panels(this._lastView);
+        this.metrics.shown = performance.now();
+      });
       this.ui.scrubber.disabled = false;
-      Promise.all([import("./charts-3WZUXP2N.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
+      Promise.all([import("./charts-TBC2A5RS.js"), ensureStyle("./vendor/uplot/uPlot.min.css")]).then(([{ Charts }]) => {
         if (this.charts !== null || this._destroyed) return;
         this.charts = new Charts(this.ui.charts, replay, (t, how) => this._pick(t, how));
         this.charts.setTick(Math.max(0, this.tick));
@@ -337,6 +359,7 @@ var Viewer = class {
     this._setState("ready");
   }
   _fail(err) {
+    this._attach();
     this.pause();
     this.ui.status.textContent = err instanceof Error ? err.message : String(err);
     this._setState("error");
@@ -474,18 +497,18 @@ var Viewer = class {
   _stateAt(t) {
     return this._cur !== null && this._cur.t === t ? this._cur.state : this.replay.stateAt(t);
   }
-  _show(t) {
+  _show(t, { panels = true } = {}) {
     this.tick = t;
-    this._render();
+    this._render({ panels });
     if (this.onTick !== null && this._wanted === null) this.onTick(t, this.playing);
   }
-  _render() {
+  /** Draw the tick shown: the map, and (unless `panels` is false) the panels beside it. */
+  _render({ panels = true } = {}) {
     if (this.renderer === null) return;
     const view = this.view(this.tick);
     this._lastView = view;
     this.renderer.draw(view, { vision: this.vision });
-    this._sides(view);
-    this._banner(view);
+    if (panels) this._panels(view);
     this._label();
     this._scheduleMarkers();
     this.ui.canvas.setAttribute("aria-label", `the map at tick ${this.tick}`);
@@ -511,6 +534,11 @@ var Viewer = class {
     const last = r.ticks - 1;
     const total = r.complete ? `${last}` : `${last}…`;
     this.ui.tickLabel.textContent = this.tick < 0 ? "no ticks" : `tick ${this.tick} / ${total}`;
+  }
+  /** The sides' statistics and notes, and the forfeit banner, of `view`. */
+  _panels(view) {
+    this._sides(view);
+    this._banner(view);
   }
   _sides({ state, frame }) {
     const r = this.replay;
@@ -568,6 +596,7 @@ var Viewer = class {
     this._abort.abort();
     if (this._onKey) document.removeEventListener("keydown", this._onKey);
     window.removeEventListener("resize", this._onResize);
+    this._roomWatch.disconnect();
     if (this.charts !== null) this.charts.destroy();
     this.element.replaceChildren();
   }

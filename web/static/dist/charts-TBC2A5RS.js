@@ -1,6 +1,6 @@
 import {
   SIDE_COLORS
-} from "./chunk-CAKUANQQ.js";
+} from "./chunk-O2PYIN3Y.js";
 
 // static/vendor/uplot/uPlot.esm.js
 var FEAT_TIME = true;

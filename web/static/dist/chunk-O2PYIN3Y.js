@@ -1273,6 +1273,7 @@ function visionMask(replay, state, side) {
 }
 async function streamReplay(url, sink, { signal, headers = null } = {}) {
   const response = await fetch(url, headers ? { signal, headers } : { signal });
+  sink.response?.();
   if (!response.ok) {
     const text = (await response.text()).trim();
     throw new ReplayError(`cannot load the replay (HTTP ${response.status}): ${text || response.statusText}`);
@@ -1304,7 +1305,10 @@ async function streamReplay(url, sink, { signal, headers = null } = {}) {
     }
     replay.addFrame(obj);
     pending++;
-    if (replay.ticks === 1) flush();
+    if (replay.ticks === 1) {
+      flush();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
   flush();
   if (replay === null) throw new ReplayError("the replay is empty");
@@ -1343,13 +1347,26 @@ var ORE_STYLES = Array.from(
   (_, k) => `rgba(${ORE[0]}, ${ORE[1]}, ${ORE[2]}, ${(0.25 + 0.75 * k / (ORE_SHADES - 1)).toFixed(3)})`
 );
 var GOLD = "#ffd24a";
+var word = (hex) => (4278190080 | parseInt(hex.slice(5, 7), 16) << 16 | parseInt(hex.slice(3, 5), 16) << 8 | parseInt(hex.slice(1, 3), 16)) >>> 0;
+function cellImage(width, height, wordOf) {
+  const image = new ImageData(width, height);
+  const words = new Uint32Array(image.data.buffer);
+  for (let i = 0; i < words.length; i++) words[i] = wordOf(i);
+  const canvas = document.createElement("canvas");
+  canvas.width = width;
+  canvas.height = height;
+  canvas.getContext("2d").putImageData(image, 0, 0);
+  return canvas;
+}
 var MapRenderer = class {
   constructor(canvas, replay) {
     this.canvas = canvas;
     this.ctx = canvas.getContext("2d");
     this.replay = replay;
     this.cell = 16;
+    this._dpr = null;
     this._terrain = null;
+    this._cellImages = null;
     const ore = replay.header.map.ore;
     this._oreScale = Math.max(1, ...ore);
   }
@@ -1358,43 +1375,71 @@ var MapRenderer = class {
     const { width, height } = this.replay;
     const cell = Math.max(6, Math.min(28, Math.floor(maxWidth / width)));
     const dpr = window.devicePixelRatio || 1;
-    if (cell === this.cell && this._terrain !== null && this._dpr === dpr) return false;
+    if (cell === this.cell && this._dpr === dpr) return false;
     this.cell = cell;
     this._dpr = dpr;
     this.canvas.width = Math.round(width * cell * dpr);
     this.canvas.height = Math.round(height * cell * dpr);
     this.canvas.style.width = `${width * cell}px`;
     this.canvas.style.height = `${height * cell}px`;
-    this._terrain = this._drawTerrain();
+    this._terrain = null;
+    this._painted = false;
     return true;
   }
-  /** The terrain never changes: drawn once per size, then copied. */
-  _drawTerrain() {
+  /**
+   * The terrain never changes: the first draw at a size paints it on the canvas, the next
+   * ones copy it from a layer of its own, made then (not on the way to the first frame).
+   */
+  _drawTerrain(ctx) {
+    if (this._terrain === null && !this._painted) {
+      this._painted = true;
+      ctx.setTransform(this._dpr, 0, 0, this._dpr, 0, 0);
+      this._paintTerrain(ctx);
+      return;
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(this.terrain(), 0, 0);
+  }
+  /**
+   * Paint the terrain on `ctx` (scaled to CSS pixels): an image of one pixel a cell, scaled
+   * up whole without smoothing, then the rocks' top edges and the grid's gaps over it, a few
+   * hundred draws in all instead of a fill per cell.
+   */
+  _paintTerrain(ctx) {
     const { width, height } = this.replay;
     const c = this.cell;
-    const layer = document.createElement("canvas");
-    layer.width = this.canvas.width;
-    layer.height = this.canvas.height;
-    const ctx = layer.getContext("2d");
-    ctx.scale(this._dpr, this._dpr);
-    ctx.fillStyle = GRID;
-    ctx.fillRect(0, 0, width * c, height * c);
-    const rock = this.replay.header.map.rock;
-    const gap = c >= 10 ? 1 : 0;
-    const cells = (isRock, draw) => {
-      for (let y = 0; y < height; y++) {
-        for (let x = 0; x < width; x++) if (rock[y * width + x] === 1 === isRock) draw(x * c, y * c);
-      }
-    };
-    ctx.fillStyle = OPEN;
-    cells(false, (x, y) => ctx.fillRect(x, y, c - gap, c - gap));
-    ctx.fillStyle = ROCK;
-    cells(true, (x, y) => ctx.fillRect(x, y, c - gap, c - gap));
-    if (c >= 10) {
-      ctx.fillStyle = ROCK_EDGE;
-      cells(true, (x, y) => ctx.fillRect(x, y, c - gap, 2));
+    if (this._cellImages === null) {
+      const rock = this.replay.header.map.rock;
+      const [open, rocky, edge] = [OPEN, ROCK, ROCK_EDGE].map(word);
+      this._cellImages = {
+        ground: cellImage(width, height, (i) => rock[i] === 1 ? rocky : open),
+        edges: cellImage(width, height, (i) => rock[i] === 1 ? edge : 0)
+      };
     }
-    return layer;
+    const { ground, edges } = this._cellImages;
+    const smoothing = ctx.imageSmoothingEnabled;
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(ground, 0, 0, width * c, height * c);
+    if (c >= 10) {
+      for (let y = 0; y < height; y++) ctx.drawImage(edges, 0, y, width, 1, 0, y * c, width * c, 2);
+      ctx.fillStyle = GRID;
+      for (let x = 0; x < width; x++) ctx.fillRect(x * c + c - 1, 0, 1, height * c);
+      for (let y = 0; y < height; y++) ctx.fillRect(0, y * c + c - 1, width * c, 1);
+    }
+    ctx.imageSmoothingEnabled = smoothing;
+  }
+  /** The terrain at the canvas's size: a canvas the draws after the first copy. */
+  terrain() {
+    if (this._terrain === null) {
+      const layer = document.createElement("canvas");
+      layer.width = this.canvas.width;
+      layer.height = this.canvas.height;
+      const ctx = layer.getContext("2d");
+      ctx.scale(this._dpr, this._dpr);
+      this._paintTerrain(ctx);
+      this._terrain = layer;
+    }
+    return this._terrain;
   }
   /**
    * Draw `view` ({state, prev, frame}): the state after the frame's tick, the state
@@ -1403,8 +1448,7 @@ var MapRenderer = class {
    */
   draw(view, { vision = null } = {}) {
     const { ctx, cell: c, replay } = this;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.drawImage(this._terrain, 0, 0);
+    this._drawTerrain(ctx);
     ctx.setTransform(this._dpr, 0, 0, this._dpr, 0, 0);
     const state = view.state;
     const ore = state === null ? replay.header.map.ore : state.ore;
