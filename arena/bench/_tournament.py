@@ -217,15 +217,29 @@ def _match_scaling(processes: int, seeds: int, max_ticks: int | None = None) -> 
 
 
 class _TimedWorker:
-    """A ``BatchPlayer`` on one local worker, as ``LocalExecutor(1)`` plays (its worker pool,
-    batches of up to ``LocalExecutor().batch``), that keeps when each match began and ended
-    inside the worker."""
+    """A ``BatchPlayer`` on one lane of local workers, as ``LocalExecutor(1)`` plays (its
+    worker pool, two workers taking turns, ``slots`` calls at once, batches of up to
+    ``LocalExecutor().batch``), that keeps when each match began and ended inside the
+    worker."""
 
     def __init__(self, pool: WorkerPool) -> None:
         self._pool = pool
+        self._turn = pool.turn(0)
+        self.slots = 1 if self._turn is None else 2
         self.batch = LocalExecutor(1).batch
-        self.spans: list[tuple[float, float]] = []
-        self.firsts: list[int] = []
+        self._calls: list[list[tuple[float, float]]] = []  # each call's spans
+
+    @property
+    def spans(self) -> list[tuple[float, float]]:
+        """Each match's (began, ended) in the worker, in the order they played (two calls
+        are under way at once: one may come back after the other's worker began)."""
+        return [span for call in sorted(self._calls) for span in call]
+
+    @property
+    def firsts(self) -> list[int]:
+        """The index in ``spans`` of each call's first match."""
+        sizes = [len(call) for call in sorted(self._calls)]
+        return [sum(sizes[:n]) for n in range(len(sizes))]
 
     async def play(self, job: MatchJob) -> Outcome:
         (outcome,) = await self.play_batch([job])
@@ -236,10 +250,10 @@ class _TimedWorker:
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         timed: tuple[list[MatchResult | Exception], list[tuple[float, float]]]
         timed = await self._pool.call(
-            play_batch_timed, jobs, self._pool.spool, doing="playing a batch"
+            play_batch_timed, jobs, self._pool.spool, self._turn, doing="playing a batch"
         )
-        self.firsts.append(len(self.spans))
-        self.spans.extend(timed[1])
+        if timed[1]:
+            self._calls.append(timed[1])
         return list(timed[0])
 
 
@@ -282,7 +296,7 @@ def _inside_a_worker(seeds: int, max_ticks: int | None = None, *, fresh: bool = 
                 setup = time.monotonic() - start
                 async with open_worker_pool() as pool:
                     player = _TimedWorker(pool)
-                    await run_tournament(store, record.id, player, slots=1)
+                    await run_tournament(store, record.id, player, slots=player.slots)
                 return _Inside(start, setup, player.spans, player.firsts, time.monotonic())
 
     return trio.run(main)
