@@ -332,7 +332,7 @@ def _busy_field(store: Store, busy: bytes, idle: bytes) -> list[Entrant]:
 def _kill_while_playing(
     store: Store, tournament_id: int, kills: int, hooked_workers: HookWorkers
 ) -> int:
-    """Play the tournament on one lane of local workers (two calls at once, batches of
+    """Play the tournament on one relay of local workers (two calls at once, batches of
     several matches when it is long enough), whose first ``kills`` calls that play matches
     kill their worker mid-match; how many workers died."""
     hook = hooked_workers("die-given-a-match", deaths=kills)
@@ -365,7 +365,7 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
 def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
     store: Store, busy: bytes, idle: bytes, hooked_workers: HookWorkers
 ) -> None:
-    """Eight matches on one lane go out in batches of several: a worker killed in one loses
+    """Eight matches on one relay go out in batches of several: a worker killed in one loses
     none of its matches, and none is recorded twice."""
     field = _busy_field(store, busy, idle)
     record = create_tournament(store, "round-robin", field, seeds=range(4), config=SHORT)
@@ -382,7 +382,7 @@ def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
 def test_a_match_whose_workers_keep_dying_is_an_error_the_tournament_survives(
     store: Store, busy: bytes, idle: bytes, hooked_workers: HookWorkers
 ) -> None:
-    """A gauntlet of two matches on one lane: two calls of one match at once, each on a
+    """A gauntlet of two matches on one relay: two calls of one match at once, each on a
     worker of its own. Three deaths among two matches of two attempts each, in whatever
     order they come, fail one match (its two attempts) and not the other."""
     field = _busy_field(store, busy, idle)

@@ -151,8 +151,8 @@ def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy:
 
 
 @pytest.mark.processes
-def test_two_calls_of_one_lane_take_turns(idle: bytes, busy: bytes) -> None:
-    """A lane's two workers never play at once: of two calls given together, one plays its
+def test_two_calls_of_one_relay_take_turns(idle: bytes, busy: bytes) -> None:
+    """A relay's two workers never play at once: of two calls given together, one plays its
     whole batch, then the other (each worker's own monotonic clock is the system's)."""
     jobs = _jobs(idle, busy, 6, sim.Config())
     Timed = tuple[list[arena.MatchResult | Exception], list[tuple[float, float]]]
@@ -181,8 +181,8 @@ def test_two_calls_of_one_lane_take_turns(idle: bytes, busy: bytes) -> None:
 
 
 @pytest.mark.processes
-def test_a_call_waits_for_its_lanes_turn(idle: bytes, busy: bytes) -> None:
-    """A call whose lane's turn is held (here by the test) plays only once it is let go, then
+def test_a_call_waits_for_its_relays_turn(idle: bytes, busy: bytes) -> None:
+    """A call whose relay's turn is held (here by the test) plays only once it is let go, then
     plays as any other."""
     jobs = _jobs(idle, busy, 2)
 
@@ -612,7 +612,7 @@ def test_a_tournament_whose_workers_cannot_start_records_nothing_and_exits_2(
 @pytest.mark.processes
 def test_a_local_session_starts_its_workers_as_it_opens(idle: bytes, busy: bytes) -> None:
     """The workers start while a coordinator reads its plan, not at the first match (two for
-    each of the two lanes); the matches then play on those very workers (none of them starts
+    each of the two relays); the matches then play on those very workers (none of them starts
     one of its own)."""
     jobs = _jobs(idle, busy, 4)
 

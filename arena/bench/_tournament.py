@@ -217,7 +217,7 @@ def _match_scaling(processes: int, seeds: int, max_ticks: int | None = None) -> 
 
 
 class _TimedWorker:
-    """A ``BatchPlayer`` on one lane of local workers, as ``LocalExecutor(1)`` plays (its
+    """A ``BatchPlayer`` on one relay of local workers, as ``LocalExecutor(1)`` plays (its
     worker pool, two workers taking turns, ``slots`` calls at once, batches of up to
     ``LocalExecutor().batch``), that keeps when each match began and ended inside the
     worker."""

@@ -63,22 +63,22 @@ being each result's bytes through the pipe (docs/decisions.md, docs/benchmarks.m
 
 
 class _LocalSession(Session):
-    """``LocalExecutor``'s session: ``workers`` lanes, each one core's worth of play.
+    """``LocalExecutor``'s session: ``workers`` relays, each one core's worth of play.
 
-    With a spool for the turns' files, a lane has two workers that take turns
+    With a spool for the turns' files, a relay has two workers that take turns
     (``_turn`` in the worker): one plays its batch while the other's results go
     back and its next batch comes out, so ``slots``, the calls to keep going,
-    is twice the lanes, while no more than ``workers`` matches play at once.
+    is twice the relays, while no more than ``workers`` matches play at once.
     """
 
     def __init__(self, workers: int, batch: int, pool: WorkerPool) -> None:
-        per_lane = 2 if pool.spool is not None else 1
-        self.slots = per_lane * workers
+        per_relay = 2 if pool.spool is not None else 1
+        self.slots = per_relay * workers
         self.batch = batch
         self._pool = pool
         self._limiter = trio.CapacityLimiter(self.slots)
-        self._lanes = [0] * workers  # the calls under way in each lane
-        self._turns: list[str | None] = [pool.turn(lane) for lane in range(workers)]
+        self._relays = [0] * workers  # the calls under way in each relay
+        self._turns: list[str | None] = [pool.turn(relay) for relay in range(workers)]
 
     async def start_worker(self) -> None:
         """Start one worker ahead of the first match (it holds a slot until it is up, so no
@@ -91,24 +91,24 @@ class _LocalSession(Session):
                 await self._pool.call(worker_ready, doing="starting")
 
     @contextlib.contextmanager
-    def _lane(self) -> Iterator[str | None]:
-        """The turn of the lane with the fewest calls under way, for one call (the limiter
-        keeps every lane within its two)."""
-        lane = self._lanes.index(min(self._lanes))
-        self._lanes[lane] += 1
+    def _relay(self) -> Iterator[str | None]:
+        """The turn of the relay with the fewest calls under way, for one call (the limiter
+        keeps every relay within its two)."""
+        relay = self._relays.index(min(self._relays))
+        self._relays[relay] += 1
         try:
-            yield self._turns[lane]
+            yield self._turns[relay]
         finally:
-            self._lanes[lane] -= 1
+            self._relays[relay] -= 1
 
     async def play(self, job: MatchJob) -> Outcome:
         async with self._limiter:
-            with self._lane() as turn:
+            with self._relay() as turn:
                 return await self._pool.play(job, turn)
 
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         async with self._limiter:
-            with self._lane() as turn:
+            with self._relay() as turn:
                 return await self._pool.play_batch(jobs, turn)
 
 
@@ -270,13 +270,13 @@ class WorkerPool:
                 f"({why}), after a worker died with: {death}"
             ) from exc
 
-    def turn(self, lane: int) -> str | None:
-        """The file of lane ``lane``'s turn (``_turn`` in the worker) in the spool; None
+    def turn(self, relay: int) -> str | None:
+        """The file of relay ``relay``'s turn (``_turn`` in the worker) in the spool; None
         without a spool (calls then play at once, as many as they are)."""
-        return None if self.spool is None else os.path.join(self.spool, f"turn-{lane}")
+        return None if self.spool is None else os.path.join(self.spool, f"turn-{relay}")
 
     async def play(self, job: MatchJob, turn: str | None = None) -> Outcome:
-        """Play ``job`` in a worker (in its lane's ``turn``, if given): its result, or
+        """Play ``job`` in a worker (in its relay's ``turn``, if given): its result, or
         ``JobFailed`` if its workers kept dying.
 
         An exception the match raised in the worker (a bug, not a death) is raised here.
@@ -296,7 +296,7 @@ class WorkerPool:
     async def play_batch(
         self, jobs: Sequence[MatchJob], turn: str | None = None
     ) -> list[Outcome | Exception]:
-        """Play ``jobs`` one after another in one worker (in its lane's ``turn``, if given),
+        """Play ``jobs`` one after another in one worker (in its relay's ``turn``, if given),
         for one round trip: their outcomes in order, what a job's play raised (a bug of the
         host) in its place.
 
@@ -368,7 +368,7 @@ def _worker_context(
 
 
 class LocalExecutor(Executor):
-    """Plays up to ``jobs`` matches at once (default: the number of cores), each lane of
+    """Plays up to ``jobs`` matches at once (default: the number of cores), each relay of
     play on two worker processes that take turns (``open_session``).
 
     ``retries`` is how many times a match whose worker died is played again on a
@@ -387,7 +387,7 @@ class LocalExecutor(Executor):
 
     @asynccontextmanager
     async def open_session(self) -> AsyncIterator[Session]:
-        """``jobs`` lanes of worker processes for the life of the block (two workers a lane,
+        """``jobs`` relays of worker processes for the life of the block (two workers a relay,
         taking turns: at most ``jobs`` matches play at once); workers idle 60 s retire.
 
         The workers start as the session opens, not at the first match: a coordinator
@@ -402,7 +402,7 @@ class LocalExecutor(Executor):
                 try:
                     with scope:
                         async with trio.open_nursery() as nursery:
-                            for _ in range(session.slots):  # both workers of each lane
+                            for _ in range(session.slots):  # both workers of each relay
                                 nursery.start_soon(session.start_worker)
                 finally:
                     started.set()

@@ -47,25 +47,25 @@ def play_batch(
     """``play`` each job in turn, in one call: how a local worker takes several matches for
     one round trip to the coordinator. What a match raises (a bug of the host) is returned
     in its place, the worker's traceback in its notes, and the rest play on. ``spool`` is
-    the pool's spool directory, ``turn`` the lane's turn (``play_batch_timed``)."""
+    the pool's spool directory, ``turn`` the relay's turn (``play_batch_timed``)."""
     return play_batch_timed(jobs, spool, turn)[0]
 
 
 def play_in_turn(job: MatchJob, turn: str | None) -> MatchResult:
-    """``play`` one job once its lane's ``turn`` is this worker's (``play_batch_timed``)."""
+    """``play`` one job once its relay's ``turn`` is this worker's (``play_batch_timed``)."""
     with _turn(turn):
         return play(job)
 
 
 @contextlib.contextmanager
 def _turn(path: str | None) -> Iterator[None]:
-    """Hold a lane's turn, the lock on the file ``path``, for the block; None: no lane.
+    """Hold a relay's turn, the lock on the file ``path``, for the block; None: no relay.
 
-    A lane is one core's worth of play shared by two workers (``WorkerPool``): one
+    A relay is one core's worth of play shared by two workers (``WorkerPool``): one
     plays while the other's results go back to the coordinator and its next batch
     comes out, then waits here for the first to finish, so the core never waits for
     the round trip. The kernel hands the lock over as the holder closes the file, or
-    dies. A turn that cannot be taken (its spool gone) is played without: a lane
+    dies. A turn that cannot be taken (its spool gone) is played without: a relay
     only saves time, it guards nothing.
     """
     fd = -1
@@ -98,7 +98,7 @@ def play_batch_timed(
     last match has no next one to hide its packing behind: its replay crosses
     as it is, and the batch waits for none.
 
-    With a ``turn`` (a lane's, ``_turn``) the matches play once this worker holds
+    With a ``turn`` (a relay's, ``_turn``) the matches play once this worker holds
     it, and it is handed on as the last match ends, before the replays' last
     packing and the trip back.
     """
