@@ -4,7 +4,8 @@ A round-robin of the four baselines under the default case (48 seeds, 576
 matches: long enough that a worker's start is paid once, as in a real
 tournament; what it costs is printed apart), played in one run: one match
 after another in this process, then through the coordinator and the store on
-1 and N local workers (N = the cores), as ``arena tournament`` plays it (the
+1 and N local workers (N = the cores; ``LocalExecutor(n)``: n relays of two
+worker processes taking turns), as ``arena tournament`` plays it (the
 store opened and the field stored inside the timing), and on a local Ray of N
 CPUs, and once more on one worker that times each match from inside
 (where the rest of the time goes). This machine is shared and its cores do
@@ -493,8 +494,9 @@ def tournament_figures(
         f"({sum(gaps) / total:.1%}); the {len(played)} matches went out in "
         f"{len(timed.firsts)} calls (batches of up to {LocalExecutor(1).batch}), between two calls "
         f"{statistics.mean(between_calls) * 1e3:.2f} ms on average, median "
-        f"{statistics.median(between_calls) * 1e3:.2f} ms (the results back to the "
-        "coordinator, the next batch out to the worker)"
+        f"{statistics.median(between_calls) * 1e3:.2f} ms (the turn handed from one of the "
+        "relay's two workers to the other: each one's results go back and its next batch "
+        "comes out while the other plays)"
     )
     cold_total = cold.finished - cold.start
     cold_inside = sum(ended - began for began, ended in cold.spans)
