@@ -274,7 +274,7 @@ def build_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.Argume
     r.add_argument(
         "--jobs",
         type=positive,
-        help="matches played at once (default: the cores), each on two worker processes taking turns",
+        help="matches played at once (default: the cores), each on two workers taking turns",
     )
     r.add_argument(
         "--executor",

@@ -292,7 +292,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--jobs",
         type=positive,
-        help="matches played at once (default: the cores), each on two worker processes taking turns",
+        help="matches played at once (default: the cores), each on two workers taking turns",
     )
     p.add_argument(
         "--timeout",

@@ -391,7 +391,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t.add_argument(
         "--jobs",
         type=positive,
-        help="matches played at once (default: the cores), each on two worker processes taking turns",
+        help="matches played at once (default: the cores), each on two workers taking turns",
     )
     t.add_argument(
         "--executor",
