@@ -9,29 +9,14 @@
 
 import { h } from "./dom.js";
 import { MapRenderer, SIDE_COLORS } from "./draw.js";
-import { num } from "./format.js";
 import { describeOutcome, forfeitText, sideLabel } from "./outcome.js";
-import { SOLDIER, streamReplay } from "./replay.js";
+import { STATS, sidePanel } from "./panels.js";
+import { streamReplay } from "./replay.js";
 
 export const SPEEDS = [1, 2, 4, 8, 16, 32];
 // Glyphs every font has (the media-control symbols are missing from many).
 const PLAY = "▶";
 const PAUSE = "❚❚";
-/** The statistics beside the map, per side. */
-const STATS = [
-  "colony hp",
-  "banked",
-  "energy",
-  "workers",
-  "soldiers",
-  "ore carried",
-  "fuel",
-  "of the cap",
-  "memory",
-  "of its cap",
-];
-/** The forfeit kinds whose tick is charged the whole fuel_per_tick (rules §8.6). */
-const WHOLE_CHARGE = ["trap", "fuel", "timeout"];
 /** Ticks per second at 1x. */
 export const TICKS_PER_SECOND = 10;
 
@@ -46,12 +31,6 @@ export const TICKS_PER_SECOND = 10;
 export function mountViewer(element, options) {
   return new Viewer(element, options);
 }
-
-/** 0.0123 -> "1.2%", 0.00016 -> "0.016%". */
-const percent = (share) => {
-  const pct = 100 * share;
-  return `${pct >= 0.1 || pct === 0 ? pct.toFixed(1) : pct.toPrecision(2)}%`;
-};
 
 // The static files' directory: this module's own, or its parent when it runs bundled
 // (a page's bundle and its chunks are in static/dist/).
@@ -542,54 +521,20 @@ export class Viewer {
     this._banner(view);
   }
 
-  _sides({ state, frame }) {
-    const r = this.replay;
-    const cap = r.header.limits.fuel_per_tick;
+  _sides(view) {
     this.ui.sides.forEach((el, s) => {
-      const units = state === null ? [] : [...state.units[s].values()];
-      const soldiers = units.filter((u) => u.kind === SOLDIER).length;
-      const fuel = frame === null ? null : frame.f[s];
-      // Bytes after the side's calls of the tick, and their share of the cap (version 3).
-      const memory = frame === null ? null : r.series.memory[s][frame.t];
-      const memoryCap = r.header.limits.max_memory_bytes;
-      // A tick whose call trapped, ran out of fuel or timed out is charged the whole
-      // fuel_per_tick (rules §8.6): its 100% is that charge, not work done.
-      const forfeit = r.result ? r.result.sides[s].forfeit : null;
-      const chargedWhole =
-        frame !== null && forfeit !== null && forfeit.tick === frame.t && WHOLE_CHARGE.includes(forfeit.kind);
-      const values = {
-        "colony hp": `${state === null ? r.config.colony_hp : state.colonyHp[s]} / ${r.config.colony_hp}`,
-        banked: state === null ? "0" : num(state.banked[s]),
-        energy: state === null ? "–" : num(state.energy[s]),
-        workers: state === null ? "–" : String(units.length - soldiers),
-        soldiers: state === null ? "–" : String(soldiers),
-        "ore carried": state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0)),
-        fuel: fuel === null ? "–" : num(fuel),
-        "of the cap": fuel === null || !cap ? "–" : `${percent(fuel / cap)}${chargedWhole ? ` · ${forfeit.kind}: charged whole` : ""}`,
-        memory: memory === null || memory === undefined ? "–" : num(memory),
-        "of its cap": memory === null || memory === undefined || !memoryCap ? "–" : percent(memory / memoryCap),
-      };
+      const { values, charged, note } = sidePanel(this.replay, view, s);
       for (const name of STATS) {
         const cell = this._stats[s][name];
         if (cell.textContent !== values[name]) cell.textContent = values[name];
       }
       const capCell = this._stats[s]["of the cap"];
-      const why = chargedWhole ? `a tick whose call ends in a ${forfeit.kind} is charged the whole fuel_per_tick (rules §8.6)` : "";
+      const why = charged ? `a tick whose call ends in a ${charged} is charged the whole fuel_per_tick (rules §8.6)` : "";
       if (capCell.title !== why) capCell.title = why;
-      capCell.classList.toggle("fv-charged-whole", chargedWhole);
-      // Debug notes: frames may carry "n", per side a string, null, or the length
-      // outside 0..256 a dropped note was returned with (rules §9.9).
-      const note = frame !== null && Array.isArray(frame.n) ? frame.n[s] : null;
+      capCell.classList.toggle("fv-charged-whole", charged !== null);
       const box = el.querySelector(".fv-note");
-      box.hidden = note === null || note === undefined;
-      box.textContent =
-        typeof note === "string"
-          ? note
-          : box.hidden
-            ? ""
-            : Number.isInteger(note)
-              ? `(note dropped: returned length ${note})`
-              : "(note dropped)";
+      box.hidden = note === null;
+      box.textContent = note ?? "";
     });
   }
 

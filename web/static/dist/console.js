@@ -14,11 +14,11 @@ import {
   table,
   timing,
   when
-} from "./chunk-JKULWBLA.js";
+} from "./chunk-JSJW6M24.js";
 import {
   h,
   num
-} from "./chunk-7RLIS6SK.js";
+} from "./chunk-O7EIJ5PD.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/picker.js

@@ -9,10 +9,10 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-JKULWBLA.js";
+} from "./chunk-JSJW6M24.js";
 import {
   h
-} from "./chunk-7RLIS6SK.js";
+} from "./chunk-O7EIJ5PD.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/match.js

@@ -8,11 +8,11 @@ import {
   pageHref,
   setAddress,
   table
-} from "./chunk-JKULWBLA.js";
+} from "./chunk-JSJW6M24.js";
 import {
   h,
   num
-} from "./chunk-7RLIS6SK.js";
+} from "./chunk-O7EIJ5PD.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/run.js

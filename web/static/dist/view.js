@@ -1,6 +1,6 @@
 import {
   mountViewer
-} from "./chunk-7RLIS6SK.js";
+} from "./chunk-O7EIJ5PD.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/view.js

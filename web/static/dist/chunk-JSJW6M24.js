@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-7RLIS6SK.js";
+} from "./chunk-O7EIJ5PD.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";

@@ -92,10 +92,7 @@ function describeOutcome(replay) {
   }
 }
 
-// static/viewer.js
-var SPEEDS = [1, 2, 4, 8, 16, 32];
-var PLAY = "▶";
-var PAUSE = "❚❚";
+// static/panels.js
 var STATS = [
   "colony hp",
   "banked",
@@ -109,14 +106,44 @@ var STATS = [
   "of its cap"
 ];
 var WHOLE_CHARGE = ["trap", "fuel", "timeout"];
-var TICKS_PER_SECOND = 10;
-function mountViewer(element, options) {
-  return new Viewer(element, options);
-}
 var percent = (share) => {
   const pct = 100 * share;
   return `${pct >= 0.1 || pct === 0 ? pct.toFixed(1) : pct.toPrecision(2)}%`;
 };
+function sidePanel(r, { state, frame }, s) {
+  const cap = r.header.limits.fuel_per_tick;
+  const units = state === null ? [] : [...state.units[s].values()];
+  const soldiers = units.filter((u) => u.kind === SOLDIER).length;
+  const fuel = frame === null ? null : frame.f[s];
+  const memory = frame === null ? null : r.series.memory[s][frame.t];
+  const memoryCap = r.header.limits.max_memory_bytes;
+  const forfeit = r.result ? r.result.sides[s].forfeit : null;
+  const chargedWhole = frame !== null && forfeit !== null && forfeit.tick === frame.t && WHOLE_CHARGE.includes(forfeit.kind);
+  const values = {
+    "colony hp": `${state === null ? r.config.colony_hp : state.colonyHp[s]} / ${r.config.colony_hp}`,
+    banked: state === null ? "0" : num(state.banked[s]),
+    energy: state === null ? "–" : num(state.energy[s]),
+    workers: state === null ? "–" : String(units.length - soldiers),
+    soldiers: state === null ? "–" : String(soldiers),
+    "ore carried": state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0)),
+    fuel: fuel === null ? "–" : num(fuel),
+    "of the cap": fuel === null || !cap ? "–" : `${percent(fuel / cap)}${chargedWhole ? ` · ${forfeit.kind}: charged whole` : ""}`,
+    memory: memory === null || memory === void 0 ? "–" : num(memory),
+    "of its cap": memory === null || memory === void 0 || !memoryCap ? "–" : percent(memory / memoryCap)
+  };
+  const raw = frame !== null && Array.isArray(frame.n) ? frame.n[s] : null;
+  const note = raw === null || raw === void 0 ? null : typeof raw === "string" ? raw : Number.isInteger(raw) ? `(note dropped: returned length ${raw})` : "(note dropped)";
+  return { values, charged: chargedWhole ? forfeit.kind : null, note };
+}
+
+// static/viewer.js
+var SPEEDS = [1, 2, 4, 8, 16, 32];
+var PLAY = "▶";
+var PAUSE = "❚❚";
+var TICKS_PER_SECOND = 10;
+function mountViewer(element, options) {
+  return new Viewer(element, options);
+}
 var STATIC = new URL(/\/dist\/[^/]*$/.test(new URL(import.meta.url).pathname) ? "../" : "./", import.meta.url);
 function ensureStyle(href) {
   const name = href.slice(href.lastIndexOf("/"));
@@ -540,41 +567,20 @@ var Viewer = class {
     this._sides(view);
     this._banner(view);
   }
-  _sides({ state, frame }) {
-    const r = this.replay;
-    const cap = r.header.limits.fuel_per_tick;
+  _sides(view) {
     this.ui.sides.forEach((el, s) => {
-      const units = state === null ? [] : [...state.units[s].values()];
-      const soldiers = units.filter((u) => u.kind === SOLDIER).length;
-      const fuel = frame === null ? null : frame.f[s];
-      const memory = frame === null ? null : r.series.memory[s][frame.t];
-      const memoryCap = r.header.limits.max_memory_bytes;
-      const forfeit = r.result ? r.result.sides[s].forfeit : null;
-      const chargedWhole = frame !== null && forfeit !== null && forfeit.tick === frame.t && WHOLE_CHARGE.includes(forfeit.kind);
-      const values = {
-        "colony hp": `${state === null ? r.config.colony_hp : state.colonyHp[s]} / ${r.config.colony_hp}`,
-        banked: state === null ? "0" : num(state.banked[s]),
-        energy: state === null ? "–" : num(state.energy[s]),
-        workers: state === null ? "–" : String(units.length - soldiers),
-        soldiers: state === null ? "–" : String(soldiers),
-        "ore carried": state === null ? "–" : num(units.reduce((n, u) => n + u.carry, 0)),
-        fuel: fuel === null ? "–" : num(fuel),
-        "of the cap": fuel === null || !cap ? "–" : `${percent(fuel / cap)}${chargedWhole ? ` · ${forfeit.kind}: charged whole` : ""}`,
-        memory: memory === null || memory === void 0 ? "–" : num(memory),
-        "of its cap": memory === null || memory === void 0 || !memoryCap ? "–" : percent(memory / memoryCap)
-      };
+      const { values, charged, note } = sidePanel(this.replay, view, s);
       for (const name of STATS) {
         const cell = this._stats[s][name];
         if (cell.textContent !== values[name]) cell.textContent = values[name];
       }
       const capCell = this._stats[s]["of the cap"];
-      const why = chargedWhole ? `a tick whose call ends in a ${forfeit.kind} is charged the whole fuel_per_tick (rules §8.6)` : "";
+      const why = charged ? `a tick whose call ends in a ${charged} is charged the whole fuel_per_tick (rules §8.6)` : "";
       if (capCell.title !== why) capCell.title = why;
-      capCell.classList.toggle("fv-charged-whole", chargedWhole);
-      const note = frame !== null && Array.isArray(frame.n) ? frame.n[s] : null;
+      capCell.classList.toggle("fv-charged-whole", charged !== null);
       const box = el.querySelector(".fv-note");
-      box.hidden = note === null || note === void 0;
-      box.textContent = typeof note === "string" ? note : box.hidden ? "" : Number.isInteger(note) ? `(note dropped: returned length ${note})` : "(note dropped)";
+      box.hidden = note === null;
+      box.textContent = note ?? "";
     });
   }
   _banner({ frame }) {
