@@ -175,7 +175,7 @@ def handle_job(job):
     # among all workers (marker files made exclusively) kill their worker (SIGKILL) once
     # it has the call and before it plays, where the coordinator waits for the result.
     fn, _ = workers.loads(job)
-    if getattr(fn, "__name__", "") in ("play", "play_batch", "play_batch_timed"):
+    if getattr(fn, "__name__", "") in ("play", "play_in_turn", "play_batch", "play_batch_timed"):
         for death in range(DEATHS):
             marker = os.path.join(DIRECTORY, f"died-{death}")
             try:
@@ -224,7 +224,7 @@ def worker_hook(directory: Path, hook: str, *, deaths: int = 1) -> dict[str, str
 
     ``die-mid-send``: the first worker to send back a result bigger than a call's answer
     (a match's) sends half of it and is killed (SIGKILL); ``die-given-a-match``: the
-    first ``deaths`` calls that play matches (``play``, ``play_batch``), among all
+    first ``deaths`` calls that play matches (``play_in_turn``, ``play_batch``), among all
     workers, kill their worker (SIGKILL) as it gets the call, so the coordinator loses
     it mid-match (``deaths_of`` counts them); ``cannot-start``: every worker exits at
     once; ``hold-results``: a worker keeps a match's result while the file ``directory /

@@ -331,9 +331,9 @@ def _busy_field(store: Store, busy: bytes, idle: bytes) -> list[Entrant]:
 def _kill_while_playing(
     store: Store, tournament_id: int, kills: int, hooked_workers: HookWorkers
 ) -> int:
-    """Play the tournament on one local worker (batches of several matches when it is long
-    enough), whose first ``kills`` calls that play matches kill it mid-match; how many
-    workers died."""
+    """Play the tournament on one relay of local workers (two calls at once, batches of
+    several matches when it is long enough), whose first ``kills`` calls that play matches
+    kill their worker mid-match; how many workers died."""
     hook = hooked_workers("die-given-a-match", deaths=kills)
     trio.run(run_tournament, store, tournament_id, LocalExecutor(1))
     return deaths_of(hook)
@@ -364,8 +364,8 @@ def test_a_worker_killed_mid_match_costs_nothing_and_nothing_counts_twice(
 def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
     store: Store, busy: bytes, idle: bytes, hooked_workers: HookWorkers
 ) -> None:
-    """Eight matches on one worker go out in one batch (one slot: nothing to shrink it for):
-    a worker killed in it loses none of its matches, and none is recorded twice."""
+    """Eight matches on one relay go out in batches of several: a worker killed in one loses
+    none of its matches, and none is recorded twice."""
     field = _busy_field(store, busy, idle)
     record = create_tournament(store, "round-robin", field, seeds=range(4), config=SHORT)
     assert _kill_while_playing(store, record.id, 1, hooked_workers) == 1
@@ -381,9 +381,12 @@ def test_a_worker_killed_mid_batch_costs_nothing_and_nothing_counts_twice(
 def test_a_match_whose_workers_keep_dying_is_an_error_the_tournament_survives(
     store: Store, busy: bytes, idle: bytes, hooked_workers: HookWorkers
 ) -> None:
+    """A gauntlet of two matches on one relay: two calls of one match at once, each on a
+    worker of its own. Three deaths among two matches of two attempts each, in whatever
+    order they come, fail one match (its two attempts) and not the other."""
     field = _busy_field(store, busy, idle)
     record = create_tournament(store, "gauntlet", field, seeds=(0,), config=SHORT)
-    assert _kill_while_playing(store, record.id, 2, hooked_workers) == 2
+    assert _kill_while_playing(store, record.id, 3, hooked_workers) == 3
     record, standings = tournament_standings(store, record.id)
     assert record.status is TournamentStatus.FINISHED and standings.complete
     errors = [m for m in store.tournament_matches(record.id) if m.result is None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -9,6 +10,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 
@@ -149,6 +151,72 @@ def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy:
 
 
 @pytest.mark.processes
+def test_two_calls_of_one_relay_take_turns(idle: bytes, busy: bytes) -> None:
+    """A relay's two workers never play at once: of two calls given together, one plays its
+    whole batch, then the other (each worker's own monotonic clock is the system's)."""
+    jobs = _jobs(idle, busy, 6, sim.Config())
+    Timed = tuple[list[arena.MatchResult | Exception], list[tuple[float, float]]]
+
+    async def main() -> list[Timed]:
+        async with arena.open_worker_pool() as pool:
+            turn = pool.turn(0)
+            assert turn is not None
+            async with trio.open_nursery() as nursery:  # both workers up and waiting
+                nursery.start_soon(pool.call, os.getpid)
+                nursery.start_soon(pool.call, os.getpid)
+            timed: list[Timed] = []
+
+            async def call(batch: list[MatchJob]) -> None:
+                timed.append(await pool.call(play_batch_timed, batch, pool.spool, turn))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(call, jobs[:3])
+                nursery.start_soon(call, jobs[3:])
+            return timed
+
+    first, second = sorted(trio.run(main), key=lambda t: t[1][0])
+    assert first[1][-1][1] <= second[1][0][0]  # the second began once the first had ended
+    outcomes = [*first[0], *second[0]]
+    assert sorted(o.seed for o in outcomes if isinstance(o, arena.MatchResult)) == list(range(6))
+
+
+@pytest.mark.processes
+def test_a_call_waits_for_its_relays_turn(idle: bytes, busy: bytes) -> None:
+    """A call whose relay's turn is held (here by the test) plays only once it is let go, then
+    plays as any other."""
+    jobs = _jobs(idle, busy, 2)
+
+    async def main() -> tuple[
+        float, list[tuple[float, float]], list[arena.MatchResult | Exception]
+    ]:
+        async with arena.open_worker_pool() as pool:
+            turn = pool.turn(0)
+            assert turn is not None
+            fd = os.open(turn, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            done = trio.Event()
+            timed: list[tuple[list[arena.MatchResult | Exception], list[tuple[float, float]]]] = []
+
+            async def call() -> None:
+                timed.append(await pool.call(play_batch_timed, jobs, pool.spool, turn))
+                done.set()
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(call)
+                with trio.move_on_after(1.0):
+                    await done.wait()
+                assert not done.is_set()  # held: nothing played
+                released = time.monotonic()
+                os.close(fd)
+            ((outcomes, spans),) = timed
+            return released, spans, outcomes
+
+    released, spans, outcomes = trio.run(main)
+    assert spans[0][0] >= released
+    assert outcomes == [play(job) for job in jobs]
+
+
+@pytest.mark.processes
 def test_a_batch_leaves_its_replays_in_the_pools_spool_until_each_is_read(
     idle: bytes, busy: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -163,10 +231,10 @@ def test_a_batch_leaves_its_replays_in_the_pools_spool_until_each_is_read(
         async with LocalExecutor(1).open_session() as session:
             outcomes = await session.play_batch(jobs)
             (spool,) = tmp_path.glob("arena-spool-*")
-            assert len(list(spool.iterdir())) == 3  # the last replay crossed as it is
+            assert len(list(spool.glob("*.zst"))) == 3  # the last replay crossed as it is
             first = outcomes[0]
             assert isinstance(first, arena.MatchResult) and first.packed_replay is not None
-            assert len(list(spool.iterdir())) == 2
+            assert len(list(spool.glob("*.zst"))) == 2
             return outcomes
 
     outcomes = trio.run(main)
@@ -543,21 +611,22 @@ def test_a_tournament_whose_workers_cannot_start_records_nothing_and_exits_2(
 
 @pytest.mark.processes
 def test_a_local_session_starts_its_workers_as_it_opens(idle: bytes, busy: bytes) -> None:
-    """The workers start while a coordinator reads its plan, not at the first match; the
-    matches then play on those very workers (none of them starts one of its own)."""
+    """The workers start while a coordinator reads its plan, not at the first match (two for
+    each of the two relays); the matches then play on those very workers (none of them starts
+    one of its own)."""
     jobs = _jobs(idle, busy, 4)
 
-    async def main() -> tuple[list[int], list[int], list[Outcome | Exception]]:
+    async def main() -> tuple[int, list[int], list[int], list[Outcome | Exception]]:
         async with LocalExecutor(2).open_session() as session:
             with trio.fail_after(60):
-                while len(worker_pids()) < 2:
+                while len(worker_pids()) < session.slots:
                     await trio.sleep(0.01)
             up = sorted(worker_pids())
             outcomes = [*await session.play_batch(jobs[:2]), *await session.play_batch(jobs[2:])]
-            return up, sorted(worker_pids()), outcomes
+            return session.slots, up, sorted(worker_pids()), outcomes
 
-    up, after, outcomes = trio.run(main)
-    assert len(up) == 2 and after == up
+    slots, up, after, outcomes = trio.run(main)
+    assert slots == 4 and len(up) == 4 and after == up
     assert [o.replay for o in outcomes if isinstance(o, arena.MatchResult)] == [
         play(job).replay for job in jobs
     ]

@@ -4,7 +4,8 @@ A round-robin of the four baselines under the default case (48 seeds, 576
 matches: long enough that a worker's start is paid once, as in a real
 tournament; what it costs is printed apart), played in one run: one match
 after another in this process, then through the coordinator and the store on
-1 and N local workers (N = the cores), as ``arena tournament`` plays it (the
+1 and N local workers (N = the cores; ``LocalExecutor(n)``: n relays of two
+worker processes taking turns), as ``arena tournament`` plays it (the
 store opened and the field stored inside the timing), and on a local Ray of N
 CPUs, and once more on one worker that times each match from inside
 (where the rest of the time goes). This machine is shared and its cores do
@@ -217,15 +218,29 @@ def _match_scaling(processes: int, seeds: int, max_ticks: int | None = None) -> 
 
 
 class _TimedWorker:
-    """A ``BatchPlayer`` on one local worker, as ``LocalExecutor(1)`` plays (its worker pool,
-    batches of up to ``LocalExecutor().batch``), that keeps when each match began and ended
-    inside the worker."""
+    """A ``BatchPlayer`` on one relay of local workers, as ``LocalExecutor(1)`` plays (its
+    worker pool, two workers taking turns, ``slots`` calls at once, batches of up to
+    ``LocalExecutor().batch``), that keeps when each match began and ended inside the
+    worker."""
 
     def __init__(self, pool: WorkerPool) -> None:
         self._pool = pool
+        self._turn = pool.turn(0)
+        self.slots = 1 if self._turn is None else 2
         self.batch = LocalExecutor(1).batch
-        self.spans: list[tuple[float, float]] = []
-        self.firsts: list[int] = []
+        self._calls: list[list[tuple[float, float]]] = []  # each call's spans
+
+    @property
+    def spans(self) -> list[tuple[float, float]]:
+        """Each match's (began, ended) in the worker, in the order they played (two calls
+        are under way at once: one may come back after the other's worker began)."""
+        return [span for call in sorted(self._calls) for span in call]
+
+    @property
+    def firsts(self) -> list[int]:
+        """The index in ``spans`` of each call's first match."""
+        sizes = [len(call) for call in sorted(self._calls)]
+        return [sum(sizes[:n]) for n in range(len(sizes))]
 
     async def play(self, job: MatchJob) -> Outcome:
         (outcome,) = await self.play_batch([job])
@@ -236,10 +251,10 @@ class _TimedWorker:
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         timed: tuple[list[MatchResult | Exception], list[tuple[float, float]]]
         timed = await self._pool.call(
-            play_batch_timed, jobs, self._pool.spool, doing="playing a batch"
+            play_batch_timed, jobs, self._pool.spool, self._turn, doing="playing a batch"
         )
-        self.firsts.append(len(self.spans))
-        self.spans.extend(timed[1])
+        if timed[1]:
+            self._calls.append(timed[1])
         return list(timed[0])
 
 
@@ -282,7 +297,7 @@ def _inside_a_worker(seeds: int, max_ticks: int | None = None, *, fresh: bool = 
                 setup = time.monotonic() - start
                 async with open_worker_pool() as pool:
                     player = _TimedWorker(pool)
-                    await run_tournament(store, record.id, player, slots=1)
+                    await run_tournament(store, record.id, player, slots=player.slots)
                 return _Inside(start, setup, player.spans, player.firsts, time.monotonic())
 
     return trio.run(main)
@@ -479,8 +494,9 @@ def tournament_figures(
         f"({sum(gaps) / total:.1%}); the {len(played)} matches went out in "
         f"{len(timed.firsts)} calls (batches of up to {LocalExecutor(1).batch}), between two calls "
         f"{statistics.mean(between_calls) * 1e3:.2f} ms on average, median "
-        f"{statistics.median(between_calls) * 1e3:.2f} ms (the results back to the "
-        "coordinator, the next batch out to the worker)"
+        f"{statistics.median(between_calls) * 1e3:.2f} ms (the turn handed from one of the "
+        "relay's two workers to the other: each one's results go back and its next batch "
+        "comes out while the other plays)"
     )
     cold_total = cold.finished - cold.start
     cold_inside = sum(ended - began for began, ended in cold.spans)

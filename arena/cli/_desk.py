@@ -271,7 +271,11 @@ def build_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.Argume
         metavar="NAME",
         help="leave this entrant out of the new field (repeat for more)",
     )
-    r.add_argument("--jobs", type=positive, help="worker processes (default: the cores)")
+    r.add_argument(
+        "--jobs",
+        type=positive,
+        help="matches played at once (default: the cores), each on two workers taking turns",
+    )
     r.add_argument(
         "--executor",
         choices=("local", "ray"),

@@ -289,7 +289,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("prove", help="play a submission against every opponent of a case")
     p.add_argument("source", help="a submission directory (built first) or a .wasm module")
     p.add_argument("--again", action="store_true", help="play it again even if proved before")
-    p.add_argument("--jobs", type=positive, help="worker processes (default: the cores)")
+    p.add_argument(
+        "--jobs",
+        type=positive,
+        help="matches played at once (default: the cores), each on two workers taking turns",
+    )
     p.add_argument(
         "--timeout",
         type=seconds,

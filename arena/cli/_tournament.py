@@ -388,7 +388,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t.add_argument("--rounds", type=positive, help="swiss rounds (default ceil(log2 field))")
     t.add_argument("--shuffle", type=u32, metavar="SEED", help="bracket: draw the seeding")
     t.add_argument("--max-ticks", type=positive, help="shorter matches than the case's")
-    t.add_argument("--jobs", type=positive, help="worker processes (default: the cores)")
+    t.add_argument(
+        "--jobs",
+        type=positive,
+        help="matches played at once (default: the cores), each on two workers taking turns",
+    )
     t.add_argument(
         "--executor",
         choices=("local", "ray"),

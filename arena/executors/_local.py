@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import AsyncIterator, Callable, Sequence
+import os
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
@@ -37,8 +38,8 @@ from arena.executors._forkserver import FORKSERVER, WorkerInit, start_worker_ser
 from arena.executors._job import JobFailed, MatchJob, Outcome, default_jobs
 from arena.executors._play import (
     open_spool,
-    play,
     play_batch,
+    play_in_turn,
     settle_spool,
     worker_ready,
     worker_started,
@@ -62,11 +63,22 @@ being each result's bytes through the pipe (docs/decisions.md, docs/benchmarks.m
 
 
 class _LocalSession(Session):
-    def __init__(self, slots: int, batch: int, pool: WorkerPool) -> None:
-        self.slots = slots
+    """``LocalExecutor``'s session: ``workers`` relays, each one core's worth of play.
+
+    With a spool for the turns' files, a relay has two workers that take turns
+    (``_turn`` in the worker): one plays its batch while the other's results go
+    back and its next batch comes out, so ``slots``, the calls to keep going,
+    is twice the relays, while no more than ``workers`` matches play at once.
+    """
+
+    def __init__(self, workers: int, batch: int, pool: WorkerPool) -> None:
+        per_relay = 2 if pool.spool is not None else 1
+        self.slots = per_relay * workers
         self.batch = batch
         self._pool = pool
-        self._limiter = trio.CapacityLimiter(slots)
+        self._limiter = trio.CapacityLimiter(self.slots)
+        self._relays = [0] * workers  # the calls under way in each relay
+        self._turns: list[str | None] = [pool.turn(relay) for relay in range(workers)]
 
     async def start_worker(self) -> None:
         """Start one worker ahead of the first match (it holds a slot until it is up, so no
@@ -78,13 +90,26 @@ class _LocalSession(Session):
             with contextlib.suppress(WorkerDied, WorkersUnavailableError):
                 await self._pool.call(worker_ready, doing="starting")
 
+    @contextlib.contextmanager
+    def _relay(self) -> Iterator[str | None]:
+        """The turn of the relay with the fewest calls under way, for one call (the limiter
+        keeps every relay within its two)."""
+        relay = self._relays.index(min(self._relays))
+        self._relays[relay] += 1
+        try:
+            yield self._turns[relay]
+        finally:
+            self._relays[relay] -= 1
+
     async def play(self, job: MatchJob) -> Outcome:
         async with self._limiter:
-            return await self._pool.play(job)
+            with self._relay() as turn:
+                return await self._pool.play(job, turn)
 
     async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
         async with self._limiter:
-            return await self._pool.play_batch(jobs)
+            with self._relay() as turn:
+                return await self._pool.play_batch(jobs, turn)
 
 
 class WorkerDied(Exception):
@@ -245,22 +270,35 @@ class WorkerPool:
                 f"({why}), after a worker died with: {death}"
             ) from exc
 
-    async def play(self, job: MatchJob) -> Outcome:
-        """Play ``job`` in a worker: its result, or ``JobFailed`` if its workers kept dying.
+    def turn(self, relay: int) -> str | None:
+        """The file of relay ``relay``'s turn (``_turn`` in the worker) in the spool; None
+        without a spool (calls then play at once, as many as they are)."""
+        return None if self.spool is None else os.path.join(self.spool, f"turn-{relay}")
+
+    async def play(self, job: MatchJob, turn: str | None = None) -> Outcome:
+        """Play ``job`` in a worker (in its relay's ``turn``, if given): its result, or
+        ``JobFailed`` if its workers kept dying.
 
         An exception the match raised in the worker (a bug, not a death) is raised here.
         """
-        return await self._play_alone(job, 1 + self.retries, [])
+        return await self._play_alone(job, 1 + self.retries, [], turn)
 
-    async def _play_alone(self, job: MatchJob, attempts: int, deaths: list[str]) -> Outcome:
+    async def _play_alone(
+        self, job: MatchJob, attempts: int, deaths: list[str], turn: str | None
+    ) -> Outcome:
         try:
-            return await self._attempts(attempts, deaths, "playing this match", play, job)
+            return await self._attempts(
+                attempts, deaths, "playing this match", play_in_turn, job, turn
+            )
         except WorkerDied as exc:
             return JobFailed(job, exc.reason)
 
-    async def play_batch(self, jobs: Sequence[MatchJob]) -> list[Outcome | Exception]:
-        """Play ``jobs`` one after another in one worker, for one round trip: their outcomes
-        in order, what a job's play raised (a bug of the host) in its place.
+    async def play_batch(
+        self, jobs: Sequence[MatchJob], turn: str | None = None
+    ) -> list[Outcome | Exception]:
+        """Play ``jobs`` one after another in one worker (in its relay's ``turn``, if given),
+        for one round trip: their outcomes in order, what a job's play raised (a bug of the
+        host) in its place.
 
         If the worker dies, which match it died in is unknown and none of the batch
         came back: each is played again alone on a fresh worker, with the retries a
@@ -268,16 +306,18 @@ class WorkerPool:
         and every other one is played, and reported, once.
         """
         if len(jobs) == 1:
-            return await _each(self.play, jobs)
+            return await _each(lambda job: self.play(job, turn), jobs)
         deaths: list[str] = []
         try:
             played: list[MatchResult | Exception] = await self._attempts(
-                1, deaths, "playing a batch", play_batch, jobs, self.spool
+                1, deaths, "playing a batch", play_batch, jobs, self.spool, turn
             )
             return list(played)
         except WorkerDied:
             pass
-        return await _each(lambda job: self._play_alone(job, self.retries, list(deaths)), jobs)
+        return await _each(
+            lambda job: self._play_alone(job, self.retries, list(deaths), turn), jobs
+        )
 
 
 @asynccontextmanager
@@ -328,7 +368,8 @@ def _worker_context(
 
 
 class LocalExecutor(Executor):
-    """Plays matches on up to ``jobs`` worker processes (default: the number of cores).
+    """Plays up to ``jobs`` matches at once (default: the number of cores), each relay of
+    play on two worker processes that take turns (``open_session``).
 
     ``retries`` is how many times a match whose worker died is played again on a
     fresh worker before it is reported as ``JobFailed``; ``batch`` is the most
@@ -346,7 +387,8 @@ class LocalExecutor(Executor):
 
     @asynccontextmanager
     async def open_session(self) -> AsyncIterator[Session]:
-        """Up to ``jobs`` worker processes for the life of the block; workers idle 60 s retire.
+        """``jobs`` relays of worker processes for the life of the block (two workers a relay,
+        taking turns: at most ``jobs`` matches play at once); workers idle 60 s retire.
 
         The workers start as the session opens, not at the first match: a coordinator
         reads and builds its plan meanwhile.
@@ -360,7 +402,7 @@ class LocalExecutor(Executor):
                 try:
                     with scope:
                         async with trio.open_nursery() as nursery:
-                            for _ in range(self.jobs):
+                            for _ in range(session.slots):  # both workers of each relay
                                 nursery.start_soon(session.start_worker)
                 finally:
                     started.set()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import gc
 import itertools
 import os
@@ -21,7 +22,7 @@ import threading
 import time
 import traceback
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import cast
 
 import replays
@@ -33,22 +34,54 @@ __all__ = [
     "play",
     "play_batch",
     "play_batch_timed",
+    "play_in_turn",
     "settle_spool",
     "worker_ready",
     "worker_started",
 ]
 
 
-def play_batch(jobs: Sequence[MatchJob], spool: str | None = None) -> list[MatchResult | Exception]:
+def play_batch(
+    jobs: Sequence[MatchJob], spool: str | None = None, turn: str | None = None
+) -> list[MatchResult | Exception]:
     """``play`` each job in turn, in one call: how a local worker takes several matches for
     one round trip to the coordinator. What a match raises (a bug of the host) is returned
     in its place, the worker's traceback in its notes, and the rest play on. ``spool`` is
-    the pool's spool directory (``play_batch_timed``)."""
-    return play_batch_timed(jobs, spool)[0]
+    the pool's spool directory, ``turn`` the relay's turn (``play_batch_timed``)."""
+    return play_batch_timed(jobs, spool, turn)[0]
+
+
+def play_in_turn(job: MatchJob, turn: str | None) -> MatchResult:
+    """``play`` one job once its relay's ``turn`` is this worker's (``play_batch_timed``)."""
+    with _turn(turn):
+        return play(job)
+
+
+@contextlib.contextmanager
+def _turn(path: str | None) -> Iterator[None]:
+    """Hold a relay's turn, the lock on the file ``path``, for the block; None: no relay.
+
+    A relay is one core's worth of play shared by two workers (``WorkerPool``): one
+    plays while the other's results go back to the coordinator and its next batch
+    comes out, then waits here for the first to finish, so the core never waits for
+    the round trip. The kernel hands the lock over as the holder closes the file, or
+    dies. A turn that cannot be taken (its spool gone) is played without: a relay
+    only saves time, it guards nothing.
+    """
+    fd = -1
+    if path is not None:
+        with contextlib.suppress(OSError):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def play_batch_timed(
-    jobs: Sequence[MatchJob], spool: str | None = None
+    jobs: Sequence[MatchJob], spool: str | None = None, turn: str | None = None
 ) -> tuple[list[MatchResult | Exception], list[tuple[float, float]]]:
     """``play_batch``, and when each match began and ended on the system's monotonic clock
     (the same in every process): how ``arena bench tournament`` times matches inside a
@@ -64,21 +97,26 @@ def play_batch_timed(
     one (or if a file cannot be written) the packed replay crosses itself. The
     last match has no next one to hide its packing behind: its replay crosses
     as it is, and the batch waits for none.
+
+    With a ``turn`` (a relay's, ``_turn``) the matches play once this worker holds
+    it, and it is handed on as the last match ends, before the replays' last
+    packing and the trip back.
     """
     outcomes: list[MatchResult | Exception] = []
     spans: list[tuple[float, float]] = []
     packer = _Packer(spool) if len(jobs) > 1 else None
-    for index, job in enumerate(jobs):
-        began = time.monotonic()
-        try:
-            result = play(job)
-        except Exception as exc:  # a host bug in this match: the batch plays on
-            outcomes.append(_portable(exc))
-        else:
-            outcomes.append(result)
-            if packer is not None and index < len(jobs) - 1:
-                packer.pack(index, result.replay)
-        spans.append((began, time.monotonic()))
+    with _turn(turn):
+        for index, job in enumerate(jobs):
+            began = time.monotonic()
+            try:
+                result = play(job)
+            except Exception as exc:  # a host bug in this match: the batch plays on
+                outcomes.append(_portable(exc))
+            else:
+                outcomes.append(result)
+                if packer is not None and index < len(jobs) - 1:
+                    packer.pack(index, result.replay)
+            spans.append((began, time.monotonic()))
     if packer is not None:
         for index, packed in packer.finish():
             played = outcomes[index]
