@@ -10,7 +10,6 @@ process.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import hashlib
 import io
@@ -421,7 +420,7 @@ class OneJobRefused:
 
     async def play(self, job: MatchJob) -> Outcome:
         if (job.a.name, job.b.name, job.seed) == (self.bad.a, self.bad.b, self.bad.seed):
-            job = dataclasses.replace(job, seed=-1)
+            job = msgspec.structs.replace(job, seed=-1)
         return await self.session.play(job)
 
 

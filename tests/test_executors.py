@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import fcntl
 import json
 import os
@@ -15,6 +14,7 @@ import time
 import traceback
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 
@@ -126,7 +126,7 @@ def test_a_batch_plays_in_one_worker_call_each_match_as_alone(idle: bytes, busy:
     (seed -1, refused by the runner) comes back in its place, with the worker's traceback,
     and the jobs after it play on."""
     jobs = _jobs(idle, busy, 4)
-    jobs[1] = dataclasses.replace(jobs[1], seed=-1)
+    jobs[1] = msgspec.structs.replace(jobs[1], seed=-1)
 
     async def main() -> list[Outcome | Exception]:
         async with LocalExecutor(1).open_session() as session:
@@ -333,7 +333,7 @@ def test_an_exception_the_match_raises_in_a_worker_is_raised_not_a_failed_match(
     in a live worker (here the runner refusing seed -1) is a bug, raised to the caller with
     the worker's traceback, and the worker plays on."""
     good = _jobs(idle, busy, 1)[0]
-    bad = dataclasses.replace(good, seed=-1)
+    bad = msgspec.structs.replace(good, seed=-1)
 
     async def main() -> Outcome:
         async with LocalExecutor(1).open_session() as session:

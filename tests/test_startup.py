@@ -121,10 +121,8 @@ NATIVE = {"sim._native._core", "arena.sandbox._native._call", "replays._native._
 """The native parts, loaded where they were built (setup says when they could not be)."""
 
 THIRD_PARTY = {"lazy_loader", "msgpack", "msgspec", "wasmtime", "zstandard"}
-"""The installed packages it loads (besides the interpreter's site machinery)."""
-
-OPTIONAL = {"typing_extensions"}
-"""Installed packages that one of those loads only where it is installed (msgspec this one)."""
+"""The installed packages it loads (besides the interpreter's site machinery): not
+``typing_extensions``, which msgspec would load where it is installed (``import_msgspec``)."""
 
 NEVER = (
     "multiprocessing",
@@ -135,10 +133,13 @@ NEVER = (
     "asyncio",
     "tomllib",
     "random",
+    "inspect",
+    "dataclasses",
 )
 """Standard modules a one-off match has no use for (subprocess compiles a module the
 cache does not hold; tomllib reads a case the cache does not hold; random times the
-store's waits on a busy lock)."""
+store's waits on a busy lock; inspect came with ``typing_extensions`` and dataclasses,
+whose records the match path makes msgspec Structs or plain classes)."""
 
 # arena ARGV[2:], then the modules the process holds as JSON in ARGV[1].
 _LISTED = (
@@ -193,11 +194,57 @@ def test_a_one_off_match_loads_only_the_listed_modules(
         and not m.startswith("_")  # the site's editable finder, Cython's runtime
         and m != "cython_runtime"
     }
-    assert THIRD_PARTY <= installed <= THIRD_PARTY | OPTIONAL, (
-        f"installed packages loaded: {sorted(installed)}"
-    )
+    assert installed == THIRD_PARTY, f"installed packages loaded: {sorted(installed)}"
     unused = sorted(m for m in loaded if m.startswith(NEVER))
     assert not unused, f"a one-off match loads {', '.join(unused)}"
+
+
+# In a fresh process: msgspec imported as a command imports it (ARGV[2] "command": without
+# typing_extensions, which stays importable after) or as usual ("usual": with it), then a
+# case decoded and encoded again; ARGV[1] holds the case as the disk cache writes it.
+_DECODED_AGAIN = """
+import sys, typing
+import_as = sys.argv[2]
+if import_as == "command":
+    from arena.cli._common import import_msgspec
+    import_msgspec()
+    assert "typing_extensions" not in sys.modules
+else:
+    import typing_extensions
+import msgspec, msgspec._utils
+expected = typing.get_type_hints if import_as == "command" else typing_extensions.get_type_hints
+assert msgspec._utils._get_type_hints is expected
+from arena.cases import Case
+from arena.cases._cached import _decode, _encode
+payload = open(sys.argv[1], "rb").read()
+case = msgspec.msgpack.decode(payload, type=Case, dec_hook=_decode)
+assert type(case) is Case
+sys.stdout.buffer.write(msgspec.msgpack.encode(case, enc_hook=_encode))
+import typing_extensions
+"""
+
+
+@pytest.mark.processes  # msgspec imported afresh
+def test_msgspec_without_typing_extensions_reads_the_records_alike(tmp_path: Path) -> None:
+    """``import_msgspec`` hides ``typing_extensions`` while msgspec imports (msgspec's
+    fallback to ``typing``): a case, the records' largest tree (enums, unions, tuples,
+    nested Structs), decodes and encodes to the same bytes either way."""
+    import msgspec
+
+    import arena
+    from arena.cases._cached import _encode
+
+    payload = msgspec.msgpack.encode(arena.default_case(), enc_hook=_encode)
+    (tmp_path / "case.msgpack").write_bytes(payload)
+    for import_as in ("command", "usual"):
+        ran = subprocess.run(
+            [sys.executable, "-c", _DECODED_AGAIN, str(tmp_path / "case.msgpack"), import_as],
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stderr.decode()
+        assert ran.stdout == payload, import_as
 
 
 def test_a_command_loads_its_modules_without_the_collector_and_freezes_them() -> None:

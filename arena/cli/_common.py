@@ -17,6 +17,7 @@ __all__ = [
     "at_least",
     "count",
     "emit_json",
+    "import_msgspec",
     "loading",
     "port",
     "positive",
@@ -46,6 +47,28 @@ def loading() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def import_msgspec() -> None:
+    """Import msgspec as it falls back without ``typing_extensions``: the same on Python 3.11+.
+
+    msgspec takes ``get_type_hints``, ``Required`` and ``NotRequired`` from
+    ``typing_extensions`` where it is installed, else from ``typing``; importing
+    ``typing_extensions`` loads inspect (with dis, tokenize, linecache), a good part of a
+    one-off command's start-up. From Python 3.11 those three names of
+    ``typing_extensions`` are ``typing``'s, or call it unchanged with ``include_extras=True``
+    (msgspec's only call), so msgspec reads every type as it would (docs/decisions.md,
+    Speed). ``typing_extensions`` is hidden only while msgspec imports; later imports of it
+    work as usual. Nothing to do once either is loaded.
+    """
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import refused
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        if "typing_extensions" in sys.modules and sys.modules["typing_extensions"] is None:
+            del sys.modules["typing_extensions"]
 
 
 def stdout_console(**options: Any) -> Console:

@@ -20,7 +20,7 @@ import replays
 import sim
 from arena._errors import ArenaError
 from arena._extensions import COMMANDS, extensions
-from arena.cli._common import loading, shown
+from arena.cli._common import import_msgspec, loading, shown
 
 __all__ = ["build_parser", "main", "operator_errors"]
 
@@ -136,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     atexit.register(gc.freeze)
     argv = sys.argv[1:] if argv is None else list(argv)
     with loading():
+        import_msgspec()  # before anything else loads it
         errors = operator_errors()
         if argv[:1] == ["tournament"] and argv[1:2] and argv[1] in _DESK:
             # ``arena tournament matches ID`` and the like: the desk's own parser (``arena

@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import msgspec
 import trio
 
 from arena._errors import ArenaError
@@ -81,7 +82,9 @@ class RayStats:
 def _play_by_reference(job: MatchJob, blob_a: bytes, blob_b: bytes) -> MatchResult:
     """The task: the job arrives without module bytes; Ray resolves the references."""
     return play(
-        dataclasses.replace(job, a=Contestant(job.a.name, blob_a), b=Contestant(job.b.name, blob_b))
+        msgspec.structs.replace(
+            job, a=Contestant(job.a.name, blob_a), b=Contestant(job.b.name, blob_b)
+        )
     )
 
 
@@ -282,7 +285,7 @@ class _RaySession(Session):
             return self._modules[sha]
 
     def _submit(self, job: MatchJob) -> Any:
-        bare = dataclasses.replace(
+        bare = msgspec.structs.replace(
             job, a=Contestant(job.a.name, b""), b=Contestant(job.b.name, b"")
         )
         args = (bare, self._reference(job.a), self._reference(job.b))

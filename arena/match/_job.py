@@ -7,7 +7,7 @@ process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 import replays
 import sim
@@ -17,10 +17,7 @@ from arena.sandbox import Limits
 __all__ = ["MatchJob"]
 
 
-# A dataclass still, not a msgspec Struct like the other records: the Ray executor
-# makes a job's lighter copy with dataclasses.replace.
-@dataclass(frozen=True, slots=True)
-class MatchJob:
+class MatchJob(msgspec.Struct, frozen=True):
     """Everything one match depends on; the same job always gives the same replay bytes.
 
     A case builds the job of a match played under it (``Case.match_job``): its

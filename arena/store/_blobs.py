@@ -31,7 +31,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -369,13 +368,16 @@ class Blobs:
             )
 
 
-@dataclass(eq=False)
+# A plain class: not a dataclass, whose import a one-off match would pay for (the store
+# loads this module), nor a frozen Struct, as reading it fills and empties its own fields.
 class StoredReplay:
     """A stored file whose digest was checked, as ``Blobs.stored_replay`` hands it out.
 
     Either ``body`` (the file's bytes, read whole) or ``chunks`` (an open file,
-    read once, closed at its end or by ``close``).
+    read once, closed at its end or by ``close``). Equal only to itself.
     """
+
+    __slots__ = ("_content", "_file", "_key", "body", "coding", "file_size", "path", "sha256")
 
     sha256: str
     """The sha256 of the content (the replay's own bytes): the file's name."""
@@ -386,9 +388,33 @@ class StoredReplay:
     """The file's size in bytes: a Content-Length for ``body``/``chunks`` as they are."""
     body: bytes | None
     """The file's bytes, if it was read whole."""
-    _content: bytes | None = field(default=None, repr=False)
-    _file: BinaryIO | None = field(default=None, repr=False)
-    _key: _StatKey | None = field(default=None, repr=False)
+
+    def __init__(
+        self,
+        sha256: str,
+        path: Path,
+        coding: FileCoding,
+        file_size: int,
+        body: bytes | None,
+        _content: bytes | None = None,
+        _file: BinaryIO | None = None,
+        _key: _StatKey | None = None,
+    ) -> None:
+        self.sha256 = sha256
+        self.path = path
+        self.coding = coding
+        self.file_size = file_size
+        self.body = body
+        self._content = _content
+        self._file = _file
+        self._key = _key
+
+    def __repr__(self) -> str:
+        # The public fields, as a dataclass shows them.
+        return (
+            f"StoredReplay(sha256={self.sha256!r}, path={self.path!r}, coding={self.coding!r},"
+            f" file_size={self.file_size!r}, body={self.body!r})"
+        )
 
     def content(self) -> bytes:
         """The replay's own bytes (decompressed if the file is compressed)."""
