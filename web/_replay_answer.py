@@ -14,6 +14,7 @@ for its zstd coding (a strong validator per content-coding, as RFC 9110 asks).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterator
 from typing import Final
@@ -32,6 +33,9 @@ _log = logging.getLogger("web")
 ZSTD: Final = "zstd"
 
 
+# Kept by value: a browser sends the same few headers again and again, and each replay
+# request asks twice (whether to decode, then how to answer).
+@functools.lru_cache(maxsize=256)
 def accepts_coding(header: str | None, coding: str) -> bool:
     """Whether an ``Accept-Encoding`` value takes ``coding`` (named, or ``*``, with q > 0)."""
     if not header:
