@@ -287,9 +287,12 @@ async def match_replay(request: Request) -> Response:
         stored = await run_in_threadpool(
             functools.partial(site.stored_replay, match_id, everything=everything)
         )
-    if stored.body is not None and not needs_decoding(request, stored):
-        return stored_replay_response(request, stored)
-    return await run_in_threadpool(stored_replay_response, request, stored)
+    decode = needs_decoding(request, stored)  # the Accept-Encoding header parsed once
+    if stored.body is not None and not decode:
+        return stored_replay_response(request, stored, decode=False)
+    return await run_in_threadpool(
+        functools.partial(stored_replay_response, request, stored, decode=decode)
+    )
 
 
 @operation(

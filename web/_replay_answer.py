@@ -14,7 +14,6 @@ for its zstd coding (a strong validator per content-coding, as RFC 9110 asks).
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Iterator
 from typing import Final
@@ -33,9 +32,6 @@ _log = logging.getLogger("web")
 ZSTD: Final = "zstd"
 
 
-# Kept by value: a browser sends the same few headers again and again, and each replay
-# request asks twice (whether to decode, then how to answer).
-@functools.lru_cache(maxsize=256)
 def accepts_coding(header: str | None, coding: str) -> bool:
     """Whether an ``Accept-Encoding`` value takes ``coding`` (named, or ``*``, with q > 0)."""
     if not header:
@@ -73,10 +69,13 @@ def needs_decoding(request: Request, stored: arena.StoredReplay) -> bool:
     )
 
 
-def stored_replay_response(request: Request, stored: arena.StoredReplay) -> Response:
-    """The answer carrying ``stored``: its file's bytes, coded as the client accepts."""
+def stored_replay_response(
+    request: Request, stored: arena.StoredReplay, *, decode: bool
+) -> Response:
+    """The answer carrying ``stored``: its file's bytes as they are, or its replay's own
+    bytes where ``decode`` (``needs_decoding``: the caller has asked it already)."""
     zstd_file = stored.coding is arena.FileCoding.ZSTD
-    as_stored = not needs_decoding(request, stored)
+    as_stored = not decode
     etag = f'"{stored.sha256}-zstd"' if zstd_file and as_stored else f'"{stored.sha256}"'
     headers = {**HEADERS, "ETag": etag, "Vary": "Accept-Encoding"}
     if _matches(request.headers.get("if-none-match"), etag):
