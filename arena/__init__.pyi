@@ -5,7 +5,9 @@ from ._errors import (
     UnknownControllerError as UnknownControllerError,
 )
 from ._files import (
+    FileStamp as FileStamp,
     data_dir as data_dir,
+    file_stamp as file_stamp,
     open_regular as open_regular,
 )
 from .baselines import (

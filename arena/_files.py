@@ -20,12 +20,14 @@ from typing import BinaryIO
 from arena._errors import ArenaError
 
 __all__ = [
+    "FileStamp",
     "atomic_write",
     "atomic_write_all",
     "cache_dir",
     "check_directory",
     "check_output",
     "data_dir",
+    "file_stamp",
     "open_regular",
     "read_regular",
     "sweep_temporary",
@@ -86,6 +88,21 @@ def open_regular(path: Path, what: str) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+FileStamp = tuple[int, int, int, int, int]
+"""An open file's device, inode, size, mtime and ctime (ns): ``file_stamp``."""
+
+
+def file_stamp(f: BinaryIO) -> FileStamp:
+    """The stamp of the open file ``f``: while it is the same, the file holds the same bytes.
+
+    A write changes the size or the mtime, and the ctime (which no tool can set
+    back); a file renamed into place has another inode. So bytes checked once
+    need checking again only when the stamp changes.
+    """
+    st = os.fstat(f.fileno())
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def read_regular(path: Path, most: int, what: str) -> bytes:

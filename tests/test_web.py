@@ -29,6 +29,7 @@ from starlette.testclient import TestClient
 import replays
 import web
 from tests._support import ROOT, cli, play_scripted
+from web._local import check_replay
 
 STATIC = ROOT / "web" / "static"
 
@@ -87,6 +88,57 @@ def test_the_replay_streams_as_msgpack(replay_file: Path, replay_bytes: bytes) -
     assert r.headers["content-type"] == replays.MEDIA_TYPE
     assert r.headers["cache-control"] == "no-cache"
     assert r.content == replay_bytes
+
+
+def _sent_whole(r: Any) -> bool:
+    """Whether the answer was one body (it has a length), not a stream through the reader."""
+    return "content-length" in r.headers
+
+
+def test_a_checked_replay_is_sent_as_it_is_in_one_body(
+    replay_file: Path, replay_bytes: bytes
+) -> None:
+    app = TestClient(web.view_app(check_replay(replay_file)))
+    r = app.get("/replay")
+    assert r.status_code == 200 and r.headers["content-type"] == replays.MEDIA_TYPE
+    assert _sent_whole(r) and int(r.headers["content-length"]) == len(replay_bytes)
+    assert r.content == replay_bytes
+
+
+def test_a_compressed_replay_is_sent_as_its_own_bytes(tmp_path: Path, replay_bytes: bytes) -> None:
+    path = tmp_path / "packed.replay"
+    path.write_bytes(replays.compress_replay(replay_bytes))
+    for app in (client(path), TestClient(web.view_app(check_replay(path)))):
+        assert app.get("/replay").content == replay_bytes
+
+
+def test_a_replay_is_streamed_through_the_reader_until_it_has_been_read_whole(
+    replay_file: Path, replay_bytes: bytes
+) -> None:
+    app = client(replay_file)
+    first, second = app.get("/replay"), app.get("/replay")
+    assert not _sent_whole(first) and _sent_whole(second)
+    assert first.content == second.content == replay_bytes
+
+
+def test_a_replay_changed_since_its_check_goes_through_the_reader_again(
+    replay_file: Path, replay_bytes: bytes
+) -> None:
+    """A file rewritten after ``arena view`` checked it is read object by object again: a bad
+    one ends with the error object, every time; a good one is sent whole once read whole."""
+    app = TestClient(web.view_app(check_replay(replay_file)))
+    cut = len(replay_bytes) * 2 // 3
+    replay_file.write_bytes(replay_bytes[:cut])
+    for _ in range(2):
+        r = app.get("/replay")
+        assert not _sent_whole(r)
+        last = objects(r.content)[-1]
+        assert isinstance(last, dict) and last["type"] == "error"
+    other = play_scripted(5, max_ticks=30).data
+    replay_file.write_bytes(other)
+    first, second = app.get("/replay"), app.get("/replay")
+    assert not _sent_whole(first) and _sent_whole(second)
+    assert first.content == second.content == other
 
 
 def test_a_file_that_is_not_a_replay_is_refused_with_the_readers_message(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 Uses only ``arena``'s facade and ``replays`` (tests/test_layering.py). The viewer
 is one ES module, ``static/viewer.js`` (``mountViewer(element, {replayUrl,
-tick})``), which only consumes a replay stream; ``replay_response`` streams a
+tick})``), which only consumes a replay stream; ``ReplayFile`` serves a
 replay file to it and ``viewer_page`` is a page holding one. ``view_app`` is
 the app of ``arena view``. The site (``arena serve``) is ``site_app`` over a
 running ``Site`` (the store, the match queue, worker processes); ``push``

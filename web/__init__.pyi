@@ -23,6 +23,7 @@ from ._push import (
 from ._serve_site import serve_site as serve_site
 from ._site import Site as Site
 from ._static import MemoryStaticFiles as MemoryStaticFiles
+from ._stream import ReplayFile as ReplayFile
 from ._token import (
     TOKEN_FILE as TOKEN_FILE,
     server_token as server_token,

@@ -9,26 +9,31 @@ from pathlib import Path
 import arena
 import replays
 from web._guard import default_hosts
+from web._stream import ReplayFile
 from web._uvicorn import LOOPBACK, bind, serve, url_of
 from web._view import view_app
 
 __all__ = ["check_replay", "view"]
 
 
-def check_replay(path: Path) -> None:
+def check_replay(path: Path) -> ReplayFile:
     """Read the whole file through the bounded reader; raise ReplayError or ArenaError naming it.
 
     A FIFO, a device or a directory is refused at once (``arena.open_regular``),
-    never waited on.
+    never waited on. The file checked is returned to serve (``view_app``): sent as it
+    is while it stays the file read here.
     """
     try:
         with arena.open_regular(path, "replay") as f:
+            stamp = arena.file_stamp(f)
             for _ in replays.frame_chunks(f):
                 pass
+            checked = stamp if arena.file_stamp(f) == stamp else None
     except OSError as exc:
         raise arena.ArenaError(f"{path}: cannot read the replay: {exc.strerror or exc}") from None
     except replays.ReplayError as exc:
         raise replays.ReplayError(f"{path}: {exc}", exc.tick) from None
+    return ReplayFile(path.resolve(), checked)
 
 
 def _open_browser(url: str) -> None:
@@ -43,8 +48,7 @@ def _open_browser(url: str) -> None:
 
 def view(path: Path, *, port: int = 0, open_browser: bool = True) -> int:
     """Serve the viewer of ``path`` on 127.0.0.1:``port`` until Ctrl-C; return the exit code."""
-    check_replay(path)
-    app = view_app(path.resolve(), allowed_hosts=default_hosts(LOOPBACK))
+    app = view_app(check_replay(path), allowed_hosts=default_hosts(LOOPBACK))
     sock = bind(LOOPBACK, port)
     url = url_of(sock)
     print(f"viewing {path} at {url}  (Ctrl-C stops)", flush=True)

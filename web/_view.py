@@ -13,7 +13,7 @@ from starlette.routing import Mount, Route
 from web._guard import GuardedApp
 from web._pages import STATIC_DIR, viewer_page
 from web._static import MemoryStaticFiles
-from web._stream import replay_response
+from web._stream import ReplayFile
 
 __all__ = ["static_files", "view_app"]
 
@@ -24,18 +24,26 @@ def static_files() -> MemoryStaticFiles:
 
 
 async def _page(request: Request) -> Response:
-    return viewer_page("/replay", request.app.state.replay.name)
+    replay: ReplayFile = request.app.state.replay
+    return viewer_page("/replay", replay.name)
 
 
 def _replay(request: Request) -> Response:
     # Plain def: Starlette runs it in a thread, so opening and checking the file
-    # (the header and the first frame) does not hold up the event loop.
-    return replay_response(request.app.state.replay)
+    # (the header and the first frame, or the whole file's stamp) does not hold up the loop.
+    replay: ReplayFile = request.app.state.replay
+    return replay.response()
 
 
-def view_app(replay: Path, *, allowed_hosts: Collection[str] | None = None) -> Starlette:
+def view_app(
+    replay: Path | ReplayFile, *, allowed_hosts: Collection[str] | None = None
+) -> Starlette:
     """The viewer of the replay file ``replay``: ``/`` (``?tick=N``), ``/replay``, ``/static``;
-    answering to the Host names ``allowed_hosts`` (None: any), with the site's headers."""
+    answering to the Host names ``allowed_hosts`` (None: any), with the site's headers.
+
+    A path is read through the bounded reader until a stream has gone through the whole
+    file; a ``ReplayFile`` that ``check_replay`` returned is sent as it is from the first.
+    """
     app = GuardedApp(
         keyring=None,
         allowed_hosts=allowed_hosts,
@@ -45,5 +53,5 @@ def view_app(replay: Path, *, allowed_hosts: Collection[str] | None = None) -> S
             Mount("/static", static_files(), name="static"),
         ],
     )
-    app.state.replay = replay
+    app.state.replay = replay if isinstance(replay, ReplayFile) else ReplayFile(replay)
     return app

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 import replays
-from arena._files import atomic_write_all, sweep_temporary
+from arena._files import FileStamp, atomic_write_all, file_stamp, sweep_temporary
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 
 __all__ = ["STAGING", "Blobs", "FileCoding", "StoredReplay", "check_sha256"]
@@ -49,8 +49,6 @@ VERIFIED_FILES: Final = 4096
 STAGING = ".tmp"
 """The sub-directory of a kind's directory where its files are written before their rename."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-
-_StatKey = tuple[int, int, int, int, int]
 
 
 class FileCoding(enum.StrEnum):
@@ -81,7 +79,7 @@ class Blobs:
         self.max_bytes = max_bytes
         self.compressed = compressed
         """New files are written zstd-compressed (replays); reads take either kind."""
-        self._verified: OrderedDict[str, _StatKey] = OrderedDict()
+        self._verified: OrderedDict[str, FileStamp] = OrderedDict()
         self._verified_lock = threading.Lock()
         self.staging = directory / STAGING
         """Where files are written before they are renamed into place (``sweep``)."""
@@ -224,12 +222,12 @@ class Blobs:
         except OSError as exc:
             raise StoreError(f"cannot read the {self.what} file {path}: {_reason(exc)}") from exc
         try:
-            before = _stat_key(f)
+            before = file_stamp(f)
             if before[2] > self.max_bytes:
                 self._check(path, sha256, "", before[2])
             if before[2] <= WHOLE_READ_BYTES:
                 data = f.read(before[2] + 1)
-                after = _stat_key(f)
+                after = file_stamp(f)
                 f.close()
                 if after != before or len(data) != before[2] or not self._known(sha256, after):
                     content = self._checked(path, sha256, data)
@@ -261,18 +259,18 @@ class Blobs:
         path = self.path(sha256)
         try:
             with open(path, "rb") as f:
-                before = _stat_key(f)
+                before = file_stamp(f)
                 if before[2] > most or not self._known(sha256, before):
                     return None
                 data = f.read(before[2] + 1)
-                after = _stat_key(f)
+                after = file_stamp(f)
         except OSError:
             return None  # ``stored_replay`` says what is wrong
         if after != before or len(data) != before[2]:
             return None
         return StoredReplay(sha256, path, _coding(data), len(data), data)
 
-    def _known(self, sha256: str, key: _StatKey) -> bool:
+    def _known(self, sha256: str, key: FileStamp) -> bool:
         """Whether the file of ``sha256`` was verified as it is now (``key``)."""
         with self._verified_lock:
             if self._verified.get(sha256) != key:
@@ -280,7 +278,7 @@ class Blobs:
             self._verified.move_to_end(sha256)
             return True
 
-    def _remember(self, sha256: str, key: _StatKey | None) -> None:
+    def _remember(self, sha256: str, key: FileStamp | None) -> None:
         with self._verified_lock:
             if key is None:
                 self._verified.pop(sha256, None)
@@ -398,7 +396,7 @@ class StoredReplay:
         body: bytes | None,
         _content: bytes | None = None,
         _file: BinaryIO | None = None,
-        _key: _StatKey | None = None,
+        _key: FileStamp | None = None,
     ) -> None:
         self.sha256 = sha256
         self.path = path
@@ -438,7 +436,7 @@ class StoredReplay:
             while size <= self.file_size and (chunk := f.read(STREAM_CHUNK_BYTES)):
                 size += len(chunk)
                 yield chunk
-            if size != self.file_size or _stat_key(f) != self._key:
+            if size != self.file_size or file_stamp(f) != self._key:
                 raise CorruptFileError(f"the replay file {self.path} changed while it was sent")
         finally:
             f.close()
@@ -448,11 +446,6 @@ class StoredReplay:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-
-def _stat_key(f: BinaryIO) -> _StatKey:
-    st = os.fstat(f.fileno())
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _coding(head: bytes) -> FileCoding:

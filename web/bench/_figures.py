@@ -114,8 +114,8 @@ def _viewer_figures(repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.replay"
         path.write_bytes(result.replay)
-        check_replay(path)  # as `arena view` does before it serves (the reader is loaded)
-        with BackgroundServer(view_app(path)) as server, sync_playwright() as p:
+        # Checked first, as `arena view` does.
+        with BackgroundServer(view_app(check_replay(path))) as server, sync_playwright() as p:
             for n in range(browsers):
                 browser = launch_chromium(p)
                 page = browser.new_page(viewport={"width": 1280, "height": 900})

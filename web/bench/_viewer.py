@@ -198,8 +198,7 @@ def _served(path: Path, need: int) -> Iterator[str]:
     def floor_script(request: Request) -> Response:
         return Response(_FLOOR_SCRIPT, media_type="text/javascript")
 
-    check_replay(path)  # as `arena view` does before it serves
-    app = view_app(path)
+    app = view_app(check_replay(path))  # checked first, as `arena view` does
     app.router.routes[:0] = [Route("/floor", floor_page), Route("/floor.js", floor_script)]
     with BackgroundServer(app) as server:
         yield server.url
