@@ -24,7 +24,9 @@ import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+from websockets.sync.client import connect as ws_connect
 
 import web
 from web import bench
@@ -37,7 +39,13 @@ def _status(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True})
 
 
-APP = Starlette(routes=[Route("/api/status", _status)])
+async def _echo(ws: WebSocket) -> None:
+    await ws.accept()
+    while True:
+        await ws.send_text(await ws.receive_text())
+
+
+APP = Starlette(routes=[Route("/api/status", _status), WebSocketRoute("/echo", _echo)])
 
 
 def answered(url: str, n: int = 10) -> int:
@@ -118,6 +126,34 @@ def test_a_kept_alive_connection_gets_the_deadline_again_after_each_answer(
                 closed = True
         elapsed = time.monotonic() - began
     assert elapsed < 5, f"the connection was held {elapsed:.1f} s"
+
+
+def test_headers_past_their_bound_are_refused_with_431(
+    server: bench.BackgroundServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    big = b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 8192
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(big)
+        sock.sendall(b"a" * 8192)  # 16 KiB and more, and still no end of the headers
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 431 ")
+    assert answer.endswith(b"request header fields too large")
+    # Headers just under the bound are a request like any other.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(big + b"\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+    assert any("headers were too large" in r.getMessage() for r in caplog.records)
+
+
+def test_a_websocket_outlives_the_header_deadline(server: bench.BackgroundServer) -> None:
+    """Upgraded, the connection is the WebSocket's: no deadline of a request's headers."""
+    with ws_connect(f"ws://127.0.0.1:{server.port}/echo", open_timeout=10) as ws:
+        time.sleep(2.5)  # the server's header deadline is 1.5 s
+        ws.send("still here")
+        assert ws.recv(timeout=10) == "still here"
+    assert answered(server.url) == 10
 
 
 @pytest.mark.processes

@@ -5,8 +5,10 @@ uvicorn gives a connection all the time it wants to send its headers and
 takes as many connections as there are file descriptors: a client that opens
 a few hundred and never finishes a request holds them all, and once the
 process runs out of descriptors every ``accept()`` fails and asyncio logs a
-traceback for each. Here, with uvicorn's own ``H11Protocol`` extended
-(``guarded_protocol``, given to uvicorn's ``Config(http=...)``):
+traceback for each. Here, with uvicorn's own ``HttpToolsProtocol`` extended
+(``guarded_protocol``, given to uvicorn's ``Config(http=...)``; httptools
+parses in C, where h11 parses in Python, which cost more than the site's own
+work on a small answer: docs/decisions.md):
 
 - **A header deadline**: a request's headers must be whole within
   ``header_timeout`` seconds of the connection, or of the end of the previous
@@ -21,6 +23,10 @@ traceback for each. Here, with uvicorn's own ``H11Protocol`` extended
   its headers is closed to make room (an honest client sends its headers at
   once, so the ones waiting are the slow ones); if none waits, the new one is
   refused.
+- **A bound on a request's headers** (``max_header_bytes``, h11's own 16 KiB):
+  bytes that come while the headers are not whole count against it, and past
+  it the answer is 431 and the connection is closed. httptools keeps every
+  header it is given; h11 refused past the same size.
 - **Per client** (by peer address): at most ``waiting_per_client``
   connections waiting for their headers; past it the oldest of them is closed.
   A client sending real requests is never held back by it, even one on the
@@ -29,12 +35,16 @@ traceback for each. Here, with uvicorn's own ``H11Protocol`` extended
 - **Refusals are logged a line at a time** (``Throttled``): at most one line
   per kind per ``LOG_EVERY`` seconds, counting the rest, and asyncio's
   ``accept()`` failures lose their traceback (``quiet_accept_errors``).
+
+A connection upgraded to a WebSocket (a worker's) is its WebSocket protocol's
+from then on: it leaves these bounds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import resource
 import time
@@ -42,7 +52,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 __all__ = [
     "LOG_EVERY",
@@ -74,6 +84,8 @@ class ConnectionLimits:
     """Connections of one peer address waiting for a request's headers at once."""
     header_timeout: float = 10.0
     """Seconds a request's headers may take, from the connection or the previous answer."""
+    max_header_bytes: int = 16 * 1024
+    """Bytes a request's line and headers may take (431 past it)."""
 
     def within(self, open_files: int) -> tuple[ConnectionLimits, int]:
         """These limits within ``open_files`` descriptors, and the listen backlog to use.
@@ -85,9 +97,7 @@ class ConnectionLimits:
         """
         backlog = min(2048, max(64, open_files // 8))
         most = max(32, open_files - _RESERVED_FILES - 2 * backlog)
-        bounded = ConnectionLimits(
-            min(self.max_connections, most), self.waiting_per_client, self.header_timeout
-        )
+        bounded = dataclasses.replace(self, max_connections=min(self.max_connections, most))
         return bounded, backlog
 
 
@@ -185,17 +195,29 @@ class _Tally:
             _log, "connection closed: its client holds its most connections sending no request"
         )
         self.slow = Throttled(_log, "connection closed: its request's headers were too slow")
+        self.large = Throttled(_log, "request refused (431): its headers were too large")
 
 
-class _GuardedProtocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with a header deadline and bounds on connections (see the
-    module). One subclass per server (``guarded_protocol``) holds that server's tally."""
+_TOO_LARGE: Final = b"request header fields too large"
+_ANSWER_431: Final = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+    b"content-type: text/plain; charset=utf-8\r\n"
+    b"content-length: " + str(len(_TOO_LARGE)).encode() + b"\r\n"
+    b"connection: close\r\n\r\n" + _TOO_LARGE
+)
+
+
+class _GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 protocol with a header deadline and bounds on connections and
+    headers (see the module). One subclass per server (``guarded_protocol``) holds that
+    server's tally."""
 
     tally: ClassVar[_Tally]
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
+        self._header_bytes = 0
         self._peer = self.client[0] if self.client else ""
         tally = self.tally
         if len(tally.open) >= tally.limits.max_connections:
@@ -214,11 +236,25 @@ class _GuardedProtocol(H11Protocol):
         self._headers_came()
         self.tally.open.discard(self)
 
-    def handle_events(self) -> None:
-        cycle = self.cycle
-        super().handle_events()
-        if self.cycle is not cycle:  # a request's headers came: it is being answered
+    def data_received(self, data: bytes) -> None:
+        waiting = self._deadline is not None
+        super().data_received(data)
+        if not waiting or self._deadline is None:
+            return  # nothing awaited, or the headers came whole in this data
+        self._header_bytes += len(data)
+        if self._header_bytes > self.tally.limits.max_header_bytes:
+            self.tally.large.note(f"over {self.tally.limits.max_header_bytes} bytes")
             self._headers_came()
+            self.transport.write(_ANSWER_431)
+            self.transport.close()
+
+    def on_headers_complete(self) -> None:
+        self._headers_came()  # a request is being answered (or upgraded)
+        super().on_headers_complete()
+
+    def handle_websocket_upgrade(self) -> None:
+        self.tally.open.discard(self)  # the WebSocket protocol takes the connection
+        super().handle_websocket_upgrade()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -234,6 +270,7 @@ class _GuardedProtocol(H11Protocol):
     def _await_headers(self) -> None:
         tally = self.tally
         self._headers_came()
+        self._header_bytes = 0
         self._deadline = self.loop.call_later(tally.limits.header_timeout, self._too_slow)
         tally.waiting[self] = None
         mine = tally.waiting_by_peer.setdefault(self._peer, OrderedDict())
@@ -260,6 +297,6 @@ class _GuardedProtocol(H11Protocol):
         self.close()
 
 
-def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
-    """uvicorn's H11Protocol bounded by ``limits``, for one server: ``Config(http=...)``."""
-    return type("GuardedH11Protocol", (_GuardedProtocol,), {"tally": _Tally(limits)})
+def guarded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
+    """uvicorn's HttpToolsProtocol bounded by ``limits``, for one server: ``Config(http=...)``."""
+    return type("GuardedHttpToolsProtocol", (_GuardedProtocol,), {"tally": _Tally(limits)})
