@@ -12,18 +12,19 @@ let go; how fast the honest ones are answered meanwhile is a figure of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import resource
 import socket
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from websockets.sync.client import connect as ws_connect
@@ -39,13 +40,28 @@ def _status(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True})
 
 
+async def _slow(request: Request) -> StreamingResponse:
+    async def body() -> AsyncIterator[bytes]:
+        yield b"a"
+        await asyncio.sleep(30)
+        yield b"b"
+
+    return StreamingResponse(body())
+
+
 async def _echo(ws: WebSocket) -> None:
     await ws.accept()
     while True:
         await ws.send_text(await ws.receive_text())
 
 
-APP = Starlette(routes=[Route("/api/status", _status), WebSocketRoute("/echo", _echo)])
+APP = Starlette(
+    routes=[
+        Route("/api/status", _status),
+        Route("/api/slow", _slow),
+        WebSocketRoute("/echo", _echo),
+    ]
+)
 
 
 def answered(url: str, n: int = 10) -> int:
@@ -144,6 +160,28 @@ def test_headers_past_their_bound_are_refused_with_431(
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
         sock.sendall(big + b"\r\n\r\n")
         assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+    assert any("headers were too large" in r.getMessage() for r in caplog.records)
+
+
+def test_headers_pipelined_behind_an_answer_are_bounded_too(
+    server: bench.BackgroundServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A request sent behind one still being answered (a stream) has no header deadline of
+    its own; its headers are still bounded: the connection is closed, not left to grow."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"GET /api/slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert b"200" in sock.recv(65536)  # the stream has begun; its end is 30 s away
+        sock.sendall(b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ")
+        began = time.monotonic()
+        with contextlib.suppress(ConnectionError):
+            for _ in range(64):  # 64 KiB, and still no end of the headers
+                sock.sendall(b"a" * 1024)
+                time.sleep(0.005)
+            while sock.recv(65536):
+                pass
+    assert time.monotonic() - began < 10, "the connection was held until the stream ended"
+    # Its 431 is written as the connection closes; a client still sending may get a reset
+    # instead: the log says which bound it was.
     assert any("headers were too large" in r.getMessage() for r in caplog.records)
 
 

@@ -24,9 +24,11 @@ work on a small answer: docs/decisions.md):
   once, so the ones waiting are the slow ones); if none waits, the new one is
   refused.
 - **A bound on a request's headers** (``max_header_bytes``, h11's own 16 KiB):
-  bytes that come while the headers are not whole count against it, and past
-  it the answer is 431 and the connection is closed. httptools keeps every
-  header it is given; h11 refused past the same size.
+  the bytes that come from a request's first byte until its headers are whole
+  count against it (a read that ends one request's body and begins the next
+  one's counts whole), and past it the answer is 431 and the connection is
+  closed; so too for a request pipelined behind an answer still being sent.
+  httptools keeps every header it is given; h11 refused past the same size.
 - **Per client** (by peer address): at most ``waiting_per_client``
   connections waiting for their headers; past it the oldest of them is closed.
   A client sending real requests is never held back by it, even one on the
@@ -217,6 +219,7 @@ class _GuardedProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
+        self._in_headers = False
         self._header_bytes = 0
         self._peer = self.client[0] if self.client else ""
         tally = self.tally
@@ -237,18 +240,26 @@ class _GuardedProtocol(HttpToolsProtocol):
         self.tally.open.discard(self)
 
     def data_received(self, data: bytes) -> None:
-        waiting = self._deadline is not None
         super().data_received(data)
-        if not waiting or self._deadline is None:
-            return  # nothing awaited, or the headers came whole in this data
+        if not self._in_headers:
+            return  # no request begun, or its headers came whole in this data
+        # A request's line and headers have begun and are not whole: the first request's
+        # or one pipelined behind an answer (the deadline covers only the first).
         self._header_bytes += len(data)
         if self._header_bytes > self.tally.limits.max_header_bytes:
             self.tally.large.note(f"over {self.tally.limits.max_header_bytes} bytes")
+            self._in_headers = False
             self._headers_came()
             self.transport.write(_ANSWER_431)
             self.transport.close()
 
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_headers = True
+        self._header_bytes = 0
+
     def on_headers_complete(self) -> None:
+        self._in_headers = False
         self._headers_came()  # a request is being answered (or upgraded)
         super().on_headers_complete()
 
@@ -270,7 +281,6 @@ class _GuardedProtocol(HttpToolsProtocol):
     def _await_headers(self) -> None:
         tally = self.tally
         self._headers_came()
-        self._header_bytes = 0
         self._deadline = self.loop.call_later(tally.limits.header_timeout, self._too_slow)
         tally.waiting[self] = None
         mine = tally.waiting_by_peer.setdefault(self._peer, OrderedDict())
