@@ -138,7 +138,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     """The body, at most ``limit`` bytes (else 413), sent within the site's body timeout (408)."""
     length = request.headers.get("content-length")
     if length is not None:
-        if not (length.isascii() and length.isdigit()):  # h11 refuses others first, too
+        if not (length.isascii() and length.isdigit()):  # llhttp refuses most first, too
             raise ApiError(400, "Content-Length is not a number")
         if int(length) > limit:
             raise ApiError(413, f"the body is {int(length):,} bytes, over the {limit:,}-byte limit")
