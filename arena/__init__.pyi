@@ -9,6 +9,7 @@ from ._files import (
     data_dir as data_dir,
     file_stamp as file_stamp,
     open_regular as open_regular,
+    read_unchanged as read_unchanged,
 )
 from .baselines import (
     load_baseline as load_baseline,

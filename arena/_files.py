@@ -30,6 +30,7 @@ __all__ = [
     "file_stamp",
     "open_regular",
     "read_regular",
+    "read_unchanged",
     "sweep_temporary",
     "write_output",
 ]
@@ -103,6 +104,13 @@ def file_stamp(f: BinaryIO) -> FileStamp:
     """
     st = os.fstat(f.fileno())
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def read_unchanged(f: BinaryIO, stamp: FileStamp) -> bytes | None:
+    """The rest of the open file ``f``, if it holds the bytes ``stamp`` says and still has that
+    stamp once read; else None (it changed before or as it was read)."""
+    data = f.read(stamp[2] + 1)
+    return data if len(data) == stamp[2] and file_stamp(f) == stamp else None
 
 
 def read_regular(path: Path, most: int, what: str) -> bytes:

@@ -96,11 +96,10 @@ class ReplayFile:
     def _checked_bytes(self, f: BinaryIO, stamp: arena.FileStamp) -> bytes | None:
         """The replay's own bytes if ``f`` is still the file that was checked; else None, ``f``
         where it was."""
-        size = stamp[2]
-        if stamp != self.checked or size > WHOLE_BYTES:
+        if stamp != self.checked or stamp[2] > WHOLE_BYTES:
             return None
-        data = f.read(size + 1)
-        if len(data) != size or arena.file_stamp(f) != stamp:  # changed as it was read
+        data = arena.read_unchanged(f, stamp)
+        if data is None:  # changed as it was read
             f.seek(0)
             return None
         return replays.decompress_replay(data) if replays.is_compressed(data) else data

@@ -35,7 +35,13 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 import replays
-from arena._files import FileStamp, atomic_write_all, file_stamp, sweep_temporary
+from arena._files import (
+    FileStamp,
+    atomic_write_all,
+    file_stamp,
+    read_unchanged,
+    sweep_temporary,
+)
 from arena.store._errors import CorruptFileError, NotInStoreError, StoreError
 
 __all__ = ["STAGING", "Blobs", "FileCoding", "StoredReplay", "check_sha256"]
@@ -262,11 +268,10 @@ class Blobs:
                 before = file_stamp(f)
                 if before[2] > most or not self._known(sha256, before):
                     return None
-                data = f.read(before[2] + 1)
-                after = file_stamp(f)
+                data = read_unchanged(f, before)
         except OSError:
             return None  # ``stored_replay`` says what is wrong
-        if after != before or len(data) != before[2]:
+        if data is None:
             return None
         return StoredReplay(sha256, path, _coding(data), len(data), data)
 
