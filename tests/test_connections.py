@@ -12,6 +12,7 @@ let go; how fast the honest ones are answered meanwhile is a figure of
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import resource
@@ -22,22 +23,29 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
+from uvicorn.server import ServerState
 from websockets.sync.client import connect as ws_connect
 
 import web
 from web import bench
-from web._connections import quiet_accept_errors
+from web._connections import guarded_protocol, quiet_accept_errors
 
 pytestmark = [pytest.mark.server]
 
 
 def _status(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True})
+
+
+def _client(request: Request) -> JSONResponse:
+    return JSONResponse({"host": request.client.host if request.client else None})
 
 
 async def _slow(request: Request) -> StreamingResponse:
@@ -59,6 +67,7 @@ APP = Starlette(
     routes=[
         Route("/api/status", _status),
         Route("/api/slow", _slow),
+        Route("/api/client", _client),
         WebSocketRoute("/echo", _echo),
     ]
 )
@@ -242,3 +251,115 @@ def test_a_failed_accept_is_one_line_a_while_without_its_traceback(
     lines = [r for r in caplog.records if "accept()" in r.getMessage()]
     assert len(lines) == 1
     assert lines[0].exc_info is None and "Too many open files" in lines[0].getMessage()
+
+
+class _Recorded(asyncio.Transport):
+    """A connection's transport that keeps each write apart: what the protocol asks of the
+    socket, one system call per write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.writes.append(bytes(data))
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return {"peername": ("127.0.0.1", 40000), "sockname": ("127.0.0.1", 8000)}.get(
+            name, default
+        )
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+async def _writes_of(
+    request: bytes, body: bytes, headers: list[tuple[bytes, bytes]]
+) -> list[bytes]:
+    """The writes of uvicorn's guarded protocol answering ``request`` with ``body``."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", proxy_headers=False)
+    config.load()
+    protocol_type = guarded_protocol(web.ConnectionLimits())
+    protocol = protocol_type(config=config, server_state=ServerState(), app_state={})
+    transport = _Recorded()
+    protocol.connection_made(transport)
+    protocol.data_received(request)
+    while not protocol.cycle.response_complete:
+        await asyncio.sleep(0)
+    protocol.connection_lost(None)
+    return transport.writes
+
+
+@pytest.mark.parametrize(
+    ("method", "size", "length", "writes"),
+    [
+        ("GET", 900, True, 1),  # a small answer of known length: its head goes with its body
+        ("GET", 128 * 1024, True, 2),  # a long one: not copied to join its head
+        ("GET", 900, False, 2),  # chunked (a stream): its head at once
+        ("HEAD", 900, True, 1),  # no body: its head alone, at once
+    ],
+)
+def test_an_answers_head_goes_with_its_body_in_one_write_when_its_length_is_known(
+    method: str, size: int, length: bool, writes: int
+) -> None:
+    body = b"x" * size
+    headers = [(b"content-length", str(size).encode())] if length else []
+    request = f"{method} / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    # In a thread of its own: a browser's sync Playwright, left by another file's tests in
+    # this process, keeps an event loop running in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        sent = pool.submit(asyncio.run, _writes_of(request, body, headers)).result()
+    assert len(sent) == writes, [w[:40] for w in sent]
+    whole = b"".join(sent)
+    assert whole.startswith(b"HTTP/1.1 200 OK\r\n")
+    chunked = b"%x\r\n" % size + body + b"\r\n0\r\n\r\n"
+    assert whole.partition(b"\r\n\r\n")[2] == (
+        b"" if method == "HEAD" else body if length else chunked
+    )
+
+
+def test_each_waiting_connection_is_let_go_at_its_own_deadline() -> None:
+    """One timer serves every connection's header deadline: a connection opened later is not
+    closed at an earlier one's deadline, and is closed at its own."""
+    limits = web.ConnectionLimits(max_connections=64, waiting_per_client=8, header_timeout=2.0)
+    with bench.BackgroundServer(APP, limits) as server:
+        first = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        time.sleep(1.2)
+        second = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        with first, second:
+            first.settimeout(5)
+            began = time.monotonic()
+            assert first.recv(1) == b""  # closed at its deadline, 0.8 s from now
+            second.settimeout(0.4)  # the second's is 1.2 s later
+            with pytest.raises(TimeoutError):
+                second.recv(1)
+            second.settimeout(10)
+            assert second.recv(1) == b""
+            assert time.monotonic() - began < 8
+
+
+def test_the_client_is_the_address_that_connected_whatever_a_header_claims(
+    server: bench.BackgroundServer,
+) -> None:
+    """Not uvicorn's default, which takes X-Forwarded-For from 127.0.0.1: the per-address
+    bounds would then count a header's word, and any local process could choose it."""
+    request = urllib.request.Request(
+        server.url + "api/client", headers={"X-Forwarded-For": "203.0.113.9"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as r:
+        assert r.read() == b'{"host":"127.0.0.1"}'

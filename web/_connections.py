@@ -40,6 +40,11 @@ work on a small answer: docs/decisions.md):
 
 A connection upgraded to a WebSocket (a worker's) is its WebSocket protocol's
 from then on: it leaves these bounds.
+
+Two things here are for speed, not bounds: one timer per server keeps every
+connection's header deadline (the earliest's), and an answer's head goes out
+in one write with its body when the body's length is known and at most
+``HELD_BODY_BYTES`` (uvicorn writes the two as they come: two system calls).
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 __all__ = [
     "LOG_EVERY",
@@ -189,7 +194,13 @@ class _Tally:
     def __init__(self, limits: ConnectionLimits) -> None:
         self.limits = limits
         self.open: set[_GuardedProtocol] = set()
-        self.waiting: OrderedDict[_GuardedProtocol, None] = OrderedDict()
+        # Each waiting connection's header deadline, in the order they began to wait: all
+        # wait as long, so the first is the next one due, and one timer for the server
+        # (at the first's deadline) does what a timer made and cancelled for every request
+        # did, without that work on every answer.
+        self.waiting: OrderedDict[_GuardedProtocol, float] = OrderedDict()
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_loop: asyncio.AbstractEventLoop | None = None
         self.waiting_by_peer: dict[str, OrderedDict[_GuardedProtocol, None]] = {}
         self.refused = Throttled(_log, "connection refused: the server holds its most")
         self.evicted = Throttled(_log, "connection closed to make room: it sent no request")
@@ -198,6 +209,27 @@ class _Tally:
         )
         self.slow = Throttled(_log, "connection closed: its request's headers were too slow")
         self.large = Throttled(_log, "request refused (431): its headers were too large")
+
+    def arm(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The timer at the first waiting connection's deadline, if none is set (on ``loop``:
+        one of a server run before, on a loop since closed, is forgotten)."""
+        if self.timer is not None and self.timer_loop is not loop:
+            self.timer = None
+        if self.timer is None and self.waiting:
+            self.timer_loop = loop
+            deadline = next(iter(self.waiting.values()))
+            self.timer = loop.call_at(deadline, self._sweep, loop)
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Close the connections past their header deadline; the timer at the next one's."""
+        self.timer = None
+        now = loop.time()
+        while self.waiting:
+            protocol, deadline = next(iter(self.waiting.items()))
+            if deadline > now:
+                break
+            protocol.too_slow()  # it leaves ``waiting``
+        self.arm(loop)
 
 
 _TOO_LARGE: Final = b"request header fields too large"
@@ -218,7 +250,6 @@ class _GuardedProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._deadline: asyncio.TimerHandle | None = None
         self._in_headers = False
         self._header_bytes = 0
         self._peer = self.client[0] if self.client else ""
@@ -261,7 +292,10 @@ class _GuardedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_headers = False
         self._headers_came()  # a request is being answered (or upgraded)
+        cycle = self.cycle
         super().on_headers_complete()
+        if self.cycle is not cycle and self.cycle is not None:
+            self.cycle.transport = _HeadWithBody(self.transport, self.cycle)  # type: ignore[assignment]
 
     def handle_websocket_upgrade(self) -> None:
         self.tally.open.discard(self)  # the WebSocket protocol takes the connection
@@ -281,8 +315,8 @@ class _GuardedProtocol(HttpToolsProtocol):
     def _await_headers(self) -> None:
         tally = self.tally
         self._headers_came()
-        self._deadline = self.loop.call_later(tally.limits.header_timeout, self._too_slow)
-        tally.waiting[self] = None
+        tally.waiting[self] = self.loop.time() + tally.limits.header_timeout
+        tally.arm(self.loop)
         mine = tally.waiting_by_peer.setdefault(self._peer, OrderedDict())
         mine[self] = None
         if len(mine) > tally.limits.waiting_per_client:
@@ -290,9 +324,6 @@ class _GuardedProtocol(HttpToolsProtocol):
             next(iter(mine)).close()
 
     def _headers_came(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
         tally = self.tally
         tally.waiting.pop(self, None)
         mine = tally.waiting_by_peer.get(self._peer)
@@ -301,10 +332,52 @@ class _GuardedProtocol(HttpToolsProtocol):
             if not mine:
                 del tally.waiting_by_peer[self._peer]
 
-    def _too_slow(self) -> None:
-        self._deadline = None
+    def too_slow(self) -> None:
+        """Close the connection: its request's headers are past their deadline."""
         self.tally.slow.note(f"{self.tally.limits.header_timeout:g} s")
         self.close()
+
+
+HELD_BODY_BYTES: Final = 64 * 1024
+"""The longest body whose head is held to go in one write with it (longer: copied for nothing)."""
+
+
+class _HeadWithBody:
+    """One answer's transport: its head, when a body of known length follows, sent in one
+    write with the body (one system call and one TCP segment where there were two; a send
+    does the kernel's TCP work too, a large part of a small answer's CPU)."""
+
+    __slots__ = ("_cycle", "_head", "_started", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, cycle: RequestResponseCycle) -> None:
+        self._transport = transport
+        self._cycle = cycle
+        self._head: bytes | None = None
+        self._started = False
+
+    def write(self, data: bytes) -> None:
+        cycle = self._cycle
+        if not self._started and cycle.response_started:
+            self._started = True  # ``data`` is the head (a 100 Continue comes before it)
+            if (
+                cycle.chunked_encoding is False
+                and 0 < cycle.expected_content_length <= HELD_BODY_BYTES
+                and cycle.scope["method"] != "HEAD"
+            ):
+                self._head = data
+                return
+        if self._head is not None:
+            data, self._head = self._head + data, None
+        self._transport.write(data)
+
+    def close(self) -> None:
+        if self._head is not None:  # the app failed after its head: sent as it was before
+            self._transport.write(self._head)
+            self._head = None
+        self._transport.close()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
 
 
 def guarded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:

@@ -64,8 +64,15 @@ def server_config(
     ``limits`` within this process's file descriptors (raised to their hard limit first)."""
     bounded, backlog = (limits or ConnectionLimits()).within(raise_open_files())
     quiet_accept_errors()
+    # proxy_headers off: the client is the address that connected (the per-address bounds
+    # see a proxy in front as one client, docs/web.md), never what a header claims.
     return uvicorn.Config(
-        app, http=guarded_protocol(bounded), lifespan="off", backlog=backlog, **options
+        app,
+        http=guarded_protocol(bounded),
+        lifespan="off",
+        backlog=backlog,
+        proxy_headers=False,
+        **options,
     )
 
 
