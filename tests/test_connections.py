@@ -17,6 +17,7 @@ import contextlib
 import logging
 import resource
 import socket
+import threading
 import time
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
@@ -36,6 +37,7 @@ from websockets.sync.client import connect as ws_connect
 import web
 from web import bench
 from web._connections import guarded_protocol, quiet_accept_errors
+from web._uvicorn import LOOPBACK, bind, server_config
 
 pytestmark = [pytest.mark.server]
 
@@ -363,3 +365,31 @@ def test_the_client_is_the_address_that_connected_whatever_a_header_claims(
     )
     with urllib.request.urlopen(request, timeout=10) as r:
         assert r.read() == b'{"host":"127.0.0.1"}'
+
+
+def test_a_server_run_again_on_its_configuration_keeps_its_header_deadline() -> None:
+    """The deadline's timer belongs to a run's loop: a second run of the same configuration
+    (the same bounds, the same count of connections) sets its own, not waiting on the
+    first run's, which its closed loop never fires."""
+    limits = web.ConnectionLimits(max_connections=64, waiting_per_client=8, header_timeout=1.0)
+    config = server_config(APP, limits, log_level="warning")
+    for run in range(2):
+        sock = bind(LOOPBACK, 0)
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        began = time.monotonic()
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() - began < 10
+            time.sleep(0.01)
+        with socket.create_connection(sock.getsockname()[:2], timeout=10) as slow:
+            slow.sendall(b"GET /api/status HTTP/1.1\r\n")  # and never the end
+            if run == 1:
+                began = time.monotonic()
+                assert slow.recv(1) == b"", "not closed"
+                assert time.monotonic() - began < 5, "held past its deadline"
+            else:
+                time.sleep(0.2)  # the timer is set; the run ends before it fires
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()

@@ -211,8 +211,8 @@ class _Tally:
         self.large = Throttled(_log, "request refused (431): its headers were too large")
 
     def arm(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The timer at the first waiting connection's deadline, if none is set (on ``loop``:
-        one of a server run before, on a loop since closed, is forgotten)."""
+        """The timer at the first waiting connection's deadline, unless one is set on ``loop``
+        already (one set on another loop, by a run of the server since ended, is forgotten)."""
         if self.timer is not None and self.timer_loop is not loop:
             self.timer = None
         if self.timer is None and self.waiting:
