@@ -16,6 +16,7 @@ import concurrent.futures
 import contextlib
 import logging
 import resource
+import signal
 import socket
 import threading
 import time
@@ -37,7 +38,7 @@ from websockets.sync.client import connect as ws_connect
 import web
 from web import bench
 from web._connections import guarded_protocol, quiet_accept_errors
-from web._uvicorn import LOOPBACK, bind, server_config
+from web._uvicorn import LOOPBACK, bind, run_until_stopped, server_config
 
 pytestmark = [pytest.mark.server]
 
@@ -393,3 +394,37 @@ def test_a_server_run_again_on_its_configuration_keeps_its_header_deadline() -> 
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+_LOOPS_MADE: list[asyncio.AbstractEventLoop] = []
+
+
+def _loop_made_under_ctrl_c() -> asyncio.AbstractEventLoop:
+    """uvicorn's loop factory (``Config(loop=...)``), with a Ctrl-C as the loop is made."""
+    loop = asyncio.new_event_loop()
+    _LOOPS_MADE.append(loop)
+    signal.raise_signal(signal.SIGINT)
+    return loop
+
+
+def test_ctrl_c_while_the_server_makes_its_loop_stops_it_cleanly() -> None:
+    """A Ctrl-C before uvicorn takes the signals over, here while asyncio makes the server's
+    loop, stops the server as one later does: no KeyboardInterrupt out of the making of the
+    loop, which left a loop never closed (and, half made, a traceback at exit)."""
+    assert threading.current_thread() is threading.main_thread()
+    config = server_config(
+        APP, log_level="warning", loop=f"{__name__}:{_loop_made_under_ctrl_c.__name__}"
+    )
+    server = uvicorn.Server(config)
+    sock = bind(LOOPBACK, 0)
+    _LOOPS_MADE.clear()
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        run_until_stopped(server, sock)
+    except KeyboardInterrupt:
+        pytest.fail("the Ctrl-C came out of the server's start as a KeyboardInterrupt")
+    finally:
+        sock.close()
+    assert len(_LOOPS_MADE) == 1 and _LOOPS_MADE[0].is_closed()
+    assert server.should_exit
+    assert signal.getsignal(signal.SIGINT) is handler  # Ctrl-C is Python's again

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import webbrowser
 from pathlib import Path
@@ -54,9 +55,9 @@ def view(path: Path, *, port: int = 0, open_browser: bool = True) -> int:
     print(f"viewing {path} at {url}  (Ctrl-C stops)", flush=True)
     if open_browser:
         _open_browser(url)
-    try:
+    # Until Ctrl-C, at any moment of its start too; one while the server is made, before
+    # its handler, is the same clean stop.
+    with contextlib.suppress(KeyboardInterrupt):
         serve(app, sock)
-    except KeyboardInterrupt:
-        # uvicorn shuts down cleanly on Ctrl-C, then raises it again for us.
-        print("stopped", flush=True)
+    print("stopped", flush=True)
     return 0

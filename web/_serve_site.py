@@ -29,7 +29,7 @@ from web._guard import default_hosts
 from web._limits import SiteLimits
 from web._site import Site
 from web._token import TOKEN_ENV, TOKEN_FILE, server_token
-from web._uvicorn import bind, server_config, url_of
+from web._uvicorn import bind, run_until_stopped, server_config, url_of
 
 __all__ = ["serve_site"]
 
@@ -103,12 +103,10 @@ def serve_site(
                 log_config=log_config,
                 timeout_graceful_shutdown=5,
             )
-            # uvicorn stops cleanly on Ctrl-C, then raises it again for us.
-            with contextlib.suppress(KeyboardInterrupt):
-                uvicorn.Server(config).run(sockets=[sock])
+            run_until_stopped(uvicorn.Server(config), sock)
             print(_STOPPING, flush=True)
     except KeyboardInterrupt:
-        # Ctrl-C before uvicorn took the signal over (while starting): the same clean stop.
+        # Ctrl-C before the server ran (while the site opened): the same clean stop.
         print(_STOPPING, flush=True)
     finally:
         sock.close()

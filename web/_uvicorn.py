@@ -9,7 +9,10 @@ one client keeps waiting).
 
 from __future__ import annotations
 
+import signal
 import socket
+import threading
+from types import FrameType
 from typing import Any, Final
 
 import uvicorn
@@ -23,7 +26,15 @@ from web._connections import (
     raise_open_files,
 )
 
-__all__ = ["LOOPBACK", "bind", "quiet_server", "serve", "server_config", "url_of"]
+__all__ = [
+    "LOOPBACK",
+    "bind",
+    "quiet_server",
+    "run_until_stopped",
+    "serve",
+    "server_config",
+    "url_of",
+]
 
 LOOPBACK: Final = "127.0.0.1"
 
@@ -83,4 +94,29 @@ def quiet_server(app: ASGIApp, limits: ConnectionLimits | None = None) -> uvicor
 
 def serve(app: ASGIApp, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` in this thread until interrupted (Ctrl-C)."""
-    quiet_server(app).run(sockets=[sock])
+    run_until_stopped(quiet_server(app), sock)
+
+
+def run_until_stopped(server: uvicorn.Server, sock: socket.socket) -> None:
+    """Run ``server`` on ``sock`` until it stops: Ctrl-C stops it cleanly at any moment, its
+    start included.
+
+    uvicorn takes the signals over only once its loop runs. Before that, Python's own
+    handler raises KeyboardInterrupt wherever the start is, and inside asyncio's making of
+    its loop that left half a loop behind, whose ``__del__`` printed a traceback at exit.
+    Here a Ctrl-C before uvicorn's handlers asks the server to stop, as theirs do (uvicorn
+    then starts, sees it, and stops), and the one uvicorn raises again once it has stopped
+    lands here too, not as a KeyboardInterrupt.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        server.run(sockets=[sock])  # signals are the main thread's
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        server.should_exit = True
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        signal.signal(signal.SIGINT, previous)
