@@ -16,8 +16,9 @@ import concurrent.futures
 import contextlib
 import logging
 import resource
-import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -38,7 +39,7 @@ from websockets.sync.client import connect as ws_connect
 import web
 from web import bench
 from web._connections import guarded_protocol, quiet_accept_errors
-from web._uvicorn import LOOPBACK, bind, run_until_stopped, server_config
+from web._uvicorn import LOOPBACK, bind, server_config
 
 pytestmark = [pytest.mark.server]
 
@@ -396,35 +397,47 @@ def test_a_server_run_again_on_its_configuration_keeps_its_header_deadline() -> 
         sock.close()
 
 
-_LOOPS_MADE: list[asyncio.AbstractEventLoop] = []
+# A Ctrl-C as asyncio makes the server's loop, through uvicorn's own setting of the loop's
+# factory. In a process of its own: signals are the main thread's, where this process may
+# hold another file's browser (sync Playwright keeps a loop running there).
+_CTRL_C_AS_THE_LOOP_IS_MADE = """
+import asyncio, signal
+import uvicorn
+from web._uvicorn import LOOPBACK, bind, run_until_stopped, server_config
 
+made = []
 
-def _loop_made_under_ctrl_c() -> asyncio.AbstractEventLoop:
-    """uvicorn's loop factory (``Config(loop=...)``), with a Ctrl-C as the loop is made."""
+def factory():
     loop = asyncio.new_event_loop()
-    _LOOPS_MADE.append(loop)
+    made.append(loop)
     signal.raise_signal(signal.SIGINT)
     return loop
 
+async def app(scope, receive, send):
+    pass
 
+server = uvicorn.Server(server_config(app, log_level="warning", loop="__main__:factory"))
+handler = signal.getsignal(signal.SIGINT)
+run_until_stopped(server, bind(LOOPBACK, 0))
+assert len(made) == 1 and made[0].is_closed(), made
+assert server.should_exit
+assert signal.getsignal(signal.SIGINT) is handler, "Ctrl-C is not Python's again"
+print("stopped cleanly")
+"""
+
+
+@pytest.mark.processes
 def test_ctrl_c_while_the_server_makes_its_loop_stops_it_cleanly() -> None:
     """A Ctrl-C before uvicorn takes the signals over, here while asyncio makes the server's
     loop, stops the server as one later does: no KeyboardInterrupt out of the making of the
     loop, which left a loop never closed (and, half made, a traceback at exit)."""
-    assert threading.current_thread() is threading.main_thread()
-    config = server_config(
-        APP, log_level="warning", loop=f"{__name__}:{_loop_made_under_ctrl_c.__name__}"
+    proc = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_AS_THE_LOOP_IS_MADE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(web.__file__).resolve().parent.parent,
+        check=False,
     )
-    server = uvicorn.Server(config)
-    sock = bind(LOOPBACK, 0)
-    _LOOPS_MADE.clear()
-    handler = signal.getsignal(signal.SIGINT)
-    try:
-        run_until_stopped(server, sock)
-    except KeyboardInterrupt:
-        pytest.fail("the Ctrl-C came out of the server's start as a KeyboardInterrupt")
-    finally:
-        sock.close()
-    assert len(_LOOPS_MADE) == 1 and _LOOPS_MADE[0].is_closed()
-    assert server.should_exit
-    assert signal.getsignal(signal.SIGINT) is handler  # Ctrl-C is Python's again
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 0 and proc.stdout == "stopped cleanly\n", proc
