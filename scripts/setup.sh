@@ -6,7 +6,25 @@
 # compiler, esbuild). Safe to run again: what is there already is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
+
+# The interpreter .venv is made from: $PYTHON when it is set; else the distribution's
+# python3 when it is 3.11 or newer with venv and Python's headers (Debian builds it with
+# profile-guided and link-time optimisation, as one executable; pyenv's default build is
+# neither, and the arena runs slower on it: docs/decisions.md, "The interpreter"); else
+# the python3 on the PATH.
+pick_python() {
+    if [ -n "${PYTHON:-}" ]; then
+        echo "$PYTHON"
+    elif /usr/bin/python3 -c 'import ensurepip, os, sys, sysconfig, venv
+include = sysconfig.get_paths()["include"]
+sys.exit(sys.version_info < (3, 11) or not os.path.exists(os.path.join(include, "Python.h")))' \
+        2>/dev/null; then
+        echo /usr/bin/python3
+    else
+        echo python3
+    fi
+}
+PY=$(pick_python)
 
 # Debian's chromium, never a browser download (web/bench/_browser.py). Without apt or
 # root, the line printed below says what to install; the browser tests are then
@@ -20,7 +38,9 @@ if [ -z "${FORAY_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ] \
     fi
 fi
 
+# A .venv already there is kept, whatever it was made from (remove it to make it again).
 if [ ! -x .venv/bin/python ]; then
+    echo "setup: making .venv with $("$PY" -c 'import sys; print(sys.executable, sys.version.split()[0])')" >&2
     "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
