@@ -152,6 +152,19 @@ def _top(module: str) -> str:
     return module.split(".")[0]
 
 
+def _at_start() -> set[str]:
+    """The modules the interpreter holds before a command runs: its site's (a distribution's
+    ``sitecustomize``, the editable install's finder), loaded whatever the command is."""
+    ran = subprocess.run(
+        [sys.executable, "-c", "import json, sys; print(json.dumps(list(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return set(json.loads(ran.stdout))
+
+
 def _listed_match(args: list[str], out: Path) -> set[str]:
     """The modules a one-off ``arena ARGS`` holds at its end (it must succeed and record)."""
     ran = subprocess.run(
@@ -186,12 +199,13 @@ def test_a_one_off_match_loads_only_the_listed_modules(
     assert not joined, f"modules joined the match path without being listed: {', '.join(joined)}"
     gone = sorted(MATCH_PATH - project)
     assert not gone, f"listed modules the match path no longer loads: {', '.join(gone)}"
+    at_start = _at_start()
     installed = {
         _top(m)
-        for m in loaded
+        for m in loaded - at_start
         if _top(m) not in sys.stdlib_module_names
         and _top(m) not in PROJECT
-        and not m.startswith("_")  # the site's editable finder, Cython's runtime
+        and not m.startswith("_")  # Cython's runtime
         and m != "cython_runtime"
     }
     assert installed == THIRD_PARTY, f"installed packages loaded: {sorted(installed)}"
