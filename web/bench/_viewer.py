@@ -207,8 +207,10 @@ def _served(path: Path, need: int) -> Iterator[str]:
 _VIEWER_MARK: Final = "window.forayViewer?.metrics.firstFrame"
 _FLOOR_MARK: Final = "window.floorFirstFrame"
 
-# The replay has streamed whole and the charts are up (the replay's resource timing is complete).
-_SETTLED: Final = """() => window.forayViewer.charts !== null && performance
+# The replay has streamed whole, the charts are up (the replay's resource timing is complete),
+# and the first frame's animation frame has run: the charts' script can arrive before it.
+_SETTLED: Final = """() => window.forayViewer.charts !== null
+  && window.forayViewer.metrics.shown !== null && performance
   .getEntriesByType("resource").some((e) => new URL(e.name).pathname === "/replay")"""
 
 
