@@ -383,7 +383,6 @@ def measure_parts(scenarios: dict[str, bytes], idle: bytes, repeat: int = 5) -> 
             "parts": _least_mean([spent for spent, _ in passes], ticks),
             "tick_us": tick_s * 1e6,
             "wasm_us": wasm,
-            "host_us": tick_s * 1e6 - wasm,
             "ticks": ticks,
             "floor_us": _floor_us(blob, replay, messages, repeat),
             "verify": {"pure": _verify_rates(data, repeat, native=False)},
@@ -395,7 +394,6 @@ def measure_parts(scenarios: dict[str, bytes], idle: bytes, repeat: int = 5) -> 
             figures["native"] = {
                 "parts": _least_mean([_native_parts(replay, cost) for _ in range(repeat)], ticks),
                 "tick_us": native_s * 1e6,
-                "host_us": native_s * 1e6 - wasm,
             }
             figures["verify"]["native"] = _verify_rates(data, repeat, native=True)
         out["scenarios"][name] = figures
