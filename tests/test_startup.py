@@ -141,10 +141,12 @@ cache does not hold; tomllib reads a case the cache does not hold; random times 
 store's waits on a busy lock; inspect came with ``typing_extensions`` and dataclasses,
 whose records the match path makes msgspec Structs or plain classes)."""
 
-# arena ARGV[2:], then the modules the process holds as JSON in ARGV[1].
+# arena ARGV[2:], then the modules the process held before it and holds after it, as JSON
+# in ARGV[1].
 _LISTED = (
-    "import json, sys; from arena.cli import main; code = main(sys.argv[2:]);"
-    " open(sys.argv[1], 'w').write(json.dumps(list(sys.modules))); sys.exit(code)"
+    "import json, sys; start = list(sys.modules); from arena.cli import main;"
+    " code = main(sys.argv[2:]); open(sys.argv[1], 'w').write(json.dumps("
+    "{'start': start, 'end': list(sys.modules)})); sys.exit(code)"
 )
 
 
@@ -152,21 +154,10 @@ def _top(module: str) -> str:
     return module.split(".")[0]
 
 
-def _at_start() -> set[str]:
-    """The modules the interpreter holds before a command runs: its site's (a distribution's
-    ``sitecustomize``, the editable install's finder), loaded whatever the command is."""
-    ran = subprocess.run(
-        [sys.executable, "-c", "import json, sys; print(json.dumps(list(sys.modules)))"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return set(json.loads(ran.stdout))
-
-
-def _listed_match(args: list[str], out: Path) -> set[str]:
-    """The modules a one-off ``arena ARGS`` holds at its end (it must succeed and record)."""
+def _listed_match(args: list[str], out: Path) -> tuple[set[str], set[str]]:
+    """The modules a one-off ``arena ARGS`` held before it ran (the interpreter's site's: a
+    distribution's ``sitecustomize``, the editable install's finder) and at its end (it must
+    succeed and record)."""
     ran = subprocess.run(
         [sys.executable, "-c", _LISTED, str(out), *args],
         capture_output=True,
@@ -176,7 +167,8 @@ def _listed_match(args: list[str], out: Path) -> set[str]:
     )
     assert ran.returncode == 0, ran.stderr
     assert "replay:" in ran.stdout  # recorded in the store
-    return set(json.loads(out.read_text(encoding="utf-8")))
+    listed = json.loads(out.read_text(encoding="utf-8"))
+    return set(listed["start"]), set(listed["end"])
 
 
 @pytest.mark.processes  # an arena command in a process of its own
@@ -190,8 +182,8 @@ def test_a_one_off_match_loads_only_the_listed_modules(
     # As an operator's second match runs: the module compiled and the case kept loaded by
     # the first (their own disk cache, so the first misses both).
     monkeypatch.setenv("FORAY_CACHE_DIR", str(tmp_path / "cache"))
-    first = _listed_match(args, out)
-    loaded = _listed_match(args, out)
+    _, first = _listed_match(args, out)
+    at_start, loaded = _listed_match(args, out)
     # A case the cache does not hold is read from its manifest (and then kept).
     assert {"arena.cases._manifest", "tomllib"} <= first
     project = {m for m in loaded if _top(m) in PROJECT}
@@ -199,7 +191,6 @@ def test_a_one_off_match_loads_only_the_listed_modules(
     assert not joined, f"modules joined the match path without being listed: {', '.join(joined)}"
     gone = sorted(MATCH_PATH - project)
     assert not gone, f"listed modules the match path no longer loads: {', '.join(gone)}"
-    at_start = _at_start()
     installed = {
         _top(m)
         for m in loaded - at_start
