@@ -38,10 +38,17 @@ if [ -z "${FORAY_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ] \
     fi
 fi
 
-# A .venv already there is kept, whatever it was made from (remove it to make it again).
+# A .venv already there is kept, whatever it was made from (remove it to make it again);
+# when that is not the interpreter chosen above, one line says so.
 if [ ! -x .venv/bin/python ]; then
     echo "setup: making .venv with $("$PY" -c 'import sys; print(sys.executable, sys.version.split()[0])')" >&2
     "$PY" -m venv .venv
+else
+    made=$(sed -n 's/^executable = //p' .venv/pyvenv.cfg 2>/dev/null || true)
+    chosen=$("$PY" -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null || true)
+    if [ -n "$made" ] && [ -n "$chosen" ] && [ "$(realpath -q "$made" || echo "$made")" != "$chosen" ]; then
+        echo "setup: keeping .venv, made from $made; it would now be made from $chosen (remove .venv and run setup again to change)" >&2
+    fi
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".[dev,ray]"
