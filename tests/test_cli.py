@@ -7,6 +7,7 @@ smoke tests at the end start ``python -m arena`` as its own process.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 import zstandard
 
@@ -530,20 +532,28 @@ def test_verify_with_modules(capsys: Capture, tmp_path: Path, idle: bytes) -> No
     assert swapped.code == 1 and "side A: the module given has sha256" in swapped.err
 
 
-def test_a_stored_replay_is_compressed_and_every_replay_command_reads_it(
+def test_the_replay_a_match_names_is_msgpack_named_by_its_sha256_and_a_compressed_one_reads(
     capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The data directory keeps replays zstd-compressed under the sha256 of the replay's own
-    bytes; the path a match prints is one the replay commands take, as is a file a user
-    compressed with zstd, and a damaged compressed file is a clear error."""
+    """The file a match's JSON names (``replay``) is the replay's own msgpack stream, named by
+    its sha256, even where replays are kept compressed; a compressed file of it (as the store
+    keeps a tournament's) is read by every replay command, the same match again writes it
+    back raw, and a damaged compressed file is a clear error."""
     monkeypatch.setenv("FORAY_DATA_DIR", str(tmp_path / "data"))
-    out = cli(capsys, "match", "random", "greedy-raider", "--max-ticks", "20", "--json")
+    argv = ("match", "random", "greedy-raider", "--max-ticks", "20", "--json")
+    out = cli(capsys, *argv)
     assert out.code == 0, out.err
     stored = Path(out.json()["replay"])
-    packed = stored.read_bytes()
-    assert packed.startswith(replays.ZSTD_MAGIC)
-    raw = replays.decompress_replay(packed)
+    raw = stored.read_bytes()
+    assert not raw.startswith(replays.ZSTD_MAGIC)
     assert stored.name == f"{hashlib.sha256(raw).hexdigest()}.replay"
+    assert hashlib.sha256(raw).hexdigest() == out.json()["replay_sha256"]
+    objects = list(msgpack.Unpacker(io.BytesIO(raw)))
+    assert [o["type"] for o in (objects[0], objects[-1])] == ["header", "result"]
+    assert len(objects) == 20 + 2
+
+    packed = replays.compress_replay(raw)
+    stored.write_bytes(packed)  # as a tournament's record of the same replay keeps it
     by_hand = tmp_path / "m.replay.zst"
     by_hand.write_bytes(zstandard.ZstdCompressor(level=19).compress(raw))
     for path in (stored, by_hand):
@@ -553,6 +563,8 @@ def test_a_stored_replay_is_compressed_and_every_replay_command_reads_it(
         assert cli(capsys, *again).code == 0
         shown = cli(capsys, "replay", "show", str(path), "--tick", "3", "--json")
         assert shown.code == 0, shown.err
+    assert cli(capsys, *argv).json()["replay"] == str(stored)
+    assert stored.read_bytes() == raw
     cut = tmp_path / "cut.replay"
     cut.write_bytes(packed[:-7])
     bad = cli(capsys, "replay", "verify", str(cut))

@@ -168,9 +168,10 @@ def audit(root: Path) -> Held:
             temporary.append(str(rel))
             continue
         assert rel.name.endswith(suffix) and SHA.fullmatch(rel.name.removesuffix(suffix)), rel
-        # A replay file is named by the replay's own bytes, kept zstd-compressed.
+        # A replay file is named by the replay's own bytes, kept zstd-compressed (raw where
+        # the command line names it: a one-off match's, a local proof run's).
         content = path.read_bytes()
-        if suffix == ".replay":
+        if suffix == ".replay" and replays.is_compressed(content):
             content = replays.decompress_replay(content)
         assert hashlib.sha256(content).hexdigest() == rel.name.removesuffix(suffix)
     with arena.Store.open(root) as store:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import re
 import shutil
 import time
@@ -17,6 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 import tomli_w
 import wasmtime
@@ -312,8 +314,11 @@ def test_new_build_prove_end_to_end_in_c(tmp_path: Path, capsys: Capture, data: 
         assert result["sides"][1]["name"] == m["opponent"]
         replay = Path(result["replay"])
         assert replay.parent == data / "replays"
-        stored = replays.decompress_replay(replay.read_bytes())  # kept zstd-compressed
+        # The file the report names is the replay's own msgpack stream (not compressed).
+        stored = replay.read_bytes()
+        assert not replays.is_compressed(stored)
         assert hashlib.sha256(stored).hexdigest() == result["replay_sha256"]
+        assert len(list(msgpack.Unpacker(io.BytesIO(stored)))) == result["ticks"] + 2
         side_a_won = {0: "win", 1: "loss", None: "draw"}[result["winner"]]
         assert m["outcome"] == side_a_won
     assert proof["matches"][0]["outcome"] == "loss"

@@ -55,7 +55,8 @@ MATCH_PATH = {
     "replays._native",
     "replays._native._load",
     "replays._recorder",
-    # the replay stored zstd-compressed (docs/storage.md)
+    # the store tells a replay packed in a worker from bytes (its class); the one-off
+    # match's replay is stored raw, so zstandard is not loaded (docs/storage.md)
     "replays._compressed",
     # the default case: its rules, limits and identity, kept loaded in the disk cache (its
     # manifest's reader, _manifest, _tables, _toml and tomllib, loads only when the case or
@@ -120,7 +121,7 @@ MATCH_PATH = {
 NATIVE = {"sim._native._core", "arena.sandbox._native._call", "replays._native._frames"}
 """The native parts, loaded where they were built (setup says when they could not be)."""
 
-THIRD_PARTY = {"lazy_loader", "msgpack", "msgspec", "wasmtime", "zstandard"}
+THIRD_PARTY = {"lazy_loader", "msgpack", "msgspec", "wasmtime"}
 """The installed packages it loads (besides the interpreter's site machinery): not
 ``typing_extensions``, which msgspec would load where it is installed (``import_msgspec``)."""
 

@@ -725,8 +725,8 @@ def _prune_when_stored(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[in
     deleted: list[int] = []
     put_all = store._replays.put_all
 
-    def stored_then_pruned(datas: Sequence[bytes]) -> list[str]:
-        shas = put_all(datas)
+    def stored_then_pruned(datas: Sequence[bytes], *, raw: bool = False) -> list[str]:
+        shas = put_all(datas, raw=raw)
         if not deleted:  # once: the write that follows, in the row's transaction, is the guard's
             with Store.open(store.root) as other:
                 deleted.append(len(other.prune_matches(keep=0).replays))

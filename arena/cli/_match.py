@@ -73,10 +73,11 @@ def cmd_match(args: argparse.Namespace) -> int:
         with Store.open() as store:
             result = play(job)
             # The match is recorded (its replay in the store's files, by sha256) under the
-            # names it was played under; a --replay file is written too.
+            # names it was played under; a --replay file is written too. The stored file is
+            # the replay's own bytes, not compressed: the JSON names it (docs/storage.md).
             for contestant, side in zip((a, b), result.sides, strict=True):
                 store_contestant(store, contestant, name=side.name)
-            record = store.record_match(result)
+            record = store.record_match(result, raw_replay=True)
             replay_path = replay_path or store.replay_path(result.replay_sha256)
         data = record.to_json(str(replay_path))
     if args.replay:

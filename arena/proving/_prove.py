@@ -133,6 +133,8 @@ def prove(
             reason=reason,
             build_log=build.log,
             matches=matches,
+            # The report names each replay's file: the replay's own bytes (docs/storage.md).
+            raw_replays=True,
         )
         return Proof(run_report(store, run.id), False, build)
 

@@ -12,9 +12,10 @@ content again rewrites it.
 Replays are kept compressed (``compressed=True``): the file holds one zstd
 frame of the replay (``replays.compress_replay``) and its name stays the
 sha256 of the replay's own bytes, so a match's ``replay_sha256`` is the same
-whichever way its file is kept. A file written before replays were compressed
-holds the raw bytes; every read tells the two apart by the zstd magic, so both
-are read and served (docs/storage.md).
+whichever way its file is kept. A replay the command line names by its path
+(a one-off match's, a proof run's) is written raw (``put(raw=True)``), as is
+a file written before replays were compressed; every read tells the two apart
+by the zstd magic, so both are read and served (docs/storage.md).
 
 ``Blobs.stored_replay`` serves a web request: the file's digest is checked the
 first time and then only when the file changes (its inode, size, mtime or
@@ -95,28 +96,36 @@ class Blobs:
         """Where the file of ``sha256`` is (or would be); the sha256 is checked first."""
         return self.directory / f"{check_sha256(sha256, self.what)}{self.suffix}"
 
-    def put(self, data: bytes | replays.PackedReplay) -> str:
+    def put(self, data: bytes | replays.PackedReplay, *, raw: bool = False) -> str:
         """Store ``data`` (atomically, fsynced) unless an identical file is there; its sha256."""
-        return self.put_all([data])[0]
+        return self.put_all([data], raw=raw)[0]
 
-    def put_all(self, datas: Sequence[bytes | replays.PackedReplay]) -> list[str]:
+    def put_all(
+        self, datas: Sequence[bytes | replays.PackedReplay], *, raw: bool = False
+    ) -> list[str]:
         """``put`` each of ``datas``, the new files written together (``atomic_write_all``:
         all fsynced before any is renamed into place); their sha256s, in order.
 
         A replay packed where it was played (``replays.PackedReplay``, for a kind
         kept compressed) is checked (its frame decompresses to bytes of its sha256)
         and its frame written as it is, not compressed again.
+
+        ``raw`` writes the content itself even in a kind kept compressed, and a file
+        of the same content kept compressed is written again raw: the files the
+        command line names by their path (docs/storage.md).
         """
         new: dict[Path, bytes] = {}
         shas = []
         for data in datas:
-            raw, stored, sha256 = self._content(data)
+            content, stored, sha256 = self._content(data)
             shas.append(sha256)
             path = self.path(sha256)
             try:
-                if path not in new and not self._holds(path, raw):
-                    if stored is None:
-                        stored = replays.compress_replay(raw) if self.compressed else raw
+                if path not in new and not self._holds(path, content, raw_only=raw):
+                    if raw:
+                        stored = content
+                    elif stored is None:
+                        stored = replays.compress_replay(content) if self.compressed else content
                     new[path] = stored
             except OSError as exc:
                 raise StoreError(
@@ -311,11 +320,12 @@ class Blobs:
         self._check(path, sha256, hashlib.sha256(content).hexdigest(), len(content))
         return content
 
-    def _holds(self, path: Path, data: bytes) -> bool:
-        """Whether ``path`` already holds exactly ``data`` (compressed or not)."""
+    def _holds(self, path: Path, data: bytes, *, raw_only: bool = False) -> bool:
+        """Whether ``path`` already holds exactly ``data`` (compressed or not; only as it is,
+        with ``raw_only``)."""
         try:
             with open(path, "rb") as f:
-                if not self.compressed:
+                if not self.compressed or raw_only:
                     return f.read(len(data) + 1) == data
                 held = f.read(self.max_bytes + 1)
         except FileNotFoundError:

@@ -59,6 +59,7 @@ class Matches(Core):
         *,
         tournament_id: int | None = None,
         pairing_key: str | None = None,
+        raw_replay: bool = False,
     ) -> MatchRecord:
         """Record a played match: its replay file first, then its row (one transaction).
 
@@ -66,9 +67,14 @@ class Matches(Core):
         tournament: recording the same key again changes nothing and returns
         the match recorded first (so a resumed coordinator cannot count a
         match twice). Both sides' controllers must be stored already.
+        ``raw_replay`` keeps the replay's file as the replay's own bytes, not
+        compressed: a file the command line names by its path (``Blobs.put_all``).
         """
         return self.record_matches(
-            [result], tournament_id=tournament_id, pairing_keys=[pairing_key]
+            [result],
+            tournament_id=tournament_id,
+            pairing_keys=[pairing_key],
+            raw_replays=raw_replay,
         )[0]
 
     def record_matches(
@@ -77,6 +83,7 @@ class Matches(Core):
         *,
         tournament_id: int | None = None,
         pairing_keys: Sequence[str | None] | None = None,
+        raw_replays: bool = False,
     ) -> list[MatchRecord]:
         """``record_match`` for several results (a worker's batch), in order: every replay file
         first, written together (all fsynced before any row points at one, for one journal
@@ -107,7 +114,7 @@ class Matches(Core):
 
             return self._db.write(tx, "recording a match")
 
-        played_all = store_replays(self._replays, results)
+        played_all = store_replays(self._replays, results, raw=raw_replays)
         return [record(played, key) for played, key in zip(played_all, keys, strict=True)]
 
     def record_match_error(
@@ -250,15 +257,18 @@ class Matches(Core):
         return record
 
 
-def store_replays(replays: Blobs, results: Sequence[MatchResult]) -> list[ResultRows]:
-    """Write the results' replay files, together (before any row points at one)."""
+def store_replays(
+    replays: Blobs, results: Sequence[MatchResult], *, raw: bool = False
+) -> list[ResultRows]:
+    """Write the results' replay files, together (before any row points at one); ``raw``:
+    as the replays' own bytes, not compressed (``Blobs.put_all``)."""
     entrants = [
         (check_entrant(Entrant(a.name, a.sha256)), check_entrant(Entrant(b.name, b.sha256)))
         for a, b in (result.sides for result in results)
     ]
     # Hashed once, here: MatchResult.replay_sha256 hashes on every access. A replay packed
     # in its worker is written as it came (checked first), not compressed again.
-    shas = replays.put_all([result.packed_replay or result.replay for result in results])
+    shas = replays.put_all([result.packed_replay or result.replay for result in results], raw=raw)
     return [
         ResultRows.of(result, sha, pair)
         for result, sha, pair in zip(results, shas, entrants, strict=True)

@@ -57,6 +57,7 @@ class Runs(Core):
         module: bytes | None = None,
         module_origin: Origin = Origin.UPLOAD,
         published: bool = False,
+        raw_replays: bool = False,
     ) -> RunRecord:
         """Record a finished proof run with all its matches, at once: a run is never partial.
 
@@ -71,6 +72,8 @@ class Runs(Core):
         transaction, its file first: a run pushed to a server and cut off
         leaves neither. Without it, the controller must be stored already.
         ``published``: the run is published in the same transaction (a push).
+        ``raw_replays`` keeps the replays' files as their own bytes, not compressed
+        (a local proof run, whose files the command line names: ``Blobs.put_all``).
         """
         check_name(controller, "controller name")
         check_name(case_slug, "case slug")
@@ -93,7 +96,7 @@ class Runs(Core):
             if hashlib.sha256(module).hexdigest() != controller_sha256:
                 raise ValueError("the module given is not the run's controller (another sha256)")
             self._modules.put(module)  # the file before the row that points at it
-        played = store_replays(self._replays, [m.result for m in matches])
+        played = store_replays(self._replays, [m.result for m in matches], raw=raw_replays)
         log = _cut_head(build_log, MAX_BUILD_LOG_CHARS)
         now = utc_now()
 
