@@ -147,8 +147,8 @@ def test_a_held_module_deleted_between_its_file_and_its_row_is_written_again(
     put_all = store._modules.put_all
     dropped: list[int] = []
 
-    def stored_then_dropped(datas: Sequence[bytes]) -> list[str]:
-        shas = put_all(datas)
+    def stored_then_dropped(datas: Sequence[bytes], *, raw: bool = False) -> list[str]:
+        shas = put_all(datas, raw=raw)
         if not dropped:
             with Store.open(store.root) as other:
                 dropped.extend(m.id for m in other.keep_quick_matches(1))
