@@ -64,8 +64,11 @@ def test_a_gauntlet_played_unrecorded_ends_as_a_stored_one_and_stores_nothing(
     # what the summary says, from the standings
     rows = done.standings.gauntlet
     assert rows[0].opponent == "fuel-probe"  # the hardest first
-    assert [r.name for r in done.standings.rows] == ["greedy-raider", *(r.opponent for r in rows)]
-    assert [r.rank for r in done.standings.rows] == [1, None, None, None]
+    # every entrant ranked by wins, as in any format; the entrant is named apart
+    assert done.standings.entrant == "greedy-raider"
+    assert [r.rank for r in done.standings.rows] == [1, 2, 3, 4]
+    wins = [r.wins for r in done.standings.rows]
+    assert wins == sorted(wins, reverse=True)
 
 
 def test_the_losses_of_a_round_robin_are_none_of_a_gauntlets(data_dir: Path) -> None:
@@ -99,7 +102,7 @@ def test_arena_tournament_gauntlet_summarises_for_the_entrant(capsys: Capture) -
     assert len(shows) == 2 and all(Path(shlex.split(s)[0]).is_file() for s in shows)
     data = cli(capsys, "standings", "1", "--json").json()
     assert data["entrant"] == "greedy-raider" and data["format"] == "gauntlet"
-    assert [r["rank"] for r in data["standings"]] == [1, None, None, None]
+    assert [r["rank"] for r in data["standings"]] == [1, 2, 3, 4]
     assert [(x["seed"], x["opponent"], x["side"]) for x in data["losses"]] == [
         (2, "fuel-probe", "A"),
         (2, "fuel-probe", "B"),

@@ -446,7 +446,7 @@ def test_a_tournament_page_says_who_is_excluded_and_ranks_the_rest(
         store.include_entrant(served.tournament, "random")
 
 
-def test_a_gauntlets_page_ranks_only_its_entrant(tab: Tab, served: Served) -> None:
+def test_a_gauntlets_page_names_its_entrant_and_ranks_all_by_wins(tab: Tab, served: Served) -> None:
     field = ["greedy-raider", "random", "border-soldier"]
     deadline = time.monotonic() + 120
     while True:  # the server plays two tournaments at once: wait for a slot
@@ -462,10 +462,10 @@ def test_a_gauntlets_page_ranks_only_its_entrant(tab: Tab, served: Served) -> No
     rows = tab.page.locator(".site-table tbody tr")
     ranks = [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())]
     names = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())]
-    assert names == [r["name"] for r in t["standings"]] and names[0] == "greedy-raider"
-    assert ranks == ["1", "–", "–"]
+    assert names == [r["name"] for r in t["standings"]] and t["entrant"] == "greedy-raider"
+    assert ranks == ["1", "2", "3"]
     assert (
-        "only its entrant, greedy-raider, is ranked"
+        "its entrant, greedy-raider, against each of the others"
         in tab.page.locator(".site-meta").last.inner_text()
     )
 

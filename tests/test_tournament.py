@@ -443,18 +443,19 @@ def test_the_gauntlet_plays_the_first_controller_against_each_other_one(
 
 @settings(max_examples=examples(30), deadline=None)
 @given(plan=plans([Format.GAUNTLET]), salt=st.integers(0, 2**16), data=st.data())
-def test_a_gauntlet_counts_each_opponent_by_side_and_ranks_only_its_entrant(
+def test_a_gauntlet_counts_each_opponent_by_side_and_ranks_all_by_wins(
     plan: TournamentPlan, salt: int, data: st.DataObject
 ) -> None:
     """Per opponent and side, the entrant's wins-losses-draws, errors and forfeits by kind,
-    counted again here from the results; the opponents, hardest first, are not ranked."""
+    counted again here from the results, the opponents hardest first; the standings rank
+    every entrant by wins, as any format's do."""
     full = play_rounds(plan.scheduler(), salt)
     log = full[: data.draw(st.integers(0, len(full)))]
     standings = plan.standings(log)
     first = plan.field[0]
-    assert standings.rows[0].name == first
-    assert [r.rank for r in standings.rows] == [1] + [None] * (len(plan.field) - 1)
-    assert [r.name for r in standings.rows][1:] == [g.opponent for g in standings.gauntlet]
+    assert standings.entrant == first
+    assert [r.rank for r in standings.rows] == list(range(1, len(plan.field) + 1))
+    assert sorted(g.opponent for g in standings.gauntlet) == sorted(plan.field[1:])
     for row in standings.gauntlet:
         for side, counts in enumerate((row.as_a, row.as_b)):
             mine = [
@@ -476,9 +477,8 @@ def test_a_gauntlet_counts_each_opponent_by_side_and_ranks_only_its_entrant(
     fared = [(-g.losses, g.wins, plan.field.index(g.opponent)) for g in standings.gauntlet]
     assert fared == sorted(fared)
     json = standings.to_json()
-    assert json["entrant"] == first and [r["rank"] for r in json["standings"]][1:] == [None] * (
-        len(plan.field) - 1
-    )
+    assert json["entrant"] == first
+    assert [r["rank"] for r in json["standings"]] == list(range(1, len(plan.field) + 1))
 
 
 def test_a_gauntlet_lists_its_entrants_losses_worst_seeds_first() -> None:
@@ -560,10 +560,7 @@ def worst_pairing(log: list[Played], seed: int, opponent: str, side: int) -> Pai
 
 def reference_order(plan: TournamentPlan, log: Iterable[Played], st_: Standings) -> list[str]:
     """The tie-break rules written out again: wins, head-to-head wins among the tied,
-    less total fuel, name (a bracket ranks by the round reached first). A gauntlet ranks
-    only its entrant: the opponents follow by how they fared against it."""
-    if plan.format is Format.GAUNTLET:
-        return [plan.field[0], *(g.opponent for g in st_.gauntlet)]
+    less total fuel, name (a bracket ranks by the round reached first), in every format."""
     wins, fuel, beat = Counter[str](), Counter[str](), Counter[tuple[str, str]]()
     for played in log:
         if played.error is not None:
@@ -596,10 +593,7 @@ def test_standings_follow_the_tie_break_order(
     standings = plan.standings(log)
     assert [row.name for row in standings.rows] == reference_order(plan, log, standings)
     ranks = [row.rank for row in standings.rows]
-    if plan.format is Format.GAUNTLET:
-        assert ranks == [1] + [None] * (len(plan.field) - 1)
-    else:
-        assert ranks == list(range(1, len(plan.field) + 1))
+    assert ranks == list(range(1, len(plan.field) + 1))
     counted = [p for p in log if p.error is None]
     for row in standings.rows:
         mine = [p for p in counted if row.name in p.pairing.names]

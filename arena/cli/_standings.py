@@ -331,10 +331,10 @@ def print_gauntlet(
 ) -> None:
     """A gauntlet's summary: its entrant's line, its record against each opponent (the
     hardest first) on each side, and its losses, worst seeds first, each with ``see(loss)``:
-    the command that shows it. Opponents are not ranked against each other."""
+    the command that shows it. (The standings' table ranks every entrant by wins.)"""
     from rich.table import Table
 
-    me = standings.rows[0]
+    me = standings.row(standings.entrant or standings.leader)
     name = shown(me.name)
     for line in title.splitlines():
         console.print(text_cell(line))

@@ -55,9 +55,8 @@ class Rating:
 class StandingRow:
     """One entrant's line of the standings. Counts are matches; errors count as none."""
 
-    rank: int | None
-    """1..n, never shared; None for a gauntlet's opponents, which are not ranked against
-    each other (only the gauntlet's entrant is: rank 1)."""
+    rank: int
+    """1..n, never shared, in every format (a gauntlet's too: by wins, like any)."""
     name: str
     wins: int
     losses: int
@@ -219,7 +218,7 @@ class Standings:
     rows: tuple[StandingRow, ...]
     matrix: WinMatrix
     gauntlet: tuple[GauntletRow, ...]
-    """Gauntlet only: one row per opponent, the hardest first (``Tally.order``)."""
+    """Gauntlet only: one row per opponent, the hardest first (``Tally.opponents``)."""
     matches: int
     """Matches recorded (errors included)."""
     total: int
@@ -229,6 +228,11 @@ class Standings:
     @property
     def leader(self) -> str:
         return self.rows[0].name
+
+    @property
+    def entrant(self) -> str | None:
+        """A gauntlet's entrant (the first of its field, seeded order); None otherwise."""
+        return self.matrix.names[0] if self.format is Format.GAUNTLET else None
 
     def row(self, name: str) -> StandingRow:
         return next(r for r in self.rows if r.name == name)
@@ -245,7 +249,7 @@ class Standings:
             "standings": [r.to_json() for r in self.rows],
         }
         if self.format is Format.GAUNTLET:
-            out["entrant"] = self.rows[0].name
+            out["entrant"] = self.entrant
             out["gauntlet"] = [g.to_json() for g in self.gauntlet]
         return out
 
@@ -340,13 +344,8 @@ class Tally:
 
     def order(self, first: Sequence[int] | None = None) -> list[int]:
         """Entrants best first: by ``first`` (higher first) when given, then by wins,
-        head-to-head wins within the tied group, less total fuel, and name.
-
-        A gauntlet ranks only its entrant (the first): it comes first, then its
-        opponents by how they fared against it, not against each other
-        (``opponents``)."""
-        if self.gauntlet:
-            return [0, *self.opponents()]
+        head-to-head wins within the tied group, less total fuel, and name (a gauntlet's
+        too; how its opponents fared against its entrant is ``opponents``)."""
         n = len(self.names)
         lead = first if first is not None else [0] * n
         groups: dict[tuple[int, int], list[int]] = {}
@@ -388,7 +387,7 @@ class Tally:
             line = self.lines[i]
             rows.append(
                 StandingRow(
-                    rank=None if self.gauntlet and rank > 1 else rank,
+                    rank=rank,
                     name=self.names[i],
                     wins=line.wins,
                     losses=line.losses,

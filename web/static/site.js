@@ -174,7 +174,7 @@ export function table(columns, rows, { empty = "none yet", rowClass = null } = {
 
 /** A standings row's rank; a gauntlet ranks only its entrant, its opponents have none. */
 export function rankCell(row) {
-  return row.rank === null ? h("span", { title: "a gauntlet ranks only its entrant" }, "–") : String(row.rank);
+  return row.rank === null ? h("span", { title: "not ranked" }, "–") : String(row.rank);
 }
 
 /** "2024-05-01T12:00:00.000000+00:00" -> "2024-05-01 12:00". */

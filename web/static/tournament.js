@@ -55,7 +55,7 @@ function drawStandings(t) {
   standings.replaceChildren(
     h("h2", {}, t.status === "running" ? "Standings so far" : "Standings"),
     t.format === "gauntlet"
-      ? h("p", { class: "site-meta" }, `A gauntlet: only its entrant, ${t.entrant}, is ranked; its opponents follow, the hardest first.`)
+      ? h("p", { class: "site-meta" }, `A gauntlet: its entrant, ${t.entrant}, against each of the others, who never meet each other; all ranked by wins.`)
       : "",
     // An operator's exclusions (arena tournament exclude): said before the table they change.
     ...(t.excluded || []).map((x) =>

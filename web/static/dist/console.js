@@ -14,7 +14,7 @@ import {
   table,
   timing,
   when
-} from "./chunk-JSJW6M24.js";
+} from "./chunk-M5XQBCKF.js";
 import {
   h,
   num

@@ -8,7 +8,7 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-JSJW6M24.js";
+} from "./chunk-M5XQBCKF.js";
 import {
   h,
   num

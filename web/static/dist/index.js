@@ -7,7 +7,7 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-JSJW6M24.js";
+} from "./chunk-M5XQBCKF.js";
 import {
   h,
   num

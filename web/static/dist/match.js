@@ -9,7 +9,7 @@ import {
   outcomeText,
   pageHref,
   storedAs
-} from "./chunk-JSJW6M24.js";
+} from "./chunk-M5XQBCKF.js";
 import {
   h
 } from "./chunk-O7EIJ5PD.js";

@@ -10,7 +10,7 @@ import {
   table,
   timing,
   when
-} from "./chunk-JSJW6M24.js";
+} from "./chunk-M5XQBCKF.js";
 import {
   h,
   num
@@ -61,7 +61,7 @@ function shaOf(t, name) {
 function drawStandings(t) {
   standings.replaceChildren(
     h("h2", {}, t.status === "running" ? "Standings so far" : "Standings"),
-    t.format === "gauntlet" ? h("p", { class: "site-meta" }, `A gauntlet: only its entrant, ${t.entrant}, is ranked; its opponents follow, the hardest first.`) : "",
+    t.format === "gauntlet" ? h("p", { class: "site-meta" }, `A gauntlet: its entrant, ${t.entrant}, against each of the others, who never meet each other; all ranked by wins.`) : "",
     ...(t.excluded || []).map(
       (x) => h("p", { class: "site-meta site-excluded" }, `Excluded: ${x.name} (${x.reason}; ${when(x.at)} UTC). The standings are recomputed without its matches.`)
     ),

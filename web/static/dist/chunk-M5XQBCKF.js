@@ -131,7 +131,7 @@ function table(columns, rows, { empty = "none yet", rowClass = null } = {}) {
   );
 }
 function rankCell(row) {
-  return row.rank === null ? h("span", { title: "a gauntlet ranks only its entrant" }, "–") : String(row.rank);
+  return row.rank === null ? h("span", { title: "not ranked" }, "–") : String(row.rank);
 }
 function when(iso) {
   if (!iso) return "–";
