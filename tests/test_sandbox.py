@@ -415,6 +415,32 @@ def test_fuel_accounting(zoo: dict[str, bytes]) -> None:
 
 
 @pytest.mark.usefixtures("call_path")
+def test_a_call_that_spends_its_budget_after_the_last_fuel_check_is_charged_the_budget(
+    zoo: dict[str, bytes],
+) -> None:
+    """wasmtime checks fuel at function entries and loop headers (docs/rules.md, 8.6): with
+    a budget a little under a tick's cost, the call runs out at a check (kind ``fuel``) or,
+    past the last check, returns; either way it is charged its whole budget, never more."""
+
+    def tick(budget: int) -> tuple[Fault | tuple[int, bytes], int]:
+        controller = started(zoo["good"], Limits(fuel_per_tick=budget))
+        return controller.tick(bytes(16), 5), controller.last_fuel
+
+    _, cost = tick(Limits().fuel_per_tick)
+    budgets = range(cost - 1, max(cost - 120, 0), -1)
+    ends = [tick(budget) for budget in budgets]
+    assert [charged for _, charged in ends] == list(budgets)
+    returned = [b for b, (end, _) in zip(budgets, ends, strict=True) if not isinstance(end, Fault)]
+    ran_out = [
+        b
+        for b, (end, _) in zip(budgets, ends, strict=True)
+        if isinstance(end, Fault) and end.kind is sim.ForfeitKind.FUEL
+    ]
+    assert len(returned) + len(ran_out) == len(ends)
+    assert returned and ran_out and min(returned) > max(ran_out)  # one boundary: the last check
+
+
+@pytest.mark.usefixtures("call_path")
 def test_fuel_is_deterministic_across_instances(zoo: dict[str, bytes]) -> None:
     def run() -> list[int]:
         controller = started(zoo["good"])
