@@ -172,16 +172,20 @@ def test_arena_worker_needs_a_token_and_a_name(
     assert where.code == 2 and "an address like http://host:port" in where.err
 
 
-def test_local_runs_are_the_runs_that_built_a_module_here(tmp_path: Path) -> None:
+def test_local_runs_are_the_runs_of_modules_proved_here(tmp_path: Path) -> None:
+    """A run proved from a directory (its module a run's) or from a module file (a file's)
+    is a local run; a pushed run (an upload's module) and a baseline's are not."""
     with arena.Store.open(tmp_path / "b") as store:
         assert local_runs(store) == []
         _local_run(store, "mine", EMPTY_MODULE + b"1")
         _local_run(store, "mine-again", EMPTY_MODULE + b"1")  # the same module: listed once
         _local_run(store, "pushed", EMPTY_MODULE + b"2", origin=arena.Origin.UPLOAD)
+        _local_run(store, "committed", EMPTY_MODULE + b"3", origin=arena.Origin.BASELINE)
+        _local_run(store, "a-file", EMPTY_MODULE + b"4", origin=arena.Origin.FILE)
         runs = local_runs(store)
-    assert [r.controller for r in runs] == ["mine-again"]
+    assert [r.controller for r in runs] == ["a-file", "mine-again"]
     assert (
-        runs[0].sha256 == digest_of(EMPTY_MODULE + b"1") and runs[0].outcome == "could-not-compete"
+        runs[1].sha256 == digest_of(EMPTY_MODULE + b"1") and runs[1].outcome == "could-not-compete"
     )
 
 

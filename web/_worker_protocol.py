@@ -134,10 +134,15 @@ class Missing:
     reason: str
 
 
+_PROVED_HERE: Final = frozenset({arena.Origin.RUN, arena.Origin.FILE})
+"""The origins of a module proved on this machine: built from a directory, or a module file."""
+
+
 def local_runs(store: arena.Store, *, most: int = MAX_RUNS) -> list[LocalRun]:
-    """The local runs of ``store``: its proof runs whose build made a module stored as a run's
-    (origin ``run``; a pushed run's module is an upload's), newest first, one per module,
-    at most ``most``."""
+    """The local runs of ``store``: its proof runs of a module proved here, from a directory it
+    built (origin ``run``) or from a module file (origin ``file``), newest first, one per
+    module, at most ``most``. Not a pushed run's (its module is an upload's) nor a baseline's
+    (a committed opponent, listed as one)."""
     origins = {c.sha256: c.origin for c in store.controllers(include_hidden=True)}
     found: list[LocalRun] = []
     seen: set[str] = set()
@@ -148,7 +153,7 @@ def local_runs(store: arena.Store, *, most: int = MAX_RUNS) -> list[LocalRun]:
             break
         for r in page:
             sha = r.controller_sha256
-            if sha is None or sha in seen or origins.get(sha) is not arena.Origin.RUN:
+            if sha is None or sha in seen or origins.get(sha) not in _PROVED_HERE:
                 continue
             seen.add(sha)
             found.append(
