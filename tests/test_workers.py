@@ -417,6 +417,37 @@ def test_bytes_whose_sha256_differs_and_a_module_not_admissible_store_nothing(
         assert _workers(client)["lab-2"]["connected"]
 
 
+def test_a_worker_whose_token_is_revoked_while_connected_is_closed(
+    client: TestClient, site: web.Site
+) -> None:
+    """A token is checked at every request; a worker's connection is checked again every
+    ``TOKEN_CHECK_SECONDS``, and revoking its token (``arena token revoke``, here the store's
+    call) closes it with ``CloseCode.REVOKED``, the reason listed."""
+    token = new_token()
+    site.store.add_token("lab-revoked", Role.WORKER, token_digest(token))
+    client.app.state.keyring.forget()  # type: ignore[attr-defined]  # (read again at once)
+    url = "/api/workers/connect?name=lab-revoked"
+    with client.websocket_connect(url, headers=_as(token)) as ws:
+        ws.send_text(_hello(_run(1)))
+        assert ws.receive_json()["type"] == "welcome"
+        assert _workers(client)["lab-revoked"]["connected"]
+        site.store.revoke_token("lab-revoked")
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()  # (without the check, this waits until the test's timeout)
+        assert closed.value.code == CloseCode.REVOKED
+        assert "revoked" in (closed.value.reason or "")
+    gone = _until(
+        lambda: not (w := _workers(client)["lab-revoked"])["connected"] and w, "still connected"
+    )
+    assert "token was revoked" in gone["reason"]
+    with (
+        pytest.raises(WebSocketDenialResponse) as denied,
+        client.websocket_connect(url, headers=_as(token)),
+    ):
+        pass
+    assert denied.value.status_code == 401
+
+
 @pytest.mark.processes
 def test_hostile_workers_are_refused_and_the_others_are_not_affected(
     client: TestClient, site: web.Site, worker_tokens: dict[str, str]

@@ -596,5 +596,5 @@ def site_app(site: Site, token: str, *, allowed_hosts: Collection[str] | None = 
     )
     app.state.site = site
     app.state.keyring = keyring
-    app.state.workers = Workers(site)
+    app.state.workers = Workers(site, keyring=keyring)
     return app

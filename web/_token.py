@@ -157,6 +157,11 @@ class Keyring:
         with self._lock:
             self._read_at = -float("inf")
 
+    def live(self, token_id: int) -> bool:
+        """Whether the stored token ``token_id`` is still live (not revoked, not deleted), as
+        read at most ``refresh`` seconds ago."""
+        return any(record.id == token_id for record in self._tokens())
+
     def identify(self, header: str) -> Caller | None:
         """The caller an ``Authorization`` header names, or None if it names no token here."""
         given = bearer(header)

@@ -69,6 +69,8 @@ class CloseCode(IntEnum):
     """No hello in time."""
     TOO_LARGE = 4413
     """A message over its bound: too many runs, a text or a module too large."""
+    REVOKED = 4401
+    """The worker's token was revoked while it was connected."""
 
 
 class ProtocolViolation(Exception):

@@ -40,7 +40,7 @@ from replays import MAX_NAME_CHARS
 from web._errors import ApiError
 from web._guard import caller_in
 from web._site import Site
-from web._token import Role
+from web._token import Keyring, Role
 from web._worker_protocol import (
     HELLO_SECONDS,
     CloseCode,
@@ -57,7 +57,7 @@ from web._worker_protocol import (
     welcome_message,
 )
 
-__all__ = ["FETCH_SECONDS", "MAX_GONE", "Workers", "worker_module_name"]
+__all__ = ["FETCH_SECONDS", "MAX_GONE", "TOKEN_CHECK_SECONDS", "Workers", "worker_module_name"]
 
 _log = logging.getLogger("web")
 
@@ -67,6 +67,8 @@ MAX_GONE: Final = 64
 """The workers that went away that the site still lists (the most recent), with why."""
 MAX_FETCHES: Final = 8
 """Modules asked of one worker at once (429 past it)."""
+TOKEN_CHECK_SECONDS: Final = 2.0
+"""How often a connected worker's token is checked again (a revoked one closes it)."""
 
 
 def worker_module_name(controller: str, worker: str, sha256: str) -> str:
@@ -93,6 +95,8 @@ class _Connection:
     """Whether its hello was taken (before it, the name is held but nothing is listed)."""
     pending: dict[str, asyncio.Future[bytes]] = field(default_factory=dict)
     sending: asyncio.Lock = field(default_factory=asyncio.Lock)
+    revoked: str | None = None
+    """Why the site closed it for its token (revoked), once it has."""
 
     async def send(self, text: str) -> None:
         async with self.sending:
@@ -189,8 +193,11 @@ def _find(runs: tuple[LocalRun, ...], ref: str) -> LocalRun | None:
 class Workers:
     """The workers of one site (see the module): connected, gone, and the server's own."""
 
-    def __init__(self, site: Site, own: str | None = None) -> None:
+    def __init__(self, site: Site, own: str | None = None, keyring: Keyring | None = None) -> None:
+        """``keyring``: the site's tokens, read again while a worker is connected so that a
+        revoked worker token ends its connection (None: never read again)."""
         self.site = site
+        self.keyring = keyring
         self.own = own or socket.gethostname() or "server"
         """The name of the server's own data directory in the list (its host's)."""
         self._connected: dict[str, _Connection] = {}
@@ -308,6 +315,10 @@ class Workers:
         # Taken before the first await: a second connection of this name is refused.
         self._connected[name] = connection
         reason = "disconnected"
+        caller = caller_in(websocket.scope)
+        watch = asyncio.create_task(
+            self._while_token_lives(connection, None if caller is None else caller.token_id)
+        )
         try:
             await websocket.accept()
             try:
@@ -339,10 +350,11 @@ class Workers:
             with contextlib.suppress(Exception):
                 await websocket.close(int(exc.code), exc.reason)
         except WebSocketDisconnect as exc:
-            reason = f"disconnected, code {exc.code}"
+            reason = connection.revoked or f"disconnected, code {exc.code}"
         except Exception as exc:  # a send to a connection that dropped
-            reason = f"connection lost: {type(exc).__name__}"
+            reason = connection.revoked or f"connection lost: {type(exc).__name__}"
         finally:
+            watch.cancel()
             del self._connected[name]
             connection.went_away(reason)
             self._gone[name] = _Gone(name, connection.runs, _now(), reason)
@@ -350,6 +362,22 @@ class Workers:
             while len(self._gone) > MAX_GONE:
                 self._gone.popitem(last=False)
             _log.info("worker %r: %s", name, reason)
+
+    async def _while_token_lives(self, connection: _Connection, token_id: int | None) -> None:
+        """Every ``TOKEN_CHECK_SECONDS``, whether the connection's token is still live; when it
+        is revoked, the site closes the connection (``CloseCode.REVOKED``): a token is checked
+        at every request, and a worker's connection is one long request."""
+        if self.keyring is None or token_id is None:
+            return
+        while True:
+            await asyncio.sleep(TOKEN_CHECK_SECONDS)
+            if not self.keyring.live(token_id):
+                message = "the worker's token was revoked"
+                connection.revoked = f"closed by the site: {message}"
+                _log.warning("worker %r: %s; closing its connection", connection.name, message)
+                with contextlib.suppress(Exception):
+                    await connection.websocket.close(int(CloseCode.REVOKED), message)
+                return
 
     def _refusal(self, websocket: WebSocket, name: str) -> tuple[int, str] | None:
         """Why a worker's handshake is refused (status, message), or None."""
