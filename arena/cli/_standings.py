@@ -210,7 +210,8 @@ def print_ranking(
     errors = any(r.errors for r in standings.rows)
     live = pending is not None and any(p != 0 for p in pending)
     heads = ["#", "name", "played", *["pending"] * live, "wins", "losses", "draws", "forfeits"]
-    heads += ["fuel", "rating", *["errors"] * errors, *["round reached"] * bracket]
+    # openskill's mu and sigma, labelled as everywhere else (the field's, the site's).
+    heads += ["fuel", "mu ± sigma", *["errors"] * errors, *["round reached"] * bracket]
     rows: list[list[Text | str]] = []
     for i, row in enumerate(standings.rows):
         kinds = _forfeits(row.forfeit_kinds)
@@ -343,7 +344,7 @@ def print_gauntlet(
     line += f"{me.forfeits} ({kinds})" if me.forfeits else "none"
     if me.errors:
         line += f"; {me.errors} not played (errors)"
-    console.print(text_cell(f"{line}; rating {me.rating.mu:.1f} ± {me.rating.sigma:.1f}"))
+    console.print(text_cell(f"{line}; mu {me.rating.mu:.1f}, sigma {me.rating.sigma:.1f}"))
     errors = any(g.errors for g in standings.gauntlet)
     table = Table(
         title=f"{name}, the entrant, against each opponent, the hardest first: "

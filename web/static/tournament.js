@@ -14,11 +14,8 @@ const head = h("header", { class: "site-head" });
 const standings = h("section", { class: "site-section" });
 const pairings = h("section", { class: "site-section" });
 
-function rating(row) {
-  const r = row.rating;
-  if (!r) return "–";
-  return h("span", { title: `mu ${r.mu.toFixed(2)}, sigma ${r.sigma.toFixed(2)}` }, r.ordinal.toFixed(2));
-}
+// openskill's mu and sigma, labelled as on every page (the field's, a controller's).
+const fixed = (v) => (v == null ? "–" : v.toFixed(2));
 
 function drawHead(t) {
   head.replaceChildren(
@@ -73,7 +70,8 @@ function drawStandings(t) {
         { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
         { title: "forfeits", cell: (r) => String(r.forfeits), class: "site-num" },
         { title: "fuel", cell: (r) => num(r.fuel_total), class: "site-num" },
-        { title: "rating", cell: rating, class: "site-num" },
+        { title: "mu", cell: (r) => fixed(r.rating?.mu), class: "site-num" },
+        { title: "sigma", cell: (r) => fixed(r.rating?.sigma), class: "site-num" },
       ],
       t.standings,
       { empty: "No match played yet." },

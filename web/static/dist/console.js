@@ -554,7 +554,8 @@ async function startTournament() {
             { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
             { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
             { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
-            { title: "rating", cell: (r) => r.rating ? r.rating.ordinal.toFixed(2) : "–", class: "site-num" }
+            { title: "mu", cell: (r) => r.rating ? r.rating.mu.toFixed(2) : "–", class: "site-num" },
+            { title: "sigma", cell: (r) => r.rating ? r.rating.sigma.toFixed(2) : "–", class: "site-num" }
           ],
           x.standings || [],
           { empty: "waiting for the first result…" }

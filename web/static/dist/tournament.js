@@ -25,11 +25,7 @@ var roundsPage = 0;
 var head = h("header", { class: "site-head" });
 var standings = h("section", { class: "site-section" });
 var pairings = h("section", { class: "site-section" });
-function rating(row) {
-  const r = row.rating;
-  if (!r) return "–";
-  return h("span", { title: `mu ${r.mu.toFixed(2)}, sigma ${r.sigma.toFixed(2)}` }, r.ordinal.toFixed(2));
-}
+var fixed = (v) => v == null ? "–" : v.toFixed(2);
 function drawHead(t) {
   head.replaceChildren(
     h("h1", {}, `Tournament #${t.id}: ${t.format}`),
@@ -77,7 +73,8 @@ function drawStandings(t) {
         { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
         { title: "forfeits", cell: (r) => String(r.forfeits), class: "site-num" },
         { title: "fuel", cell: (r) => num(r.fuel_total), class: "site-num" },
-        { title: "rating", cell: rating, class: "site-num" }
+        { title: "mu", cell: (r) => fixed(r.rating?.mu), class: "site-num" },
+        { title: "sigma", cell: (r) => fixed(r.rating?.sigma), class: "site-num" }
       ],
       t.standings,
       { empty: "No match played yet." }
