@@ -13,12 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import trio
 from starlette.testclient import TestClient
@@ -317,3 +319,38 @@ def test_with_foray_ray_address_the_fields_matches_go_to_that_cluster(
         here = _settled(_get, url + "api/field/foray/1", len(arena.default_case().opponents) + 1)
         assert server.stop() == 0
     assert here["standings"] == data["standings"]
+
+
+@pytest.mark.server
+@pytest.mark.processes
+@pytest.mark.parametrize("options", [(), ("--no-field",)], ids=["field", "no-field"])
+def test_a_fresh_server_shows_the_field_of_its_committed_opponents(
+    tmp_path: Path, options: tuple[str, ...]
+) -> None:
+    """The design has the committed baselines form the field with every pushed run: ``arena
+    serve`` makes it as it starts, before any push, public at once (``--no-field``: made by
+    the first push instead)."""
+    env = {**os.environ, "FORAY_DATA_DIR": str(tmp_path / "data"), "ARENA_TOKEN": SITE_TOKEN}
+    args = [sys.executable, "-m", "arena", "serve", "--port", "0", "--jobs", "1", *options]
+    server = subprocess.Popen(
+        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split(" at ")[1].split()[0]
+        case = arena.default_case()
+        ref = f"{case.ref.slug}/{case.ref.version}"
+        with httpx.Client(base_url=url, timeout=30) as http:  # no token: the public's view
+            field = http.get(f"api/field/{ref}")
+            listed = http.get("api/field").json()["fields"]
+        if options:
+            assert field.status_code == 404 and listed == []
+            return
+        assert field.status_code == 200, field.text
+        rows = field.json()["standings"]
+        assert sorted(r["name"] for r in rows) == sorted(o.name for o in case.opponents)
+        assert all(r["baseline"] for r in rows)
+        assert [f["case"] for f in listed] == [{"slug": case.ref.slug, "version": case.ref.version}]
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=60)

@@ -66,6 +66,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits=limits,
         allowed_hosts=args.allowed_host,
         connections=connections,
+        field=not args.no_field,
     )
 
 
@@ -204,6 +205,12 @@ def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=_seconds,
         metavar="S",
         help="seconds a request's headers may take to arrive (default 10)",
+    )
+    s.add_argument(
+        "--no-field",
+        action="store_true",
+        help="do not make the case's field of the committed opponents at start (it is then"
+        " made by the first push); a field there already plays on",
     )
     s.set_defaults(func=cmd_serve)
     p = sub.add_parser("push", help="upload a local proof run to a server, which checks it")

@@ -82,6 +82,13 @@ class Fields(Runs):
         if self._field_id() is not None:
             self._wake_field()
 
+    def open_field(self) -> None:
+        """Make the case's field now if it has none (its committed opponents entered, as the
+        design has them form it before any push), and play it: ``arena serve`` does this
+        as it starts, so a server nobody has pushed to shows the baselines' field."""
+        arena.open_field(self.store, self.case)
+        self._wake_field()
+
     def _field_id(self) -> int | None:
         ref = self.case.ref
         return self.store.field_id(ref.slug, int(ref.version))

@@ -51,13 +51,15 @@ def serve_site(
     allowed_hosts: Sequence[str] = (),
     connections: ConnectionLimits | None = None,
     console_link: bool = False,
+    field: bool = True,
 ) -> int:
     """Serve the site over the data directory ``root`` on (host, port) until Ctrl-C; exit code.
 
     It answers to the Host names ``allowed_hosts`` (none given: the loopback
     names and ``host``); others get 400. ``console_link`` (``arena demo``):
     print the console's address with the quick-start token in its fragment
-    (which no server or log sees), beside the public address.
+    (which no server or log sees), beside the public address. ``field``: make the
+    case's field (its committed opponents) now if there is none, and play it.
     """
     root = arena.data_dir() if root is None else root
     hosts = list(allowed_hosts) or default_hosts(host)
@@ -67,6 +69,8 @@ def serve_site(
     logging.config.dictConfig(log_config)
     try:
         with Site.open(root, limits=limits) as site:
+            if field:
+                site.open_field()
             token, created = server_token(site.store.root)
             app = site_app(site, token, allowed_hosts=hosts)
             url = url_of(sock)

@@ -72,7 +72,8 @@ class ServerProcess:
     address (``url``); leaving stops it if it still runs (SIGINT, then SIGKILL
     if it does not stop). ``start`` alone launches it without waiting, for a
     server expected not to serve (``exited``). ``popen`` goes to ``Popen``
-    (a ``preexec_fn`` that sets a limit, say); ``options`` to ``arena serve``.
+    (a ``preexec_fn`` that sets a limit, say); ``options`` to ``arena serve``, after
+    ``--no-field`` (the site alone, no field playing beside what is measured).
     ``stdout`` and ``stderr`` hold what it printed; its pipes are read as they
     come, never left full.
     """
@@ -91,7 +92,8 @@ class ServerProcess:
         self.root = root
         self.token = token
         self._args = ["--jobs", str(jobs)] + ([] if queue is None else ["--queue", str(queue)])
-        self._args += options
+        # The site alone: the field's matches, played from the start, would share its workers.
+        self._args += ["--no-field", *options]
         self._start_timeout = start_timeout
         self._popen = popen
         self._out, self._err = _Output(), _Output()
