@@ -622,6 +622,11 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
             "api/matches", json={"a": digest_of(busy), "b": "random", "worker": "lab"}
         )
         assert refused.status_code == 409 and "gone since" in refused.json()["error"]
+        # Fetched before, its module stored (held): still not as the gone worker's run (it
+        # stays a stored controller, chosen by its sha256 without "worker").
+        held = {"a": digest_of(idle), "b": "random", "worker": "lab"}
+        refused = http.post("api/matches", json=held)
+        assert refused.status_code == 409 and "gone since" in refused.json()["error"]
 
         # Started again: connected again, its runs selectable.
         again = ("worker", "--server", url, "--name", "lab", "--every", "0.5")

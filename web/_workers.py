@@ -245,8 +245,10 @@ class Workers:
 
         The server's own name (or none) changes nothing: its local runs are
         stored. 404 for a worker the site does not know; 409 for a run of a
-        worker that is gone (with why), for bytes whose sha256 differs and for a
-        module the worker cannot give; 400 for a module that is not admissible.
+        worker that is gone (with why: its runs are unselectable, even one whose
+        module was fetched before, which stays choosable as a stored controller by
+        its sha256), for bytes whose sha256 differs and for a module the worker
+        cannot give; 400 for a module that is not admissible.
         """
         if worker is None or worker == self.own:
             return refs
@@ -263,12 +265,12 @@ class Workers:
             if run is None:
                 out.append(ref)
                 continue
-            if await asyncio.to_thread(self._stored, run.sha256):
-                out.append(run.sha256)
-                continue
             if connected is None:
                 assert gone is not None
                 raise ApiError(409, f"field {where!r}: {gone.why()}: its runs cannot be chosen")
+            if await asyncio.to_thread(self._stored, run.sha256):
+                out.append(run.sha256)
+                continue
             await self._admit(connected, run)
             out.append(run.sha256)
         return out
