@@ -354,3 +354,21 @@ def test_a_fresh_server_shows_the_field_of_its_committed_opponents(
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=60)
+
+
+@pytest.mark.processes
+def test_a_field_the_store_cannot_take_at_start_is_said_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``arena serve`` makes the field as it starts; a store that refuses the write then (full,
+    busy past its timeout) is logged, the site serves on, and the first push makes it."""
+
+    def refused(store: arena.Store, case: arena.Case) -> None:
+        raise arena.StoreError(f"cannot write {store.path}: No space left on device")
+
+    with web.Site.open(tmp_path / "data", limits=web.SiteLimits(workers=1)) as site:
+        monkeypatch.setattr(arena, "open_field", refused)
+        site.open_field()
+        assert site.store.fields() == []
+    assert "the field could not be made now" in caplog.text
+    assert "No space left on device" in caplog.text

@@ -85,8 +85,13 @@ class Fields(Runs):
     def open_field(self) -> None:
         """Make the case's field now if it has none (its committed opponents entered, as the
         design has them form it before any push), and play it: ``arena serve`` does this
-        as it starts, so a server nobody has pushed to shows the baselines' field."""
-        arena.open_field(self.store, self.case)
+        as it starts, so a server nobody has pushed to shows the baselines' field. A store
+        that cannot take it now (full, busy) is said, not fatal: the first push makes it."""
+        try:
+            arena.open_field(self.store, self.case)
+        except arena.StoreError as exc:
+            _log.error("the field could not be made now: %s (the first push makes it)", exc)
+            return
         self._wake_field()
 
     def _field_id(self) -> int | None:
