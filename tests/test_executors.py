@@ -541,9 +541,15 @@ def test_workers_that_cannot_start_are_the_executors_failure_not_a_matchs(
 
     reasons = trio.run(main)
     assert all(r.startswith("worker processes cannot start: ") for r in reasons), reasons
-    # Forked or spawned, each worker exits by itself (no signal).
-    assert all("a fresh worker died before it answered (('Worker died" in r for r in reasons)
-    assert all("exitcode=1" in r for r in reasons)
+    # Forked or spawned, each worker exits by itself (no signal): seen as a fresh worker that
+    # died before it answered or, when the machine is slow, while trio-parallel started it.
+    for r in reasons:
+        assert (
+            "a fresh worker died before it answered" in r
+            or "Worker died" in r
+            or ("ended without forking one" in r)
+        ), r
+        assert "exitcode=1" in r or "ended without forking one" in r, r
     assert issubclass(arena.WorkersUnavailableError, arena.ArenaError)
 
 
