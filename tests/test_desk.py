@@ -308,6 +308,7 @@ def test_standings_read_at_80_columns_and_point_to_the_wide_matrix() -> None:
     row = re.compile(r" *\d+  controller-number-\d\d-of-a-new-us\S* +\d+ +\d+ +\d+ +0 +0 +0 +"
                      r"\d+\.\d ± \d+\.\d")  # fmt: skip
     assert sum(1 for line in lines if row.fullmatch(line)) == 16, lines
+    assert any("mu ± sigma" in line for line in lines), lines  # labelled as everywhere
     assert "(pl: played, W: wins, L: losses, D: draws, ff: forfeits)" in lines
     assert "the win matrix (16 x 16) is 169 columns wide: arena standings 3 --matrix" in lines
     assert not any("row vs column" in line for line in lines)

@@ -464,6 +464,8 @@ def test_a_gauntlets_page_names_its_entrant_and_ranks_all_by_wins(tab: Tab, serv
     names = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())]
     assert names == [r["name"] for r in t["standings"]] and t["entrant"] == "greedy-raider"
     assert ranks == ["1", "2", "3"]
+    heads = tab.page.locator(".site-table thead th").all_inner_texts()
+    assert "mu" in heads and "sigma" in heads and "rating" not in heads  # as the field's
     assert (
         "its entrant, greedy-raider, against each of the others"
         in tab.page.locator(".site-meta").last.inner_text()
