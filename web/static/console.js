@@ -4,7 +4,7 @@
 // matches newest first, tournaments, runs) and publish it.
 
 import {
-  api, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pageHref, pendingCell, rankCell, savedToken, saveToken, storedAs, table,
+  api, fixed, follow, frame, guarded, h, mountMatchViewer, num, outcomeText, pageHref, pendingCell, savedToken, saveToken, storedAs, table,
   timing, when,
 } from "./site.js";
 import { fieldPicker } from "./picker.js";
@@ -384,15 +384,15 @@ async function startTournament() {
       tournamentBox.replaceChildren(
         table(
           [
-            { title: "rank", cell: rankCell, class: "site-num" },
+            { title: "rank", cell: (r) => String(r.rank), class: "site-num" },
             { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
             { title: "played", cell: (r) => String(r.matches), class: "site-num" },
             ...(x.status === "running" ? [{ title: "pending", cell: pendingCell, class: "site-num" }] : []),
             { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
             { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
             { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
-            { title: "mu", cell: (r) => (r.rating ? r.rating.mu.toFixed(2) : "–"), class: "site-num" },
-            { title: "sigma", cell: (r) => (r.rating ? r.rating.sigma.toFixed(2) : "–"), class: "site-num" },
+            { title: "mu", cell: (r) => fixed(r.rating?.mu), class: "site-num" },
+            { title: "sigma", cell: (r) => fixed(r.rating?.sigma), class: "site-num" },
           ],
           x.standings || [],
           { empty: "waiting for the first result…" },

@@ -3,13 +3,12 @@
 // replay deep-linked by tick: the forfeit's, else the last), and head to head with one
 // opponent chosen (?vs=<sha256> in the address).
 
-import { api, frame, guarded, h, lastTick, matchLink, num, pageHref, setAddress, table, when } from "./site.js";
+import { api, fixed, frame, guarded, h, lastTick, matchLink, num, pageHref, setAddress, table, when } from "./site.js";
 import { ratingChart } from "./ratings.js";
 
 const main = frame("controller");
 const sha256 = window.location.pathname.split("/").pop();
 
-const fixed = (v) => (v == null ? "–" : v.toFixed(2));
 
 /** A match's outcome from the controller's side, in words. */
 function outcomeCell(m) {

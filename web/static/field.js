@@ -5,7 +5,7 @@
 // (?a=NAME&b=NAME in the address). On the console (/console/field/...), a form withdraws an
 // entrant with the reason, or undoes a withdrawal.
 
-import { api, follow, frame, guarded, h, lastTick, matchLink, num, onConsole, pageHref, setAddress, table, when } from "./site.js";
+import { api, fixed, follow, frame, guarded, h, lastTick, matchLink, num, onConsole, pageHref, setAddress, table, when } from "./site.js";
 
 const main = frame("field");
 const [slug, version] = window.location.pathname.split("/").slice(-2).map(decodeURIComponent);
@@ -16,7 +16,6 @@ const standings = h("section", { class: "site-section site-standings" });
 const withdrawn = h("section", { class: "site-section site-withdrawn" });
 const versus = h("section", { class: "site-section site-head-to-head" });
 
-const fixed = (v) => (v == null ? "–" : v.toFixed(2));
 
 function drawHead(f) {
   const m = f.matches;

@@ -7,6 +7,11 @@
 
 let intl = null;
 
+/** An openskill value (mu, sigma) as the pages write it: two decimals; "–" when there is none. */
+export function fixed(value) {
+  return value == null ? "–" : value.toFixed(2);
+}
+
 /** `value` with its thousands grouped, as `new Intl.NumberFormat("en-US").format` writes it. */
 export function num(value) {
   if (Number.isSafeInteger(value)) {

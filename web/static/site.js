@@ -8,10 +8,10 @@
 // Every name and detail from the server is written as text (dom.js), never as markup.
 
 import { h } from "./dom.js";
-import { num } from "./format.js";
+import { fixed, num } from "./format.js";
 import { mountViewer } from "./viewer.js";
 
-export { h, num };
+export { fixed, h, num };
 
 const TOKEN_KEY = "foray-arena-token";
 
@@ -170,11 +170,6 @@ export function table(columns, rows, { empty = "none yet", rowClass = null } = {
       ),
     ),
   );
-}
-
-/** A standings row's rank; a gauntlet ranks only its entrant, its opponents have none. */
-export function rankCell(row) {
-  return row.rank === null ? h("span", { title: "not ranked" }, "–") : String(row.rank);
 }
 
 /** "2024-05-01T12:00:00.000000+00:00" -> "2024-05-01 12:00". */

@@ -1,7 +1,7 @@
 // A tournament's page: standings with ratings, the pairings (rounds; a bracket drawn as
 // a tree), each match linked; live (server-sent events) while it runs.
 
-import { api, follow, frame, guarded, h, matchLink, num, pageHref, pendingCell, rankCell, table, timing, when } from "./site.js";
+import { api, fixed, follow, frame, guarded, h, matchLink, num, pageHref, pendingCell, table, timing, when } from "./site.js";
 
 const main = frame("tournament");
 const tournamentId = Number(document.body.dataset.id);
@@ -14,8 +14,6 @@ const head = h("header", { class: "site-head" });
 const standings = h("section", { class: "site-section" });
 const pairings = h("section", { class: "site-section" });
 
-// openskill's mu and sigma, labelled as on every page (the field's, a controller's).
-const fixed = (v) => (v == null ? "–" : v.toFixed(2));
 
 function drawHead(t) {
   head.replaceChildren(
@@ -60,7 +58,7 @@ function drawStandings(t) {
     ),
     table(
       [
-        { title: "rank", cell: rankCell, class: "site-num" },
+        { title: "rank", cell: (r) => String(r.rank), class: "site-num" },
         // Each entrant's name leads to its controller's page (its record and rating).
         { title: "name", cell: (r) => h("a", { href: pageHref("controllers", shaOf(t, r.name)), class: "site-name" }, r.name), class: "site-wide" },
         { title: "played", cell: (r) => String(r.matches), class: "site-num" },
@@ -70,6 +68,7 @@ function drawStandings(t) {
         { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
         { title: "forfeits", cell: (r) => String(r.forfeits), class: "site-num" },
         { title: "fuel", cell: (r) => num(r.fuel_total), class: "site-num" },
+        // openskill's mu and sigma, labelled as on every page (the field's, a controller's).
         { title: "mu", cell: (r) => fixed(r.rating?.mu), class: "site-num" },
         { title: "sigma", cell: (r) => fixed(r.rating?.sigma), class: "site-num" },
       ],

@@ -7,18 +7,18 @@ import {
   outcomeText,
   pageHref,
   pendingCell,
-  rankCell,
   saveToken,
   savedToken,
   storedAs,
   table,
   timing,
   when
-} from "./chunk-M5XQBCKF.js";
+} from "./chunk-XY62RV2V.js";
 import {
+  fixed,
   h,
   num
-} from "./chunk-O7EIJ5PD.js";
+} from "./chunk-TWAYYOF3.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/picker.js
@@ -547,15 +547,15 @@ async function startTournament() {
       tournamentBox.replaceChildren(
         table(
           [
-            { title: "rank", cell: rankCell, class: "site-num" },
+            { title: "rank", cell: (r) => String(r.rank), class: "site-num" },
             { title: "name", cell: (r) => h("span", { class: "site-name" }, r.name), class: "site-wide" },
             { title: "played", cell: (r) => String(r.matches), class: "site-num" },
             ...x.status === "running" ? [{ title: "pending", cell: pendingCell, class: "site-num" }] : [],
             { title: "wins", cell: (r) => String(r.wins), class: "site-num" },
             { title: "losses", cell: (r) => String(r.losses), class: "site-num" },
             { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
-            { title: "mu", cell: (r) => r.rating ? r.rating.mu.toFixed(2) : "–", class: "site-num" },
-            { title: "sigma", cell: (r) => r.rating ? r.rating.sigma.toFixed(2) : "–", class: "site-num" }
+            { title: "mu", cell: (r) => fixed(r.rating?.mu), class: "site-num" },
+            { title: "sigma", cell: (r) => fixed(r.rating?.sigma), class: "site-num" }
           ],
           x.standings || [],
           { empty: "waiting for the first result…" }

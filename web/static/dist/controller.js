@@ -8,11 +8,12 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-M5XQBCKF.js";
+} from "./chunk-XY62RV2V.js";
 import {
+  fixed,
   h,
   num
-} from "./chunk-O7EIJ5PD.js";
+} from "./chunk-TWAYYOF3.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/ratings.js
@@ -94,7 +95,6 @@ function ratingChart(series, href) {
 // static/controller.js
 var main = frame("controller");
 var sha256 = window.location.pathname.split("/").pop();
-var fixed = (v) => v == null ? "–" : v.toFixed(2);
 function outcomeCell(m) {
   const text = { win: "win", loss: "loss", draw: "draw", error: "not played" }[m.outcome];
   return h("span", { class: `site-outcome site-${m.outcome}` }, text);

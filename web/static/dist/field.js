@@ -10,11 +10,12 @@ import {
   setAddress,
   table,
   when
-} from "./chunk-M5XQBCKF.js";
+} from "./chunk-XY62RV2V.js";
 import {
+  fixed,
   h,
   num
-} from "./chunk-O7EIJ5PD.js";
+} from "./chunk-TWAYYOF3.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/field.js
@@ -25,7 +26,6 @@ var head = h("header", { class: "site-head" });
 var standings = h("section", { class: "site-section site-standings" });
 var withdrawn = h("section", { class: "site-section site-withdrawn" });
 var versus = h("section", { class: "site-section site-head-to-head" });
-var fixed = (v) => v == null ? "–" : v.toFixed(2);
 function drawHead(f) {
   const m = f.matches;
   head.replaceChildren(

@@ -7,11 +7,11 @@ import {
   pageHref,
   table,
   when
-} from "./chunk-M5XQBCKF.js";
+} from "./chunk-XY62RV2V.js";
 import {
   h,
   num
-} from "./chunk-O7EIJ5PD.js";
+} from "./chunk-TWAYYOF3.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/index.js

@@ -6,15 +6,15 @@ import {
   matchLink,
   pageHref,
   pendingCell,
-  rankCell,
   table,
   timing,
   when
-} from "./chunk-M5XQBCKF.js";
+} from "./chunk-XY62RV2V.js";
 import {
+  fixed,
   h,
   num
-} from "./chunk-O7EIJ5PD.js";
+} from "./chunk-TWAYYOF3.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/tournament.js
@@ -25,7 +25,6 @@ var roundsPage = 0;
 var head = h("header", { class: "site-head" });
 var standings = h("section", { class: "site-section" });
 var pairings = h("section", { class: "site-section" });
-var fixed = (v) => v == null ? "–" : v.toFixed(2);
 function drawHead(t) {
   head.replaceChildren(
     h("h1", {}, `Tournament #${t.id}: ${t.format}`),
@@ -63,7 +62,7 @@ function drawStandings(t) {
     ),
     table(
       [
-        { title: "rank", cell: rankCell, class: "site-num" },
+        { title: "rank", cell: (r) => String(r.rank), class: "site-num" },
         // Each entrant's name leads to its controller's page (its record and rating).
         { title: "name", cell: (r) => h("a", { href: pageHref("controllers", shaOf(t, r.name)), class: "site-name" }, r.name), class: "site-wide" },
         { title: "played", cell: (r) => String(r.matches), class: "site-num" },
@@ -73,6 +72,7 @@ function drawStandings(t) {
         { title: "draws", cell: (r) => String(r.draws), class: "site-num" },
         { title: "forfeits", cell: (r) => String(r.forfeits), class: "site-num" },
         { title: "fuel", cell: (r) => num(r.fuel_total), class: "site-num" },
+        // openskill's mu and sigma, labelled as on every page (the field's, a controller's).
         { title: "mu", cell: (r) => fixed(r.rating?.mu), class: "site-num" },
         { title: "sigma", cell: (r) => fixed(r.rating?.sigma), class: "site-num" }
       ],

@@ -1,6 +1,6 @@
 import {
   mountViewer
-} from "./chunk-O7EIJ5PD.js";
+} from "./chunk-TWAYYOF3.js";
 import "./chunk-O2PYIN3Y.js";
 
 // static/view.js

@@ -1,7 +1,7 @@
 import {
   h,
   mountViewer
-} from "./chunk-O7EIJ5PD.js";
+} from "./chunk-TWAYYOF3.js";
 
 // static/site.js
 var TOKEN_KEY = "foray-arena-token";
@@ -130,9 +130,6 @@ function table(columns, rows, { empty = "none yet", rowClass = null } = {}) {
     )
   );
 }
-function rankCell(row) {
-  return row.rank === null ? h("span", { title: "not ranked" }, "–") : String(row.rank);
-}
 function when(iso) {
   if (!iso) return "–";
   return iso.replace("T", " ").slice(0, 16);
@@ -223,7 +220,6 @@ export {
   follow,
   frame,
   table,
-  rankCell,
   when,
   timing,
   pendingCell,

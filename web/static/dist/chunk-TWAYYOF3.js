@@ -21,6 +21,9 @@ function h(tag, props = {}, ...children) {
 
 // static/format.js
 var intl = null;
+function fixed(value) {
+  return value == null ? "–" : value.toFixed(2);
+}
 function num(value) {
   if (Number.isSafeInteger(value)) {
     const digits = String(Math.abs(value)).replace(/\B(?=(\d{3})+$)/g, ",");
@@ -610,6 +613,7 @@ var Viewer = class {
 
 export {
   h,
+  fixed,
   num,
   mountViewer
 };
