@@ -712,6 +712,38 @@ def test_sandbox_milliseconds_become_the_limits_seconds(
     assert limits.compile_timeout == arena.sandbox.Limits().compile_timeout
 
 
+def test_a_milliseconds_key_is_refused_in_milliseconds(tmp_path: Path, make_case: MakeCase) -> None:
+    error = assert_error(
+        make_case(tmp_path, put("sandbox", "init_wall_ms", -5)), "sandbox", "init_wall_ms"
+    )
+    assert error.message == "must be a whole number of milliseconds in (0, 3_600_000], got -5"
+
+
+@pytest.mark.parametrize(
+    ("wall", "fuel", "fuel_value", "least_ms"),
+    [
+        ("tick_wall_ms", "fuel_per_tick", 10**10, 1_100_000),
+        ("init_wall_ms", "init_fuel", 10**9, 110_000),
+    ],
+)
+def test_a_backstop_must_sit_well_above_what_its_fuel_can_take(
+    tmp_path: Path, make_case: MakeCase, wall: str, fuel: str, fuel_value: int, least_ms: int
+) -> None:
+    """rules §8.7: 22 ns a fuel unit at worst, and the backstop at least five times that, or
+    running out of fuel (deterministic) could be recorded as a timeout."""
+
+    def change(doc: Doc) -> None:
+        doc["sandbox"].update({fuel: fuel_value, wall: least_ms - 1})
+
+    assert_error(make_case(tmp_path / "under", change), "sandbox", wall, fuel, f"{least_ms:_} ms")
+
+    def enough(doc: Doc) -> None:
+        doc["sandbox"].update({fuel: fuel_value, wall: least_ms})
+
+    limits = cases.load_case(make_case(tmp_path / "at", enough)).limits
+    assert getattr(limits, fuel) == fuel_value
+
+
 def test_a_case_cannot_set_the_compile_bounds(tmp_path: Path, make_case: MakeCase) -> None:
     directory = make_case(tmp_path, put("sandbox", "compile_timeout", 60))
     assert_error(directory, "sandbox", "compile_timeout", "unknown", "compile bounds")
@@ -809,6 +841,12 @@ def test_seeds_are_distinct_unsigned_32_bit(
     tmp_path: Path, seeds: list[int], key: str, make_case: MakeCase
 ) -> None:
     assert_error(make_case(tmp_path, put("match", "seeds", seeds)), "match", key)
+
+
+def test_every_bad_seed_is_reported(tmp_path: Path, make_case: MakeCase) -> None:
+    errors = errors_of(make_case(tmp_path, put("match", "seeds", [0, -1, -2, 0, 2**32])))
+    keys = [e.key for e in errors if e.table == "match"]
+    assert keys == ["seeds[1]", "seeds[2]", "seeds[3]", "seeds[4]"]
 
 
 def test_several_canonical_seeds_are_kept_in_order(tmp_path: Path, make_case: MakeCase) -> None:

@@ -102,6 +102,10 @@ def test_match_writes_its_replay_and_verify_accepts_it(
     broken.write_bytes(bytes(data))
     bad = cli(capsys, "replay", "verify", str(broken), "--json")
     assert bad.code == 1 and bad.json()["ok"] is False
+    # The JSON keeps the design's keys; why it failed is said on stderr, naming the file.
+    assert set(bad.json()) == {"ok", "ticks", "mismatch_tick"}
+    assert bad.err.startswith(f"{broken}: FAILED: ")
+    assert len(bad.err.strip()) > len(f"{broken}: FAILED: ")
 
 
 def test_match_default_replay_goes_to_the_data_dir(

@@ -601,7 +601,8 @@ SLACK_FROM = {
     "compile_timeout": 5.0,
     "compile_memory_bytes": 2**31,
 }
-"""Where a limit's slack starts (fuel budgets: at what the match used)."""
+"""Where a limit's slack starts (fuel budgets: one unit above what the match used, since a
+call that spends its whole budget has run out of fuel: docs/rules.md, 8.6)."""
 
 
 def _used(frames: list[Any], result: Any) -> dict[str, int]:
@@ -639,7 +640,7 @@ def _apply_more(edit: tuple[Any, ...], header: Any, frames: list[Any], result: A
         header["limits"][edit[1]] = low + int(edit[2] * (need - low))
     else:
         name, (kind, _, high) = edit[1], replays.LIMIT_RANGES[edit[1]]
-        start = SLACK_FROM.get(name) or _used(frames, result)[name]
+        start = SLACK_FROM.get(name) or _used(frames, result)[name] + 1
         value = start + edit[2] * (high - start)
         header["limits"][name] = int(value) if kind is int else float(value)
 

@@ -118,7 +118,7 @@ def test_arena_serve_under_mixed_load_loses_nothing(
         # Listed exactly once each; nothing recorded that was not accepted.
         listed = [m["id"] for m in every_match(server.url)]
         assert sorted(listed) == sorted([seeded.id, *accepted])
-        status = bench.get_json(server.url + "api/status")
+        status = bench.get_json(server.url + "api/status", token=server.token)
         assert status["queue"] == {"capacity": QUEUE, "accepted": 0}
 
         # Each accepted match's replay streams, is the one recorded, verifies, and plays

@@ -415,29 +415,37 @@ def test_fuel_accounting(zoo: dict[str, bytes]) -> None:
 
 
 @pytest.mark.usefixtures("call_path")
-def test_a_call_that_spends_its_budget_after_the_last_fuel_check_is_charged_the_budget(
-    zoo: dict[str, bytes],
-) -> None:
-    """wasmtime checks fuel at function entries and loop headers (docs/rules.md, 8.6): with
-    a budget a little under a tick's cost, the call runs out at a check (kind ``fuel``) or,
-    past the last check, returns; either way it is charged its whole budget, never more."""
+def test_a_call_that_spends_its_whole_budget_runs_out_of_fuel(zoo: dict[str, bytes]) -> None:
+    """wasmtime checks fuel at function entries and loop headers, and its reading stops at 0:
+    a call that spends every unit of its budget (docs/rules.md, 8.6) runs out of fuel, whether
+    at a check or past the last one, and is charged its whole budget; one unit more returns."""
 
-    def tick(budget: int) -> tuple[Fault | tuple[int, bytes], int]:
+    def tick(budget: int) -> tuple[Fault | tuple[int, bytes], int, int]:
         controller = started(zoo["good"], Limits(fuel_per_tick=budget))
-        return controller.tick(bytes(16), 5), controller.last_fuel
+        end = controller.tick(bytes(16), 5)
+        return end, controller.last_fuel, controller.fuel_peak
 
-    _, cost = tick(Limits().fuel_per_tick)
-    budgets = range(cost - 1, max(cost - 120, 0), -1)
-    ends = [tick(budget) for budget in budgets]
-    assert [charged for _, charged in ends] == list(budgets)
-    returned = [b for b, (end, _) in zip(budgets, ends, strict=True) if not isinstance(end, Fault)]
-    ran_out = [
-        b
-        for b, (end, _) in zip(budgets, ends, strict=True)
-        if isinstance(end, Fault) and end.kind is sim.ForfeitKind.FUEL
-    ]
-    assert len(returned) + len(ran_out) == len(ends)
-    assert returned and ran_out and min(returned) > max(ran_out)  # one boundary: the last check
+    _, cost, _ = tick(Limits().fuel_per_tick)
+    end, charged, peak = tick(cost + 1)
+    assert end == (1, struct.pack("<3i", 7, 1, 2)) and charged == peak == cost
+    for budget in range(cost, max(cost - 120, 0), -1):  # the last check passed, and before it
+        end, charged, peak = tick(budget)
+        assert isinstance(end, Fault) and end.kind is sim.ForfeitKind.FUEL, budget
+        assert end.detail == f"tick ran out of fuel_per_tick ({budget})"
+        assert charged == peak == budget
+
+
+@pytest.mark.usefixtures("call_path")
+def test_an_init_that_spends_its_whole_init_fuel_runs_out(zoo: dict[str, bytes]) -> None:
+    """The same for the init phase: returning with no init_fuel left is running out of it."""
+    cost = started(zoo["good"]).fuel_total
+    assert started(zoo["good"], Limits(init_fuel=cost + 1)).fuel_total == cost
+    for budget in (cost, cost - 1):
+        controller = Controller(zoo["good"], Limits(init_fuel=budget))
+        fault = controller.init(INIT_MESSAGE)
+        assert fault is not None and fault.kind is sim.ForfeitKind.INIT, budget
+        assert "ran out of init_fuel" in fault.detail
+        assert controller.fuel_total == budget
 
 
 @pytest.mark.usefixtures("call_path")

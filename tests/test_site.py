@@ -441,7 +441,14 @@ def test_the_queue_full_gives_429_with_retry_after(
         finished = [wait_finished(client, i) for i in accepted]
         assert [m["status"] for m in finished] == ["finished", "finished"]
         assert sorted(m.id for m in site.store.matches()) == sorted(accepted)
-        assert client.get("/api/status").json()["queue"] == {"capacity": 2, "accepted": 0}
+        assert client.get("/api/status", headers=AUTH).json()["queue"] == {
+            "capacity": 2,
+            "accepted": 0,
+        }
+        # The public side learns the case alone: the queue counts unpublished matches.
+        assert client.get("/api/status").json() == {
+            "case": {"slug": site.case.slug, "version": site.case.version}
+        }
         # Room again.
         again = client.post("/api/matches", json=body, headers=AUTH)
         assert again.status_code == 202
@@ -1167,10 +1174,11 @@ def test_the_server_plays_a_bounded_number_of_tournaments(tmp_path: Path, case: 
 # =========================================================================== status, schema
 
 
-def test_status_shows_the_queue(client: TestClient) -> None:
-    status = client.get("/api/status").json()
+def test_status_shows_the_queue_to_the_console(client: TestClient) -> None:
+    status = client.get("/api/status", headers=AUTH).json()
     assert status["case"] == {"slug": "foray", "version": 1}
     assert status["workers"] == 1 and status["queue"]["capacity"] == 8
+    assert client.get("/api/status").json() == {"case": {"slug": "foray", "version": 1}}
 
 
 def test_the_openapi_document_is_valid_and_names_every_route(client: TestClient) -> None:
@@ -1387,7 +1395,10 @@ def test_arena_serve_serves_the_site_until_interrupted(tmp_path: Path) -> None:
         token_line = proc.stdout.readline()
         token = (tmp_path / web.TOKEN_FILE).read_text().strip()
         assert token_line.rstrip().endswith(token) and "printed this once" in token_line
-        with urllib.request.urlopen(url + "api/status", timeout=10) as r:
+        request = urllib.request.Request(
+            url + "api/status", headers={"Authorization": f"Bearer {token}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as r:
             assert json.load(r)["workers"] == 1
     finally:
         proc.send_signal(signal.SIGINT)

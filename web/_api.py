@@ -372,12 +372,12 @@ async def push_run(request: Request) -> Response:
 
 @operation(
     "get",
-    "the match queue and the workers",
+    "the case; to the console, the match queue and the workers too",
     {"200": json_answer(ref("Status"), "now")},
     side=Side.PUBLIC,
 )
 def status(request: Request) -> Response:
-    return json_response(site_of(request).status())
+    return json_response(site_of(request).status(everything=sees_all(request)))
 
 
 @operation(

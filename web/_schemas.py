@@ -536,7 +536,8 @@ SCHEMAS: Final[dict[str, Any]] = {
     },
     "Status": {
         "type": "object",
-        "required": ["case", "workers", "queue", "running", "waiting"],
+        "description": "the case; the rest to a console token only",
+        "required": ["case"],
         "properties": {
             "case": {"type": "object"},
             "workers": {"type": "integer"},

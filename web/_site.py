@@ -101,11 +101,16 @@ class Site(Matches, Fields, Tournaments, Profiles):
         finally:
             store.close()
 
-    def status(self) -> dict[str, Any]:
-        """The queue and the workers, now."""
+    def status(self, *, everything: bool = True) -> dict[str, Any]:
+        """The case; with ``everything`` (the console), the queue and the workers now too.
+
+        The public side learns only the case: the queue counts unpublished quick matches."""
+        case = {"case": {"slug": self.case.slug, "version": self.case.version}}
+        if not everything:
+            return case
         running, waiting = self.lanes.busy(Lane.MATCH)
         return {
-            "case": {"slug": self.case.slug, "version": self.case.version},
+            **case,
             "workers": self.limits.workers,
             "queue": {"capacity": self.limits.queue, "accepted": self._accepted.used},
             "running": running,

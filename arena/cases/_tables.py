@@ -62,6 +62,10 @@ SANDBOX_KEYS: Final[dict[str, tuple[str, float]]] = {
     "init_wall_ms": ("init_timeout", 0.001),
 }
 RULES_KEYS = sim.Config.__struct_fields__
+NS_PER_FUEL: Final = 22
+"""The fuel-bounded worst case of a guest's work, ns per fuel unit (rules §8.7)."""
+BACKSTOP_MARGIN: Final = 5
+"""How far above that worst case a wall-clock backstop must sit: "well above" (rules §8.7)."""
 
 
 class AdversarialTables:
@@ -147,15 +151,47 @@ class AdversarialTables:
             try:
                 Limits(**{field_name: converted})  # type: ignore[arg-type]
             except ValueError as exc:
-                t.error(key, f"{value:_} is outside what the sandbox accepts: {exc}")
+                if factor == 1:
+                    t.error(key, f"{value:_} is outside what the sandbox accepts: {exc}")
+                else:  # said in the key's own unit, not the field's seconds
+                    high = replays.LIMIT_RANGES[field_name][2] / factor
+                    t.error(
+                        key,
+                        f"must be a whole number of milliseconds in (0, {high:_.0f}],"
+                        f" got {value:_}",
+                    )
                 continue
             values[field_name] = converted
         compile_keys = ("compile_timeout", "compile_timeout_ms", "compile_memory_bytes")
+        for wall, fuel in (("tick_wall_ms", "fuel_per_tick"), ("init_wall_ms", "init_fuel")):
+            self._backstop_above_fuel(t, values, wall, fuel)
         t.finish(hint=dict.fromkeys(compile_keys, ": the compile bounds are the arena's"))
         if len(values) != len(SANDBOX_KEYS):
             return None
         # The compile bounds protect the host and stay the arena's (docs/cases.md).
         return Limits(**values)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _backstop_above_fuel(
+        t: Table, values: dict[str, int | float], wall: str, fuel: str
+    ) -> None:
+        """The wall-clock backstop ``wall`` must sit well above what ``fuel`` can take at the
+        fuel-bounded worst case (rules §8.7), or running out of fuel, a deterministic verdict,
+        would be recorded as the non-deterministic ``timeout``."""
+        field_name = SANDBOX_KEYS[wall][0]
+        if field_name not in values or fuel not in values:
+            return
+        worst_ms = values[fuel] * NS_PER_FUEL / 1e6
+        least_ms = BACKSTOP_MARGIN * worst_ms
+        if values[field_name] * 1000 < least_ms:
+            t.error(
+                wall,
+                f"{values[field_name] * 1000:_.0f} ms is not well above what {fuel}"
+                f" {values[fuel]:_} can take ({NS_PER_FUEL} ns a unit at worst,"
+                f" {worst_ms:_.0f} ms): it must be at least {BACKSTOP_MARGIN} times that,"
+                f" {least_ms:_.0f} ms (rules §8.7)",
+            )
+            del values[field_name]
 
     def simulation(
         self, t: Table | None
@@ -285,16 +321,17 @@ class AdversarialTables:
             if not 1 <= len(seeds) <= MAX_SEEDS:
                 t.error("seeds", f"must hold 1 to {MAX_SEEDS} seeds, got {len(seeds)}")
                 seeds = None
-            else:
+            else:  # every bad seed is reported, not only the first
+                bad = False
                 for i, seed in enumerate(seeds):
                     if not 0 <= seed < 1 << 32:
                         t.error(f"seeds[{i}]", f"{seed} is not an unsigned 32-bit integer")
-                        seeds = None
+                        bad = True
                     elif seed in seeds[:i]:
                         t.error(f"seeds[{i}]", f"seed {seed} is listed twice")
-                        seeds = None
-                    if seeds is None:
-                        break
+                        bad = True
+                if bad:
+                    seeds = None
         canonical = t.string("canonical")
         if "opponent" in t.data:
             t.known.add("opponent")

@@ -419,6 +419,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         how = "re-simulated"
     if args.json:
         emit_json(report.to_json())
+        if not report.ok:  # the JSON's keys are the design's; why it failed goes to stderr
+            print(f"{shown(path)}: FAILED: {shown(report.detail)}", file=sys.stderr)
     elif report.ok:
         print(f"{shown(path)}: ok, {report.ticks} ticks {how}")
     else:

@@ -123,7 +123,8 @@ class Controller:
         The start function, ``foray_buffer`` and ``foray_init`` share one
         ``init_fuel`` budget. Any failure is an ``init`` fault charged the whole
         budget, except a fired wall-clock backstop, which is ``timeout`` (the
-        one non-deterministic kind is recorded as such).
+        one non-deterministic kind is recorded as such). An init that returns
+        with no fuel left has run out of ``init_fuel`` too (rules §8.6).
         """
         if self._phase != _NEW:
             raise RuntimeError("Controller.init called twice")
@@ -236,7 +237,10 @@ class Controller:
         self._check_init_memory("foray_init")
         if status != 0:
             raise _GuestFault(Fault(_INIT, f"foray_init returned {status}, expected 0"))
-        return limits.init_fuel - self._read_fuel()
+        left = self._read_fuel()
+        if left == 0:  # spent to the last unit: exhausted, as at a check (rules §8.6)
+            raise _GuestFault(Fault(_INIT, "foray_init ran out of init_fuel"))
+        return limits.init_fuel - left
 
     def _init_call(self, func: wasmtime.Func, arg: int | None, name: str) -> int:
         vals = self._vals
@@ -325,6 +329,8 @@ class Controller:
             got = fast.call(message, max_records)
             if got.__class__ is tuple:
                 count, records, spent, self.last_memory = got
+                if spent == self._fuel_per_tick:
+                    return self._exhausted()
                 self.last_fuel = spent
                 self.fuel_total += spent
                 if spent > self.fuel_peak:
@@ -366,6 +372,8 @@ class Controller:
                 return fault
         _get_fuel(ctx, self._fuel_ref)
         used: int = self._fuel_per_tick - self._fuel_left.value
+        if used == self._fuel_per_tick:
+            return self._exhausted("foray_note" if self._note_ref is not None else "")
         self.last_fuel = used
         self.fuel_total += used
         if used > self.fuel_peak:
@@ -404,6 +412,21 @@ class Controller:
         return Fault(
             _MEMORY, f"memory is {memory} bytes{where}, over max_memory_bytes {self._max_memory}"
         )
+
+    def _exhausted(self, call: str = "") -> Fault:
+        """The tick's calls returned with no fuel left: out of fuel, as at a check.
+
+        wasmtime checks fuel only at function entries and loop headers, where a
+        count of 0 left traps; a call that returns first, between two checks,
+        with its budget spent (its reading stops at 0) has exhausted it as well
+        (rules §8.6). Charged the whole tick, like every ``fuel`` forfeit.
+        """
+        budget = self._fuel_per_tick
+        self.last_fuel = budget
+        self.fuel_total += budget
+        self.fuel_peak = max(self.fuel_peak, budget)
+        self.close()
+        return Fault(_FUEL, f"{call or 'tick'} ran out of fuel_per_tick ({budget})")
 
     def _tick_fault(self, err: int | None, call: str = "") -> Fault:
         """A tick's call trapped, ran out of fuel or was interrupted: charged the whole tick.
