@@ -1114,6 +1114,25 @@ def test_case_check_accepts_the_foray_case(capsys: Capture) -> None:
     ]
 
 
+def test_another_command_prints_a_cases_errors_one_to_a_line(
+    capsys: Capture, tmp_path: Path, make_case: MakeCase, idle: bytes
+) -> None:
+    def break_two(doc: Doc) -> None:
+        doc["simulation"]["max_ticks"] = 0
+        doc["opponent"][3]["sha256"] = "f" * 64
+
+    directory = make_case(tmp_path, break_two)
+    module = tmp_path / "idle.wasm"
+    module.write_bytes(idle)
+    out = cli(capsys, "prove", str(module), "--catalog", str(tmp_path / "cases"))
+    assert out.code == 2
+    lines = out.err.splitlines()
+    assert lines[0] == f"error: {directory}: not a valid case (2 errors):"
+    assert lines[1].startswith(f"  {directory / cases.MANIFEST}: [simulation] max_ticks: ")
+    assert lines[2].startswith(f"  {directory / cases.MANIFEST}: [opponent[3]] sha256: ")
+    assert "\\n" not in out.err
+
+
 def test_case_check_lists_every_error(capsys: Capture, tmp_path: Path, make_case: MakeCase) -> None:
     def break_three(doc: Doc) -> None:
         doc["tags"] = "rts"

@@ -19,6 +19,7 @@ import msgpack
 import pytest
 import zstandard
 
+import arena
 import replays
 from tests._support import EXTRA, Builder, cli, cli_process, require_native
 
@@ -81,6 +82,20 @@ def test_match_with_an_unknown_controller_says_so(capsys: Capture) -> None:
     out = cli(capsys, "match", "no-such-bot", "no-such-bot-either")
     assert out.code == 2
     assert "'no-such-bot' is neither a .wasm file nor a baseline" in out.err
+
+
+def test_a_baseline_name_wins_over_a_file_of_that_name(
+    capsys: Capture, tmp_path: Path, idle: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "random").write_bytes(idle)
+    baseline = hashlib.sha256(arena.load_baseline("random")).hexdigest()
+    out = cli(capsys, "match", "random", "./random", "--max-ticks", "2", "--no-record", "--json")
+    assert out.code == 0, out.err
+    a, b = out.json()["sides"]
+    assert out.json()["replay"] == "" and out.json()["id"] is None  # --no-record: no file
+    assert (a["name"], a["sha256"]) == ("random", baseline)
+    assert (b["name"], b["sha256"]) == ("random", hashlib.sha256(idle).hexdigest())
 
 
 def test_match_writes_its_replay_and_verify_accepts_it(
@@ -574,7 +589,8 @@ def test_the_replay_a_match_names_is_msgpack_named_by_its_sha256_and_a_compresse
     bad = cli(capsys, "replay", "verify", str(cut))
     assert bad.code == 1 and "the zstd frame is truncated" in bad.err
     shown = cli(capsys, "replay", "show", str(cut))
-    assert shown.code != 0 and "the zstd frame is truncated" in shown.err
+    assert shown.code == 2 and shown.err.startswith(f"error: {cut}: ")
+    assert "the zstd frame is truncated" in shown.err
 
 
 def test_every_command_parses_on_its_own(capsys: pytest.CaptureFixture[str]) -> None:

@@ -160,9 +160,49 @@ def test_a_forfeit_tick_says_why_nothing_was_applied(
     assert "not applied: a side forfeited" in text.out and "forfeit invalid_action" in text.out
 
 
+@pytest.mark.parametrize(
+    ("fault", "kind", "said"),
+    [("3", "invalid_action", "action count n = -1"), ("1", "trap", "unreachable")],
+)
+def test_a_side_whose_records_were_never_read_is_not_said_to_have_returned_none(
+    capsys: Capture, tmp_path: Path, build_c: Builder, busy: bytes, fault: str, kind: str, said: str
+) -> None:
+    """An out-of-range count (no records read) or a call that never returned: said so, not
+    "actions returned (0)" and every unit given NOOP."""
+    bad = build_c(BOTS / "faulty.c", f"FAULT={fault}", "FAULT_TICK=4")
+    result = arena.match.run_match(
+        arena.Contestant("faulty", bad),
+        arena.Contestant("busy", busy),
+        config=sim.Config(max_ticks=20),
+    )
+    path = tmp_path / "f.replay"
+    path.write_bytes(result.replay)
+    a = cli(capsys, "replay", "show", str(path), "--tick", "4", "--json").json()["sides"][0]
+    assert a["forfeit"]["kind"] == kind and a["actions"] == [] and a["no_action"] == []
+    assert a["unread"].startswith(f"none recorded: the side forfeited ({kind}): ")
+    assert said in a["unread"]
+    text = cli(capsys, "replay", "show", str(path), "--tick", "4").out
+    assert f"actions returned: none recorded: the side forfeited ({kind})" in text
+    assert "actions returned (0)" not in text.split("side B")[0]
+    assert "units given no action" not in text.split("side B")[0]
+
+
 def test_a_tick_outside_the_replay_is_an_operator_error(capsys: Capture) -> None:
     out = cli(capsys, "replay", "show", str(GOLDEN), "--tick", "60")
     assert out.code == 2 and "tick 60 is not in the replay (ticks 0..59)" in out.err
+
+
+def test_a_replay_of_a_match_ended_at_init_has_no_tick_to_show(
+    capsys: Capture, tmp_path: Path, build_c: Builder, busy: bytes
+) -> None:
+    bad = build_c(BOTS / "faulty.c", "FAULT=4")  # init returns non-zero
+    result = arena.match.run_match(arena.Contestant("bad", bad), arena.Contestant("busy", busy))
+    assert result.ticks == 0
+    path = tmp_path / "init.replay"
+    path.write_bytes(result.replay)
+    out = cli(capsys, "replay", "show", str(path), "--tick", "0")
+    assert out.code == 2
+    assert "tick 0 is not in the replay (it has none: the match ended at init)" in out.err
 
 
 def test_fuel_statistics_against_a_hand_count() -> None:

@@ -152,7 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except errors as exc:
-        print(f"error: {shown(exc)}", file=sys.stderr)
+        # Line by line: a case's errors come one to a line (anything else unprintable is
+        # escaped, as always).
+        print("error: " + "\n".join(map(shown, str(exc).split("\n"))), file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (``arena ... | head``): not an error of ours.

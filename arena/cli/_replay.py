@@ -40,7 +40,10 @@ def _load(path: str) -> Any:
     from arena._files import open_regular
 
     with open_regular(Path(path), "replay") as f:
-        return replays.read_replay(f)
+        try:
+            return replays.read_replay(f)
+        except replays.ReplayError as exc:  # said with the file it is about
+            raise replays.ReplayError(f"{path}: {exc}", exc.tick) from None
 
 
 def _sides(choice: str | None) -> list[int]:
@@ -140,6 +143,11 @@ def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
             for record in records:
                 actions.append(_action(record, "not applied", broken or "the tick was not applied"))
         acted = {r[0] for r in records}
+        # A side that forfeited at this tick with no records recorded: none were read (an
+        # out-of-range count) or its call never returned them (fuel, trap, timeout, memory).
+        unread = None
+        if not applied and not records and forfeit is not None and forfeit.tick == tick:
+            unread = f"none recorded: the side forfeited ({forfeit.kind}): {forfeit.detail}"
         side: dict[str, Any] = {
             "side": _SIDES[s],
             "name": replay.header.sides[s].name,
@@ -156,7 +164,8 @@ def _tick_report(replay: Any, tick: int, sides: list[int]) -> dict[str, Any]:
                 "ore": [o._asdict() for o in obs.ore],
             },
             "actions": actions,
-            "no_action": [u.id for u in obs.own if u.id not in acted],
+            "unread": unread,
+            "no_action": [] if unread else [u.id for u in obs.own if u.id not in acted],
             "fuel": frame.fuel[s],
             "memory": None if memory is None else memory[s][tick],
             "note": None if frame.notes is None else frame.notes[s],
@@ -263,7 +272,12 @@ def _print_tick(report: dict[str, Any], replay: Any) -> None:
         if side["memory"] is not None:
             cap = replay.header.limits.get("max_memory_bytes") or side["memory"] or 1
             console.print(f"  memory after its calls: {memory_text(side['memory'], cap)}")
-        console.print(f"  actions returned ({len(side['actions'])}), fuel used {side['fuel']:,}:")
+        if side["unread"]:
+            unread = escape(shown(side["unread"]))
+            console.print(f"  actions returned: {unread}; fuel used {side['fuel']:,}")
+        else:
+            returned = len(side["actions"])
+            console.print(f"  actions returned ({returned}), fuel used {side['fuel']:,}:")
         for a in side["actions"]:
             console.print(f"    {a['text']:<22} {a['fate']}: {escape(shown(a['detail']))}")
         if side["no_action"]:
@@ -377,9 +391,12 @@ def cmd_show(args: argparse.Namespace) -> int:
             _print_summary(rows, replay)
         return 0
     if not 0 <= args.tick < replay.ticks:
-        raise ArenaError(
-            f"{args.file}: tick {args.tick} is not in the replay (ticks 0..{replay.ticks - 1})"
+        held = (
+            f"ticks 0..{replay.ticks - 1}"
+            if replay.ticks
+            else "it has none: the match ended at init"
         )
+        raise ArenaError(f"{args.file}: tick {args.tick} is not in the replay ({held})")
     report = _tick_report(replay, args.tick, _sides(args.side))
     if args.json:
         emit_json(report)

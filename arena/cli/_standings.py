@@ -211,7 +211,7 @@ def print_ranking(
     live = pending is not None and any(p != 0 for p in pending)
     heads = ["#", "name", "played", *["pending"] * live, "wins", "losses", "draws", "forfeits"]
     # openskill's mu and sigma, labelled as everywhere else (the field's, the site's).
-    heads += ["fuel", "mu ± sigma", *["errors"] * errors, *["round reached"] * bracket]
+    heads += ["fuel", "mu", "sigma", *["errors"] * errors, *["round reached"] * bracket]
     rows: list[list[Text | str]] = []
     for i, row in enumerate(standings.rows):
         kinds = _forfeits(row.forfeit_kinds)
@@ -225,7 +225,8 @@ def print_ranking(
             str(row.draws),
             f"{row.forfeits} ({kinds})" if row.forfeits else "0",
             _fuel(row.fuel_total),
-            f"{row.rating.mu:.1f} ± {row.rating.sigma:.1f}",
+            f"{row.rating.mu:.1f}",
+            f"{row.rating.sigma:.1f}",
         ]
         if errors:
             cells.append(str(row.errors))

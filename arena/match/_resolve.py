@@ -19,23 +19,25 @@ MAX_MAP_BYTES = 64 * 1024
 
 
 def load_contestant(spec: str) -> Contestant:
-    """A file path if one exists (or the argument ends in .wasm), else a baseline name.
+    """A baseline's name, else a file's path (one that exists, or any ending in .wasm).
 
-    A file must be a regular file (a FIFO or a device is refused at once); it is
+    A baseline's name wins over a file of that name in the working directory: the
+    name says which module plays, whatever directory the command runs in (``./random``
+    names the file). A file must be a regular file (a FIFO or a device is refused at once); it is
     read up to one byte past what admissibility could accept, so an oversized
     module is still refused by size. The side's name is the file's stem; a stem
     that is not UTF-8 keeps its undecodable bytes as U+FFFD.
     """
+    if spec in BASELINES:
+        return Contestant(spec, load_baseline(spec))
     path = Path(spec)
     if path.suffix == ".wasm" or os.path.lexists(path):
         blob = read_regular(path, MAX_MODULE_BYTES, "module")
         return Contestant(os.fsencode(path.stem).decode("utf-8", "replace"), blob)
-    if spec not in BASELINES:
-        known = ", ".join(sorted(BASELINES))
-        raise UnknownControllerError(
-            f"{spec!r} is neither a .wasm file nor a baseline (baselines: {known})"
-        )
-    return Contestant(spec, load_baseline(spec))
+    known = ", ".join(sorted(BASELINES))
+    raise UnknownControllerError(
+        f"{spec!r} is neither a .wasm file nor a baseline (baselines: {known})"
+    )
 
 
 def load_map(path: Path) -> sim.GameMap:
