@@ -286,15 +286,15 @@ def test_a_bracket_of_n_has_n_minus_one_eliminations_and_one_champion(
         assert last[winner] > stage or stage == plan.stages - 1
     assert len(set(losers)) == n - 1
     (champion,) = set(plan.field) - set(losers)
-    top = sched.standings().rows[0]
-    assert (top.name, top.reached) == (champion, plan.stages)
+    rows = sched.standings().rows
+    assert [r.name for r in rows if r.reached == plan.stages] == [champion]
     # byes: the top seeds start in round 1, everyone else in round 0
     size = 1 << (n - 1).bit_length()
     starts = first_stage(plan, log)
     assert [starts[name] for name in plan.order] == [1] * (size - n) + [0] * (2 * n - size)
-    # standings rank by the round reached
-    reached = [row.reached or 0 for row in sched.standings().rows]
-    assert reached == sorted(reached, reverse=True)
+    # standings rank by wins, then by the round reached
+    ranked = [(row.wins, row.reached or 0) for row in rows]
+    assert ranked == sorted(ranked, reverse=True)
     for row in sched.standings().rows:
         assert row.reached == (plan.stages if row.name == champion else last[row.name])
 
@@ -560,7 +560,8 @@ def worst_pairing(log: list[Played], seed: int, opponent: str, side: int) -> Pai
 
 def reference_order(plan: TournamentPlan, log: Iterable[Played], st_: Standings) -> list[str]:
     """The tie-break rules written out again: wins, head-to-head wins among the tied,
-    less total fuel, name (a bracket ranks by the round reached first), in every format."""
+    less total fuel, name (a bracket's round reached comes right after wins), in every
+    format."""
     wins, fuel, beat = Counter[str](), Counter[str](), Counter[tuple[str, str]]()
     for played in log:
         if played.error is not None:
@@ -575,12 +576,12 @@ def reference_order(plan: TournamentPlan, log: Iterable[Played], st_: Standings)
     reached = {row.name: row.reached or 0 for row in st_.rows}
     group = defaultdict(list)
     for name in plan.field:
-        group[(reached[name], wins[name])].append(name)
+        group[(wins[name], reached[name])].append(name)
 
     def h2h(name: str) -> int:
-        return sum(beat[(name, other)] for other in group[(reached[name], wins[name])])
+        return sum(beat[(name, other)] for other in group[(wins[name], reached[name])])
 
-    return sorted(plan.field, key=lambda x: (-reached[x], -wins[x], -h2h(x), fuel[x], x))
+    return sorted(plan.field, key=lambda x: (-wins[x], -reached[x], -h2h(x), fuel[x], x))
 
 
 @settings(max_examples=examples(60), deadline=None)

@@ -342,15 +342,16 @@ class Tally:
     def wins(self) -> list[int]:
         return [line.wins for line in self.lines]
 
-    def order(self, first: Sequence[int] | None = None) -> list[int]:
-        """Entrants best first: by ``first`` (higher first) when given, then by wins,
-        head-to-head wins within the tied group, less total fuel, and name (a gauntlet's
-        too; how its opponents fared against its entrant is ``opponents``)."""
+    def order(self, then: Sequence[int] | None = None) -> list[int]:
+        """Entrants best first: by wins, then by ``then`` (higher first; a bracket's round
+        reached) when given, head-to-head wins within the group tied so far, less total
+        fuel, and name (a gauntlet's too; how its opponents fared against its entrant is
+        ``opponents``)."""
         n = len(self.names)
-        lead = first if first is not None else [0] * n
+        second = then if then is not None else [0] * n
         groups: dict[tuple[int, int], list[int]] = {}
         for i, line in enumerate(self.lines):
-            groups.setdefault((lead[i], line.wins), []).append(i)
+            groups.setdefault((line.wins, second[i]), []).append(i)
         h2h = [0] * n
         for members in groups.values():
             for i in members:
@@ -358,8 +359,8 @@ class Tally:
         return sorted(
             range(n),
             key=lambda i: (
-                -lead[i],
                 -self.lines[i].wins,
+                -second[i],
                 -h2h[i],
                 self.lines[i].fuel_total,
                 self.names[i],
