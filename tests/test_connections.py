@@ -176,6 +176,74 @@ def test_headers_past_their_bound_are_refused_with_431(
     assert any("headers were too large" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.parametrize("pad", [20_000, 200_000])
+def test_headers_past_their_bound_in_one_send_are_refused_with_431(
+    server: bench.BackgroundServer, caplog: pytest.LogCaptureFixture, pad: int
+) -> None:
+    """Headers whole in the read that brought them (one send: 20,000 bytes is one read on
+    loopback) are bounded as those trickling in are; they were answered 200."""
+    big = b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * pad + b"\r\n\r\n"
+    answer = b""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(big)
+        # 200,000 bytes may come in several reads, refused before their end: a client still
+        # sending may get a reset instead of the 431 (the log says which bound it was).
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                answer += chunk
+    assert not answer.startswith(b"HTTP/1.1 200 "), answer[:60]
+    assert answer.startswith(b"HTTP/1.1 431 ") or pad > 20_000, answer[:60]
+    assert answer == b"" or answer.endswith(b"request header fields too large")
+    assert any("headers were too large" in r.getMessage() for r in caplog.records)
+
+
+async def _answer_to_one_read(request: bytes) -> tuple[bytes, bool, bool]:
+    """What uvicorn's guarded protocol writes for ``request`` read in one ``data_received``,
+    whether it closed the connection, and whether the app was called."""
+    called = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        called.append(scope["path"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", proxy_headers=False)
+    config.load()
+    protocol_type = guarded_protocol(web.ConnectionLimits())
+    protocol = protocol_type(config=config, server_state=ServerState(), app_state={})
+    transport = _Recorded()
+    protocol.connection_made(transport)
+    protocol.data_received(request)
+    while protocol.cycle is not None and not protocol.cycle.response_complete:
+        await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    protocol.connection_lost(None)
+    return b"".join(transport.writes), transport.closed, bool(called)
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "refused"),
+    [
+        (b"X-Pad: " + b"a" * 16_500 + b"\r\n", b"", True),  # just past the bound
+        (b"X-Pad: " + b"a" * 200_000 + b"\r\n", b"", True),
+        (b"X-A: " + b"a" * 8_000 + b"\r\nX-B: " + b"b" * 8_400 + b"\r\n", b"", True),
+        (b"X-Pad: " + b"a" * 16_000 + b"\r\n", b"", False),  # just under it
+        # A long body in the same read as short headers is no part of them.
+        (b"Content-Length: 200000\r\n", b"x" * 200_000, False),
+    ],
+)
+def test_headers_whole_in_one_read_are_bounded_by_their_parsed_size(
+    head: bytes, body: bytes, refused: bool
+) -> None:
+    request = b"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\n" + head + b"\r\n" + body
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        written, closed, called = pool.submit(asyncio.run, _answer_to_one_read(request)).result()
+    if refused:
+        assert written.startswith(b"HTTP/1.1 431 ") and closed and not called, written[:60]
+    else:
+        assert written.startswith(b"HTTP/1.1 200 ") and called, written[:60]
+
+
 def test_headers_pipelined_behind_an_answer_are_bounded_too(
     server: bench.BackgroundServer, caplog: pytest.LogCaptureFixture
 ) -> None:

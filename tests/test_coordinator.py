@@ -325,6 +325,29 @@ def test_a_plan_that_cannot_be_held_stores_nothing(store: Store) -> None:
     assert store.tournaments() == []
 
 
+def test_an_exclusion_is_refused_for_what_is_wrong_with_it_the_name_first(store: Store) -> None:
+    """An unknown name is refused as one, even where excluding any entrant would leave
+    fewer than two: the check that says what is wrong comes before what it would do."""
+    two = create_tournament(store, "round-robin", _field(store, ("random", "greedy-raider")))
+    store.finish_tournament(two.id, {})
+    with pytest.raises(arena.ArenaError) as refused:
+        arena.coordinator.exclude_entrant(store, two.id, "nobody", "a test")
+    assert str(refused.value) == (
+        f"tournament {two.id} has no entrant 'nobody' (its field: random, greedy-raider)"
+    )
+    with pytest.raises(arena.ArenaError, match="fewer than two entrants left"):
+        arena.coordinator.exclude_entrant(store, two.id, "random", "a test")
+    three = create_tournament(
+        store, "bracket", _field(store, ("random", "greedy-raider", "border-soldier"))
+    )
+    store.finish_tournament(three.id, {})
+    with pytest.raises(arena.ArenaError, match="has no entrant 'nobody'"):
+        arena.coordinator.exclude_entrant(store, three.id, "nobody", "a test")
+    with pytest.raises(arena.ArenaError, match="is a bracket"):
+        arena.coordinator.exclude_entrant(store, three.id, "random", "a test")
+    assert store.tournament(two.id).excluded == () and store.tournament(three.id).excluded == ()
+
+
 def test_a_player_needs_slots_and_a_failed_tournament_runs_again(store: Store) -> None:
     record = create_tournament(store, "round-robin", _field(store, ("random", "greedy-raider")))
     with pytest.raises(ValueError, match="needs slots"):

@@ -35,6 +35,7 @@ import msgpack
 import msgspec
 import pytest
 from openapi_spec_validator import validate
+from starlette.requests import Request
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.testclient import TestClient
 
@@ -42,8 +43,9 @@ import arena
 import arena.store
 import replays
 import web
-from tests._support import AUTH, SITE_TOKEN, Builder, cli, proof_run, small_case
+from tests._support import AUTH, SITE_TOKEN, Builder, cli, controller, proof_run, small_case
 from web import bench
+from web._api import _without_place
 
 pytestmark = [pytest.mark.processes]
 
@@ -590,6 +592,63 @@ def test_what_is_not_there_is_404(client: TestClient, path: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        (
+            "/api/matches/abc",
+            "no route GET /api/matches/abc: {id} in /api/matches/{id} is a record id"
+            " (a whole number, 1 to 18 digits), not 'abc'",
+        ),
+        ("/api/matches/-1/replay", "{id} in /api/matches/{id}/replay is a record id"),
+        ("/api/matches/1234567890123456789", "not '1234567890123456789'"),
+        (
+            f"/api/controllers/{'A' * 64}",
+            f"{{sha256}} in /api/controllers/{{sha256}} is a sha256 (64 lowercase hex digits),"
+            f" not '{'A' * 64}'",
+        ),
+        ("/api/field/foray/abc", "{version} in /api/field/{slug}/{version} is a record id"),
+        ("/matches/x1", "{id} in /matches/{id} is a record id"),
+        ("/api/nothing", "no route GET /api/nothing (/openapi.json lists the API's routes)"),
+        ("/nothing", "no route GET /nothing"),
+    ],
+)
+def test_a_path_that_matches_no_route_is_a_404_saying_what_is_wrong(
+    client: TestClient, path: str, message: str
+) -> None:
+    assert message in error_of(client.get(path), 404)
+    # The same with the console's token: the path's shape alone, nothing of the store.
+    assert message in error_of(client.get(path, headers=AUTH), 404)
+
+
+def test_a_no_route_404_repeats_a_long_or_odd_path_cut_and_as_json(client: TestClient) -> None:
+    message = error_of(client.get("/api/matches/" + "x" * 5000), 404)
+    assert len(message) < 500 and message.count("…") == 2, message  # the path, the value
+    r = client.get("/api/matches/%22%3Cb%3E")  # a quote, a tag
+    assert error_of(r, 404).startswith('no route GET /api/matches/"<b>: ')
+    assert b'/api/matches/\\"<b>: ' in r.content  # JSON-escaped in the answer
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/matches/999999",
+        "/api/runs/999999",
+        "/api/tournaments/999999",
+        f"/api/controllers/{'0' * 64}",
+        "/api/field/foray/999",
+    ],
+)
+def test_a_well_formed_id_of_nothing_is_answered_by_its_route(
+    client: TestClient, path: str
+) -> None:
+    """Its route's own 404, public or console, which says nothing of unpublished records
+    (the message is the same as for one missing): never the router's."""
+    for headers in ({}, AUTH):
+        message = error_of(client.get(path, headers=headers), 404)
+        assert not message.startswith("no route"), message
+
+
+@pytest.mark.parametrize(
     ("query", "message"),
     [
         ("limit=0", "'limit'"),
@@ -607,6 +666,24 @@ def test_bad_pages_of_listings_are_400(
     client: TestClient, listing: str, query: str, message: str
 ) -> None:
     assert message in error_of(client.get(f"{listing}?{query}"), 400)
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("before=x", "query 'before' must be a whole number of at least 1, got 'x'"),
+        ("before=0", "query 'before' must be a whole number of at least 1, got '0'"),
+        ("limit=501", "query 'limit' must be a whole number from 1 to 500, got '501'"),
+        (
+            "limit=" + "9" * 100,
+            f"query 'limit' must be a whole number from 1 to 500, got '{'9' * 40}…'",
+        ),
+    ],
+)
+def test_a_bad_page_says_what_the_value_must_be_and_what_it_was(
+    client: TestClient, query: str, message: str
+) -> None:
+    assert error_of(client.get(f"/api/matches?{query}"), 400) == message
 
 
 def test_listings_page_by_id(client: TestClient) -> None:
@@ -693,6 +770,23 @@ def test_a_real_run_pushed_is_played_again_and_listed(
     again = push(client, bundle.encode())
     assert again.status_code == 200 and again.json() == run
     assert client.get("/api/runs").json().count(run) == 1
+
+
+def test_a_local_runs_match_is_not_published_alone_and_the_answer_says_how(
+    site: web.Site, client: TestClient, tmp_path: Path
+) -> None:
+    """A run proved on the server's own data directory is not published, and no route
+    publishes a run: publishing one of its matches says so, not that it is published."""
+    module = tmp_path / "local-probe.wasm"
+    module.write_bytes(controller(pages=5))
+    run = proof_run(site.store, module, "local-probe", site.case)
+    match_id = site.store.run_matches(run.id)[0].id
+    message = error_of(client.post(f"/api/matches/{match_id}/publish", headers=AUTH), 400)
+    assert message == (
+        f"match {match_id} is a match of run {run.id}, which is not published: a run is"
+        " published by pushing it to this site (arena push), its matches with it"
+    )
+    assert client.get(f"/api/matches/{match_id}").status_code == 404  # still not published
 
 
 def tamper(bundle: web.Bundle, index: int, **changes: Any) -> bytes:
@@ -1048,6 +1142,56 @@ def test_a_tournament_plays_with_live_standings(client: TestClient) -> None:
     assert back.status_code == 200 and back.json()["standings"] == final["standings"]
     again = client.post(f"{url}/inclusions", json={"name": "random"}, headers=AUTH)
     assert "'random' is not excluded" in error_of(again, 400)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "message"),
+    [
+        (
+            "POST",
+            "/api/tournaments/99999/exclusions",
+            {"name": "random", "reason": "x"},
+            "no tournament 99999",
+        ),
+        ("POST", "/api/tournaments/99999/inclusions", {"name": "random"}, "no tournament 99999"),
+        ("POST", "/api/tournaments/99999/publish", None, "no tournament 99999"),
+        ("POST", "/api/matches/99999/publish", None, "no match 99999"),
+        ("GET", "/api/tournaments/99999", None, "no tournament 99999"),
+        ("GET", "/api/tournaments/99999/standings.csv", None, "no tournament 99999"),
+        ("GET", "/api/runs/99999", None, "no run 99999"),
+        ("GET", f"/api/controllers/{'0' * 64}/module", None, None),
+        ("GET", f"/api/controllers/{'0' * 64}", None, None),
+    ],
+)
+def test_a_404_of_the_console_does_not_say_where_the_store_is(
+    site: web.Site, client: TestClient, method: str, path: str, body: Any, message: str | None
+) -> None:
+    """The store's "no tournament 99999 in the store /its/path" names the file for the
+    command line; the site's answer, the console's included, says what is missing only."""
+    r = client.request(method, path, json=body, headers=AUTH)
+    said = error_of(r, 404)
+    assert str(site.store.root) not in said and "arena.sqlite3" not in said, said
+    if message is not None:
+        assert said == message
+
+
+def test_arena_errors_name_no_place_on_disk(site: web.Site, client: TestClient) -> None:
+    """Whatever arena error an answer passes on: the store's place is the data directory."""
+    scope = {"type": "http", "method": "GET", "path": "/", "headers": [], "app": client.app}
+    request = Request(scope)
+    root, file = site.store.root, site.store.path
+    cases = {
+        f"no tournament 9 in the store {file}": "no tournament 9",
+        f"no replay {'a' * 64} in the store {root}": f"no replay {'a' * 64}",
+        f"controller 'x' is not in the store {file}: store it": (
+            "controller 'x' is not in the store: store it"
+        ),
+        f"cannot read the replay file {root / 'replays' / 'ab' / 'c'}: gone": (
+            "cannot read the replay file replays/ab/c: gone"
+        ),
+    }
+    for said, answered in cases.items():
+        assert _without_place(said, request) == answered
 
 
 def test_a_tournament_is_never_served_finished_with_a_match_missing(

@@ -474,6 +474,17 @@ def test_hostile_workers_are_refused_and_the_others_are_not_affected(
                 pass
             assert denied.value.status_code == status, (name, denied.value.content)
             assert says in denied.value.json()["error"], denied.value.content
+            # A query's name once, not twice ("query 'name': query 'name' is missing").
+            assert denied.value.json()["error"].count("query 'name'") <= 1, denied.value.content
+        with (
+            pytest.raises(WebSocketDenialResponse) as denied,
+            client.websocket_connect(url, headers=_as(worker_tokens["lab-4"])),
+        ):
+            pass
+        assert (denied.value.status_code, denied.value.json()["error"]) == (
+            400,
+            "query 'name' is missing: the worker's name (?name=NAME)",
+        )
         with (
             pytest.raises(WebSocketDenialResponse) as denied,
             client.websocket_connect(url + "lab-4"),

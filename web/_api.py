@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
+import re
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
@@ -406,16 +408,76 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    return _error(exc.status_code, exc.detail, dict(exc.headers or {}))
+    detail = exc.detail
+    if exc.status_code == 404 and "route" not in request.scope:  # the router's: no route
+        detail = _no_route(request.method, request.url.path, request.app.routes)
+    return _error(exc.status_code, detail, dict(exc.headers or {}))
+
+
+_ECHO_MOST = 160
+"""Characters of a path (or of a parameter in it) repeated in a 404: it is the client's text."""
+
+
+def _echo(text: str, most: int = _ECHO_MOST) -> str:
+    return text if len(text) <= most else text[:most] + "…"
+
+
+def _no_route(method: str, path: str, app_routes: list[BaseRoute]) -> str:
+    """The 404 of a path that matches no route: what was asked and, when the path has the
+    shape of a route's with a parameter its convertor refuses, which and what it must be.
+    It says nothing of the store: a well-formed id matches its route, whose answer is the
+    same for a record missing and one not published."""
+    asked = f"no route {method} {_echo(path)}"
+    for route in app_routes:
+        if not isinstance(route, Route | WebSocketRoute):
+            continue
+        values = _shape_of(route.path_format).fullmatch(path)
+        if values is None:
+            continue
+        for name, value in values.groupdict().items():
+            convertor = route.param_convertors[name]
+            if not re.fullmatch(convertor.regex, value):
+                meaning = getattr(convertor, "meaning", f"text matching {convertor.regex}")
+                return (
+                    f"{asked}: {{{name}}} in {route.path_format} is {meaning},"
+                    f" not {_echo(value, 80)!r}"
+                )
+    return f"{asked} (/openapi.json lists the API's routes)" if _is_api(path) else asked
+
+
+@functools.cache
+def _shape_of(path_format: str) -> re.Pattern[str]:
+    """A route's path with each parameter any one segment: the paths it would take if every
+    parameter's convertor took any text."""
+    parts = re.split(r"\{(\w+)\}", path_format)  # literal, name, literal, ..., literal
+    pattern = "".join(
+        re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/]+)" for i, part in enumerate(parts)
+    )
+    return re.compile(pattern)
 
 
 def _mapped(status: int, headers: dict[str, str] | None = None) -> Any:
     async def handler(request: Request, exc: Exception) -> Response:
         if status >= 500:
             _log.error("%s %s: %s", request.method, request.url.path, exc)
-        return _error(status, str(exc), headers)
+        return _error(status, _without_place(str(exc), request), headers)
 
     return handler
+
+
+def _without_place(message: str, request: Request) -> str:
+    """An arena error's ``message`` without where the store is on disk: the store's errors
+    name it for the operator (the command line's, the server's log), which a client of the
+    site, the public's included, has no business learning. "no tournament 9 in the store
+    /x/arena.sqlite3" is "no tournament 9"; a file is named from the data directory."""
+    store = getattr(site_of(request), "store", None)
+    if store is None:
+        return message
+    file, root = str(store.path), str(store.root)
+    for place in (file, root):
+        message = message.removesuffix(f" in the store {place}")
+    message = message.replace(f" {file}", "").replace(f"{root}{os.sep}", "")
+    return message.replace(root, "the data directory")
 
 
 EXCEPTION_HANDLERS: dict[Any, Any] = {

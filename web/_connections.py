@@ -23,12 +23,15 @@ work on a small answer: docs/decisions.md):
   its headers is closed to make room (an honest client sends its headers at
   once, so the ones waiting are the slow ones); if none waits, the new one is
   refused.
-- **A bound on a request's headers** (``max_header_bytes``, h11's own 16 KiB):
-  the bytes that come from a request's first byte until its headers are whole
-  count against it (a read that ends one request's body and begins the next
-  one's counts whole), and past it the answer is 431 and the connection is
-  closed; so too for a request pipelined behind an answer still being sent.
-  httptools keeps every header it is given; h11 refused past the same size.
+- **A bound on a request's headers** (``max_header_bytes``, h11's own 16 KiB),
+  however the bytes arrive: while the headers are not whole, the bytes read
+  since the request's first byte count against it (a read that ends one
+  request's body and begins the next one's counts whole); once they are whole,
+  if what was read could be past it, the request line and headers as parsed
+  (written plainly: a colon and a space, CRLF). Past it the answer is 431 and
+  the connection is closed; so too for a request pipelined behind an answer
+  still being sent. httptools keeps every header it is given; h11 refused past
+  the same size.
 - **Per client** (by peer address): at most ``waiting_per_client``
   connections waiting for their headers; past it the oldest of them is closed.
   A client sending real requests is never held back by it, even one on the
@@ -59,6 +62,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
+import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 __all__ = [
@@ -241,6 +245,11 @@ _ANSWER_431: Final = (
 )
 
 
+class _HeadersTooLarge(Exception):
+    """Raised from the parser's ``on_headers_complete`` to stop it at a request whose headers,
+    whole, are past the bound."""
+
+
 class _GuardedProtocol(HttpToolsProtocol):
     """uvicorn's HTTP/1.1 protocol with a header deadline and bounds on connections and
     headers (see the module). One subclass per server (``guarded_protocol``) holds that
@@ -252,6 +261,8 @@ class _GuardedProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         self._in_headers = False
         self._header_bytes = 0
+        self._read_bytes = 0
+        self._too_large = False
         self._peer = self.client[0] if self.client else ""
         tally = self.tally
         if len(tally.open) >= tally.limits.max_connections:
@@ -271,18 +282,47 @@ class _GuardedProtocol(HttpToolsProtocol):
         self.tally.open.discard(self)
 
     def data_received(self, data: bytes) -> None:
-        super().data_received(data)
+        # uvicorn's own (``HttpToolsProtocol.data_received``) but for headers found too
+        # large when whole: httptools makes the callback's exception a parser error, which
+        # uvicorn would answer 400 (with a log line per request, not ``Throttled``).
+        self._read_bytes = len(data)
+        self._unset_keepalive_if_required()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            if self._too_large:
+                self._refuse_too_large()
+                return
+            msg = "Invalid HTTP request received."
+            self.logger.warning(msg)
+            self.send_400_response(msg)
+            return
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
         if not self._in_headers:
-            return  # no request begun, or its headers came whole in this data
+            return  # no request begun, or its headers came whole in this data (measured then)
         # A request's line and headers have begun and are not whole: the first request's
         # or one pipelined behind an answer (the deadline covers only the first).
         self._header_bytes += len(data)
         if self._header_bytes > self.tally.limits.max_header_bytes:
-            self.tally.large.note(f"over {self.tally.limits.max_header_bytes} bytes")
-            self._in_headers = False
-            self._headers_came()
-            self.transport.write(_ANSWER_431)
-            self.transport.close()
+            self._refuse_too_large()
+
+    def _refuse_too_large(self) -> None:
+        """Answer 431 and close: the request's headers are past the bound."""
+        self.tally.large.note(f"over {self.tally.limits.max_header_bytes} bytes")
+        self._in_headers = False
+        self._headers_came()
+        self.transport.write(_ANSWER_431)
+        self.transport.close()
+
+    def _parsed_header_bytes(self) -> int:
+        """The request's line and headers as parsed, written plainly: a space between the
+        line's parts, a colon and a space after a name, CRLF after each line and at the end."""
+        line = len(self.parser.get_method()) + 1 + len(self.url) + len(b" HTTP/1.1\r\n")
+        return line + sum(len(name) + len(value) + 4 for name, value in self.headers) + 2
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -292,6 +332,13 @@ class _GuardedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_headers = False
         self._headers_came()  # a request is being answered (or upgraded)
+        limit = self.tally.limits.max_header_bytes
+        # Headers whole in the read that ended them were not counted as they came: measured
+        # now, but only when the bytes read for them could be past the bound (a cheap test
+        # for every request, the sum for few).
+        if self._header_bytes + self._read_bytes > limit and self._parsed_header_bytes() > limit:
+            self._too_large = True
+            raise _HeadersTooLarge  # stops the parser: data_received answers 431
         cycle = self.cycle
         super().on_headers_complete()
         if self.cycle is not cycle:  # a new answer (an upgrade makes none)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import anyio
 from starlette.convertors import Convertor, register_url_convertor
@@ -49,6 +49,8 @@ class RowId(Convertor[int]):
     """A record id in a path: 1 to 18 digits (so it fits SQLite's integers); else no route (404)."""
 
     regex = "[0-9]{1,18}"
+    meaning: ClassVar[str] = "a record id (a whole number, 1 to 18 digits)"
+    """What a path parameter of this kind is, for the 404 of a path that has none."""
 
     def convert(self, value: str) -> int:
         return int(value)
@@ -61,6 +63,8 @@ class Sha256(Convertor[str]):
     """A sha256 in a path: 64 lowercase hex digits, nothing else can name a file (no traversal)."""
 
     regex = "[0-9a-f]{64}"
+    meaning: ClassVar[str] = "a sha256 (64 lowercase hex digits)"
+    """What a path parameter of this kind is, for the 404 of a path that has none."""
 
     def convert(self, value: str) -> str:
         return value
@@ -215,12 +219,16 @@ def u32_field(data: dict[str, Any], key: str, default: int = 0) -> int:
 def int_query(
     request: Request, name: str, default: int | None, low: int, high: float
 ) -> int | None:
+    """The query value ``name`` as a whole number from ``low`` to ``high`` (``math.inf``: no
+    bound above; at most 18 digits, to fit SQLite's integers); ``default`` if it is not
+    given; else 400 saying what it must be and what it was."""
     text = request.query_params.get(name)
     if text is None:
         return default
     if not (text.isascii() and text.isdigit()) or len(text) > 18 or not low <= int(text) <= high:
-        bound = "" if math.isinf(high) else f"..{int(high)}"
-        raise ApiError(400, f"query {name!r}: an integer {low}{bound}")
+        bound = f"of at least {low}" if math.isinf(high) else f"from {low} to {int(high)}"
+        shown = text if len(text) <= 40 else text[:40] + "…"  # the client's text, cut
+        raise ApiError(400, f"query {name!r} must be a whole number {bound}, got {shown!r}")
     return int(text)
 
 

@@ -264,8 +264,12 @@ class Matches(SiteCore):
 
     def publish_match(self, match_id: int) -> dict[str, Any]:
         """Publish a finished quick match (the console's button); its JSON. 400 for a match
-        of a run or a tournament (published with it) or one not finished; 404 for none."""
-        self._match(match_id, everything=True)
+        of a run or a tournament (published with it: the message says how, when it is not)
+        or one not finished; 404 for none."""
+        record = self._match(match_id, everything=True)
+        refused = _published_with(record)
+        if refused is not None:
+            raise ApiError(400, refused)
         self.store.publish_match(match_id)
         self.changes.bump(match_key(match_id))
         return self.match_json(match_id)
@@ -318,3 +322,24 @@ class Matches(SiteCore):
         if record.result is None:
             raise ApiError(404, f"match {match_id} has no replay: it is {record.status}")
         return self.store.stored_replay(record.result.replay_sha256)
+
+
+def _published_with(record: arena.MatchRecord) -> str | None:
+    """Why a match of a run or a tournament is not published alone: with its owner, which
+    is, or is published as the message says (the store refuses it too, in fewer words)."""
+    if record.tournament_id is not None:
+        owner = f"tournament {record.tournament_id}"
+        how = (
+            "its matches are published with it"
+            f" (POST /api/tournaments/{record.tournament_id}/publish)"
+        )
+    elif record.run_id is not None:
+        # No route publishes a run: a pushed one is published as it is recorded, and a run
+        # stored unpublished (proved on this server's data directory) when pushed again.
+        owner = f"run {record.run_id}"
+        how = "a run is published by pushing it to this site (arena push), its matches with it"
+    else:
+        return None
+    if record.published:
+        return f"match {record.id} is a match of {owner}, published with it already"
+    return f"match {record.id} is a match of {owner}, which is not published: {how}"

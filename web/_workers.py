@@ -388,7 +388,9 @@ class Workers:
             return 401, "this needs a worker token: Authorization: Bearer <token>"
         if caller.role is not Role.WORKER:
             return 403, f"a {caller.role} token cannot do this: it needs a worker token"
-        problem = arena.name_problem(name) if name else "query 'name' is missing"
+        if not name:
+            return 400, "query 'name' is missing: the worker's name (?name=NAME)"
+        problem = arena.name_problem(name)
         if problem is not None:
             return 400, f"query 'name': {problem}"
         if name != caller.name:

@@ -188,11 +188,22 @@ def exclude_entrant(store: Store, tournament_id: int, name: str, reason: str) ->
     """Leave ``name`` out of a finished tournament's standings, for ``reason``: they are
     recomputed from its stored matches (``standings_without``), nothing is played again.
 
-    A bracket cannot be recomputed (who went on depends on the entrant's matches), nor a
-    gauntlet without its entrant: refused, naming the rerun that can
-    (``arena tournament rerun ID --exclude NAME``). Undone by ``store.include_entrant``.
+    A name not in its field, or excluded already, is refused as such first. A bracket
+    cannot be recomputed (who went on depends on the entrant's matches), nor a gauntlet
+    without its entrant, nor a tournament with fewer than two entrants left: refused, a
+    bracket naming the rerun that can (``arena tournament rerun ID --exclude NAME``).
+    Undone by ``store.include_entrant``.
     """
     record = store.tournament(tournament_id)
+    # Who the name is before what excluding it would do: an unknown name is refused as one
+    # (the store checks both again as it writes, as the tournament may change meanwhile).
+    if name not in [e.name for e in record.field]:
+        raise ArenaError(
+            f"tournament {record.id} has no entrant {name!r} "
+            f"(its field: {', '.join(e.name for e in record.field)})"
+        )
+    if name in [x.name for x in record.excluded]:
+        raise ArenaError(f"{name!r} is excluded from tournament {record.id} already")
     plan = tournament_plan(record)
     rerun = f"arena tournament rerun {record.id} --exclude {name}"
     if plan.format is Format.BRACKET:
