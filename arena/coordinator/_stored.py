@@ -197,13 +197,7 @@ def exclude_entrant(store: Store, tournament_id: int, name: str, reason: str) ->
     record = store.tournament(tournament_id)
     # Who the name is before what excluding it would do: an unknown name is refused as one
     # (the store checks both again as it writes, as the tournament may change meanwhile).
-    if name not in [e.name for e in record.field]:
-        raise ArenaError(
-            f"tournament {record.id} has no entrant {name!r} "
-            f"(its field: {', '.join(e.name for e in record.field)})"
-        )
-    if name in [x.name for x in record.excluded]:
-        raise ArenaError(f"{name!r} is excluded from tournament {record.id} already")
+    record.check_excludable(name)
     plan = tournament_plan(record)
     rerun = f"arena tournament rerun {record.id} --exclude {name}"
     if plan.format is Format.BRACKET:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 import sim
+from arena._errors import ArenaError
 from arena.cases import Role, RunOutcome
 
 if TYPE_CHECKING:
@@ -255,6 +256,16 @@ class TournamentRecord(msgspec.Struct, frozen=True):
     excluded: tuple[Exclusion, ...] = ()
     """The entrants left out of its standings, in the field's order (``arena tournament
     exclude``); its matches stay as they were recorded."""
+
+    def check_excludable(self, name: str) -> None:
+        """Raise ``ArenaError`` unless ``name`` is an entrant of the field not excluded yet."""
+        if name not in [e.name for e in self.field]:
+            raise ArenaError(
+                f"tournament {self.id} has no entrant {name!r} "
+                f"(its field: {', '.join(e.name for e in self.field)})"
+            )
+        if name in [x.name for x in self.excluded]:
+            raise ArenaError(f"{name!r} is excluded from tournament {self.id} already")
 
 
 class RunRecord(msgspec.Struct, frozen=True):

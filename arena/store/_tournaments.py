@@ -148,13 +148,7 @@ class Tournaments(Core):
 
         def tx(conn: sqlite3.Connection) -> TournamentRecord:
             record = self._settled(conn, tournament_id)
-            if name not in [e.name for e in record.field]:
-                raise ArenaError(
-                    f"tournament {tournament_id} has no entrant {name!r} "
-                    f"(its field: {', '.join(e.name for e in record.field)})"
-                )
-            if name in [x.name for x in record.excluded]:
-                raise ArenaError(f"{name!r} is excluded from tournament {tournament_id} already")
+            record.check_excludable(name)
             add_exclusion(conn, tournament_id, name, reason)
             return one_tournament(conn, tournament_id)
 
