@@ -657,6 +657,23 @@ def test_prove_a_module_file(tmp_path: Path, store: Store, short_case: MakeCase)
     assert [r.id for r in store.runs()] == [again.run.id, proof.run.id]
 
 
+def test_a_run_under_another_manifest_of_the_version_is_not_found(
+    tmp_path: Path, store: Store, short_case: MakeCase
+) -> None:
+    """A copy of the case version edited is another case: its run is not this one's."""
+    module = tmp_path / "raider.wasm"
+    module.write_bytes(arena.load_baseline("greedy-raider"))
+    first = proving.prove(module, short_case(), store=store, executor=InProcess())
+    edited = short_case(lambda doc: doc["simulation"].__setitem__("max_ticks", 20))
+    assert edited.version == 1 and edited.manifest_sha256 != first.run.manifest_sha256
+    proof = proving.prove(module, edited, store=store, executor=InProcess())
+    assert not proof.found and proof.run.manifest_sha256 == edited.manifest_sha256
+    assert all(m.record.result.ticks <= 20 for m in proof.report.matches)
+    # Under its own manifest, each is found again.
+    again = proving.prove(module, edited, store=store, executor=Broken())
+    assert again.found and again.run.id == proof.run.id
+
+
 def test_runs_show_labels_both_sides_banked_and_fuel(
     tmp_path: Path, capsys: Capture, data: Path, short_case: MakeCase
 ) -> None:

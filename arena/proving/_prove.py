@@ -116,7 +116,7 @@ def prove(
         build, origin = gate_module(source, case), Origin.FILE
 
     if build.sha256 is not None and not again:
-        found = store.find_run(case.slug, version, build.sha256)
+        found = store.find_run(case.slug, version, build.sha256, case.manifest_sha256)
         if found is not None:
             return Proof(run_report(store, found.id), True, build)
 

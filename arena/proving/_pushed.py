@@ -250,7 +250,7 @@ def check_pushed_run(case: Case, run: ClaimedRun) -> PushCheck:
 
 def find_pushed_run(store: Store, run: ClaimedRun) -> RunRecord | None:
     """The stored run that ``run`` is already, if any: pushing a run twice records it once."""
-    found = store.find_run(run.case_slug, run.case_version, run.module_sha256)
+    found = store.find_run(run.case_slug, run.case_version, run.module_sha256, run.manifest_sha256)
     if found is None or str(found.outcome) != run.outcome:
         return None
     stored = [

@@ -155,14 +155,22 @@ class Runs(Core):
         return self._db.write(tx, "recording a run")
 
     def find_run(
-        self, case_slug: str, case_version: int, controller_sha256: str
+        self,
+        case_slug: str,
+        case_version: int,
+        controller_sha256: str,
+        manifest_sha256: str | None = None,
     ) -> RunRecord | None:
-        """The latest run of this module on this case version, if there is one."""
+        """The latest run of this module on this case version (under this manifest, when
+        ``manifest_sha256`` is given: a copy of the version edited is another case), if any."""
+        where = "r.case_slug = ? AND r.case_version = ? AND r.controller_sha256 = ?"
+        args: tuple[object, ...] = (case_slug, case_version, controller_sha256)
+        if manifest_sha256 is not None:
+            where += " AND r.manifest_sha256 = ?"
+            args += (manifest_sha256,)
         row = self._db.read(
             lambda c: c.execute(
-                f"{_RUNS} WHERE r.case_slug = ? AND r.case_version = ?"
-                " AND r.controller_sha256 = ? ORDER BY r.id DESC LIMIT 1",
-                (case_slug, case_version, controller_sha256),
+                f"{_RUNS} WHERE {where} ORDER BY r.id DESC LIMIT 1", args
             ).fetchone(),
             "looking up a run",
         )
