@@ -594,7 +594,6 @@ def test_the_commands_print_tables(capsys: Capture) -> None:
     ("args", "message"),
     [
         (("--resume", "7"), "no tournament 7 in the store"),
-        (("random", "greedy-raider"), "give --format"),
         (("--format", "league", "random", "greedy-raider"), "format 'league' is not one of"),
         (("--format", "round-robin", "random"), "two entrants or more"),
         (("--format", "round-robin", "random", "random"), "'random' is in the field twice"),
@@ -604,6 +603,15 @@ def test_the_commands_print_tables(capsys: Capture) -> None:
 def test_operator_errors_exit_2(capsys: Capture, args: tuple[str, ...], message: str) -> None:
     out = cli(capsys, "tournament", *args)
     assert out.code == 2 and message in out.err, out.err
+
+
+@pytest.mark.processes
+def test_without_format_a_tournament_takes_the_cases_structure(capsys: Capture) -> None:
+    """The case's [match] structure says how it runs a field of submissions."""
+    structure = str(arena.default_case().match.structure)
+    out = cli(capsys, "tournament", "--max-ticks", "5", "--json", "random", "greedy-raider")
+    assert out.code == 0, out.err
+    assert out.json()["format"] == structure == "round-robin"
 
 
 # Rich draws the bar as it goes: erase the line, draw it again (an escape, then text).

@@ -37,8 +37,9 @@ from tests._support import BOTS, ZOO, Builder, InProcess, cli, worker_pids
 
 Capture = pytest.CaptureFixture[str]
 FORAY = cases.CATALOG_DIR / "adversarial" / "medium" / "foray" / "1"
-C_FILES = ("README.md", "build.sh", "controller.c", "foray.h", "rules.md")
-ZIG_FILES = ("README.md", "build.sh", "controller.zig", "foray.zig", "rules.md")
+# Each with the case's brief for the author (the manifest's ``prompt``).
+C_FILES = ("README.md", "build.sh", "controller.c", "foray.h", "prompt.md", "rules.md")
+ZIG_FILES = ("README.md", "build.sh", "controller.zig", "foray.zig", "prompt.md", "rules.md")
 AS_FILES = (
     "README.md",
     "build.sh",
@@ -46,6 +47,7 @@ AS_FILES = (
     "foray.ts",
     "package-lock.json",
     "package.json",
+    "prompt.md",
     "rules.md",
 )
 RUN_KEYS = {"run", "case", "controller", "outcome", "matches"}
@@ -177,7 +179,8 @@ def test_new_lays_out_the_c_project(tmp_path: Path) -> None:
     assert project.lang is Lang.C and project.files == C_FILES
     assert sorted(p.name for p in project.directory.iterdir()) == list(C_FILES)
     for name in C_FILES:
-        assert (project.directory / name).read_bytes() == (FORAY / "workspace" / name).read_bytes()
+        source = FORAY / name if name == "prompt.md" else FORAY / "workspace" / name
+        assert (project.directory / name).read_bytes() == source.read_bytes()
 
 
 def test_new_lays_out_the_zig_project(tmp_path: Path) -> None:
@@ -215,7 +218,7 @@ def test_a_cases_own_assemblyscript_folder_comes_first(
     (case.paths.workspace / "assemblyscript").mkdir()
     (case.paths.workspace / "assemblyscript" / "controller.ts").write_text("// the case's")
     project = proving.new_project(tmp_path / "bot", case, lang=Lang.ASSEMBLYSCRIPT)
-    assert project.files == ("README.md", "controller.ts", "rules.md")
+    assert project.files == ("README.md", "controller.ts", "prompt.md", "rules.md")
     assert (project.directory / "controller.ts").read_text() == "// the case's"
     c = proving.new_project(tmp_path / "c", case)
     assert not any(name.startswith("assemblyscript") for name in c.files)

@@ -498,6 +498,10 @@ def test_no_page_logs_an_error(tab: Tab, served: Served, page: str) -> None:
 
 def test_the_home_page_lists_runs_and_matches_as_text(tab: Tab, served: Served) -> None:
     tab.open_site(served.url)
+    case = served.site.case
+    first = tab.page.locator(".site-section").first
+    assert first.locator("h2").inner_text() == f"The case: {case.name}"
+    assert case.summary and case.summary in first.inner_text()
     assert tab.page.get_by_text(HOSTILE, exact=True).count() >= 1
     assert tab.js("() => window.hacked === undefined && !document.querySelector('img')")
     link = tab.page.locator(f"a[href='/runs/{served.run.id}']").first

@@ -105,7 +105,17 @@ class Site(Matches, Fields, Tournaments, Profiles):
         """The case; with ``everything`` (the console), the queue and the workers now too.
 
         The public side learns only the case: the queue counts unpublished quick matches."""
-        case = {"case": {"slug": self.case.slug, "version": self.case.version}}
+        c = self.case
+        case = {
+            "case": {
+                "slug": c.slug,
+                "version": c.version,
+                "name": c.name,
+                "difficulty": str(c.difficulty),
+                "tags": list(c.tags),
+                "summary": c.summary,
+            }
+        }
         if not everything:
             return case
         running, waiting = self.lanes.busy(Lane.MATCH)

@@ -117,7 +117,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     executor = make_executor(args.executor, args.jobs)
     if args.resume is None and args.format is None:
-        raise ArenaError("give --format (round-robin, bracket, swiss or gauntlet)")
+        # The case's [match] structure: how it runs a field of submissions.
+        args.format = str(default_case().match.structure)
     console = stdout_console()
     if args.no_record:
         if args.publish:
@@ -383,7 +384,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "one of these words is given as ./NAME.",
     )
     t.add_argument("entrants", nargs="*", metavar="A", help=".wasm paths or baseline names")
-    t.add_argument("--format", help="round-robin, bracket, swiss or gauntlet")
+    t.add_argument(
+        "--format",
+        help="round-robin, bracket, swiss or gauntlet (default: the case's [match] structure)",
+    )
     t.add_argument("--seeds", type=positive, help="seeds per meeting: 0..N-1 (default 1)")
     t.add_argument("--rounds", type=positive, help="swiss rounds (default ceil(log2 field))")
     t.add_argument("--shuffle", type=u32, metavar="SEED", help="bracket: draw the seeding")

@@ -100,8 +100,10 @@ def _sources(case: Case, lang: Lang) -> dict[str, Path]:
         for p in sorted(workspace.rglob("*"))
         if p.is_file() and p.relative_to(workspace).parts[0] not in others
     }
+    # The brief handed to the author (the manifest's ``prompt``) goes with every project.
+    brief = {case.paths.prompt.name: case.paths.prompt}
     if lang is DEFAULT_LANG:
-        return top
+        return brief | top
     folder = workspace / lang.value
     files = {name: path for name, path in top.items() if "/" not in name and name.endswith(".md")}
     if folder.is_dir():
@@ -110,7 +112,7 @@ def _sources(case: Case, lang: Lang) -> dict[str, Path]:
         )
     else:
         files.update(_arena_project(case, lang) or {})
-    return files
+    return brief | files
 
 
 def _check_target(directory: Path) -> None:

@@ -9,14 +9,22 @@ function section(title, body) {
   return h("section", { class: "site-section" }, h("h2", {}, title), body);
 }
 
+// The case the site plays: its name, identity and summary (the manifest's, for the site).
+function caseSection(c) {
+  const about = `${c.slug}/${c.version}, ${c.difficulty}${c.tags.length ? `; ${c.tags.join(", ")}` : ""}`;
+  return section(`The case: ${c.name}`, h("div", {}, h("p", {}, about), c.summary ? h("p", {}, c.summary) : null));
+}
+
 guarded(main, async () => {
-  const [fields, tournaments, runs, matches] = await Promise.all([
+  const [status, fields, tournaments, runs, matches] = await Promise.all([
+    api("/api/status"),
     api("/api/field"),
     api("/api/tournaments?limit=20"),
     api("/api/runs?limit=20"),
     api("/api/matches?limit=30"),
   ]);
   main.append(
+    caseSection(status.case),
     section(
       "Fields",
       table(
