@@ -46,6 +46,9 @@ def test_the_field_page_updates_live_as_a_fourth_run_is_pushed(
         for label in ("rank", "name", "wins", "losses", "draws", "played", "pending"):
             assert label in headers
         assert headers[-3:] == ["fuel", "mu", "sigma"]  # labelled as `arena field` prints them
+        # Each forfeit kind's column says it counts forfeits (one is "fuel", like the total).
+        kinds = headers[headers.index("forfeits") + 1 : -3]
+        assert all(k.endswith(" forfeits") for k in kinds), headers
         # A mark on this page: gone if it were loaded again.
         tab.js("() => { window.__sameDocument = true; }")
         played = int(tab.page.locator("main").get_attribute("data-played") or "0")

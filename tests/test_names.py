@@ -84,15 +84,19 @@ def test_the_sites_run_and_match_json_give_both_names_and_the_public_side_only_p
     proved, _ = _runs(site.store)
     match_id = site.store.run_matches(proved)[0].id
     for headers in (AUTH, {}):
+        # The public side, once the run is published: its first name, an upload's, is
+        # published by nothing, so the public side names the module as its run does.
+        stored_as = "zigbot" if headers else None
         if not headers:
-            site.store.publish_run(proved)  # the public side: once it is published
+            site.store.publish_run(proved)
         run = http.get(f"/api/runs/{proved}", headers=headers).json()
-        assert run["controller"]["stored_as"] == "zigbot"
+        assert run["controller"].get("stored_as") == stored_as
         listed = http.get("/api/runs", headers=headers).json()
-        assert next(r for r in listed if r["run"] == proved)["controller"]["stored_as"] == "zigbot"
+        listed_run = next(r for r in listed if r["run"] == proved)
+        assert listed_run["controller"].get("stored_as") == stored_as
         sides = http.get(f"/api/matches/{match_id}", headers=headers).json()["sides"]
         assert [(s["name"], s.get("stored_as")) for s in sides] == [
-            ("zigbot-proved", "zigbot"),
+            ("zigbot-proved", stored_as),
             ("foe", None),
         ]
     # An upload's name that is not published is the console's: a published tournament
@@ -127,8 +131,13 @@ def test_a_module_stored_once_answers_its_first_name_only_where_asked(tmp_path: 
             hidden.sha256: "hid",
         }
         assert store.stored_names([SHA, hidden.sha256], published_only=True) == {}
-        store.publish_run(store.runs()[-1].id)
-        assert store.stored_names([SHA], published_only=True) == {SHA: "zigbot"}
+        store.publish_run(store.runs()[-1].id)  # zigbot-proved's
+        # Publicly, by the name its published run carries: its first name, an upload's, is
+        # not published (nor would a local run's be).
+        assert store.stored_names([SHA], published_only=True) == {SHA: "zigbot-proved"}
+        public = [c for c in store.controllers(published_only=True) if c.sha256 == SHA]
+        assert [c.name for c in public] == ["zigbot-proved"]
+        assert store.controller(SHA).name == "zigbot"  # the console's name stays its first
         assert store.stored_names([]) == {}
         runs = store.runs()
         assert arena.stored_as_of(store, runs) == {runs[-1].id: "zigbot"}

@@ -328,6 +328,10 @@ def test_the_console_starts_a_tournament_and_its_standings_fill_in(
     )
     rows = page.locator(".site-live-standings tbody tr")
     assert rows.count() == 4
+    # Settled, it joins the review list with its publish button, the page as it is.
+    started = page.locator(".site-tournament + .site-field + .site-note a").inner_text()
+    listed = page.locator(f".site-tournaments tr.site-row-{started.removeprefix('tournament #')}")
+    expect(listed.get_by_role("button", name="publish")).to_have_count(1)
     # A bracket cannot be recomputed without an entrant: the form says so, and why.
     page.locator(".site-exclude-reason").fill("a test")
     tab.expected_errors.append("status of 400")
@@ -364,6 +368,11 @@ def test_the_consoles_link_carries_its_token_and_a_quick_match_is_published(
     # The link arena demo prints: the token in the fragment, kept, then out of the address.
     tab.open_site(f"{served.url}console#token={SITE_TOKEN}")
     assert saved_token(tab) == SITE_TOKEN and "#" not in page.url
+    # The link followed again in this tab (only the fragment changes): taken all the same.
+    tab.js("() => sessionStorage.clear()")
+    page.goto(f"{served.url}console#token={SITE_TOKEN}")
+    page.wait_for_function("() => !window.location.hash")
+    assert saved_token(tab) == SITE_TOKEN
     row = page.locator(f".site-quick-matches tr.site-row-{match_id}")
     expect(row).to_have_count(1)
     expect(page.locator(".site-quick-matches tbody tr").first).to_have_class(

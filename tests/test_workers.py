@@ -182,6 +182,8 @@ def test_local_runs_are_the_runs_of_modules_proved_here(tmp_path: Path) -> None:
         _local_run(store, "pushed", EMPTY_MODULE + b"2", origin=arena.Origin.UPLOAD)
         _local_run(store, "committed", EMPTY_MODULE + b"3", origin=arena.Origin.BASELINE)
         _local_run(store, "a-file", EMPTY_MODULE + b"4", origin=arena.Origin.FILE)
+        # The module of a-file pushed here from elsewhere: its run is published, not local.
+        _local_run(store, "a-file-pushed", EMPTY_MODULE + b"4", published=True)
         runs = local_runs(store)
     assert [r.controller for r in runs] == ["a-file", "mine-again"]
     assert (
@@ -190,7 +192,12 @@ def test_local_runs_are_the_runs_of_modules_proved_here(tmp_path: Path) -> None:
 
 
 def _local_run(
-    store: arena.Store, name: str, blob: bytes, origin: arena.Origin = arena.Origin.RUN
+    store: arena.Store,
+    name: str,
+    blob: bytes,
+    origin: arena.Origin = arena.Origin.RUN,
+    *,
+    published: bool = False,
 ) -> arena.store.RunRecord:
     """A local run as ``arena prove`` records one whose module could not compete (no matches
     to play: quick), its module stored as a run's."""
@@ -204,6 +211,7 @@ def _local_run(
         reason="recorded by a test",
         module=blob,
         module_origin=origin,
+        published=published,
     )
 
 

@@ -62,8 +62,14 @@ class Runs(Controllers):
         data = report.to_json()
         data["published"] = published
         sha = report.run.controller_sha256
-        if not everything and sha and not self.store.stored_names([sha], published_only=True):
-            data["controller"].pop("stored_as", None)  # a hidden module's name is not told
+        if not everything:
+            # Publicly, only the name the public listing gives the module (none for a hidden
+            # one; a published run's, never a local run's or an upload's first name).
+            public = self.store.stored_names([sha], published_only=True).get(sha) if sha else None
+            if public is None or public == report.run.controller:
+                data["controller"].pop("stored_as", None)
+            else:
+                data["controller"]["stored_as"] = public
         for row, m in zip(data["matches"], report.matches, strict=True):
             row.update(id=m.record.id, side=m.side, result=match_record_json(m.record))
         return data

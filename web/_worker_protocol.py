@@ -143,8 +143,9 @@ _PROVED_HERE: Final = frozenset({arena.Origin.RUN, arena.Origin.FILE})
 def local_runs(store: arena.Store, *, most: int = MAX_RUNS) -> list[LocalRun]:
     """The local runs of ``store``: its proof runs of a module proved here, from a directory it
     built (origin ``run``) or from a module file (origin ``file``), newest first, one per
-    module, at most ``most``. Not a pushed run's (its module is an upload's) nor a baseline's
-    (a committed opponent, listed as one)."""
+    module, at most ``most``. Not a published run (a pushed one is published as it is
+    recorded; the same module proved here too is listed by its unpublished run) nor a
+    baseline's (a committed opponent, listed as one)."""
     origins = {c.sha256: c.origin for c in store.controllers(include_hidden=True)}
     found: list[LocalRun] = []
     seen: set[str] = set()
@@ -155,7 +156,7 @@ def local_runs(store: arena.Store, *, most: int = MAX_RUNS) -> list[LocalRun]:
             break
         for r in page:
             sha = r.controller_sha256
-            if sha is None or sha in seen or origins.get(sha) not in _PROVED_HERE:
+            if r.published or sha is None or sha in seen or origins.get(sha) not in _PROVED_HERE:
                 continue
             seen.add(sha)
             found.append(

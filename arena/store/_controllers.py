@@ -18,6 +18,20 @@ from arena.store._store import Core, check_name, parse_stamp, utc_now
 
 __all__ = ["Controllers", "check_controllers", "insert_controller"]
 
+# What the public side may know of a stored controller: an open committed opponent, or
+# the controller of a published run. Its name there is a name a published record carries:
+# a committed opponent's own, else its first published run's (the name it was first stored
+# under may be an unpublished local run's).
+_PUBLIC = (
+    " hidden = 0 AND (origin = 'baseline' OR sha256 IN (SELECT controller_sha256"
+    " FROM runs WHERE id IN (SELECT run_id FROM published_runs)))"
+)
+_PUBLIC_NAME = (
+    "CASE WHEN origin = 'baseline' THEN name ELSE (SELECT r.controller FROM runs AS r"
+    " JOIN published_runs AS p ON p.run_id = r.id WHERE r.controller_sha256 = controllers.sha256"
+    " ORDER BY r.id LIMIT 1) END"
+)
+
 
 class Controllers(Core):
     """``Store``'s controllers: store one, find one, list them."""
@@ -106,16 +120,16 @@ class Controllers(Core):
         """Every stored controller, by name then age; hidden ones only if asked for.
 
         ``published_only``: only the committed opponents that are not hidden and the
-        controllers of published runs (what the public site names)."""
+        controllers of published runs (what the public site names), each by the name a
+        published record carries (an opponent's own, else its first published run's)."""
         where = "" if include_hidden else " WHERE hidden = 0"
+        columns = "*"
         if published_only:
-            where = (
-                " WHERE hidden = 0 AND (origin = 'baseline' OR sha256 IN (SELECT"
-                " controller_sha256 FROM runs WHERE id IN (SELECT run_id FROM published_runs)))"
-            )
+            where = f" WHERE{_PUBLIC}"
+            columns = f"sha256, {_PUBLIC_NAME} AS name, origin, hidden, size, created_at"
         rows = self._db.read(
             lambda c: c.execute(
-                f"SELECT * FROM controllers{where} ORDER BY name, created_at, rowid"
+                f"SELECT {columns} FROM controllers{where} ORDER BY name, created_at, rowid"
             ).fetchall(),
             "listing controllers",
         )
@@ -126,21 +140,18 @@ class Controllers(Core):
     ) -> dict[str, str]:
         """By sha256, the name each of ``shas`` was first stored under (those stored).
 
-        ``published_only``: only the controllers the public listing names (as
-        ``controllers(published_only=True)``). ``wait`` as ``Database.read`` takes it."""
+        ``published_only``: only the controllers the public listing names, by the names it
+        gives them (as ``controllers(published_only=True)``). ``wait`` as ``Database.read``
+        takes it."""
         wanted = sorted(set(shas))
         if not wanted:
             return {}
         marks = ", ".join("?" * len(wanted))
-        public = (
-            " AND hidden = 0 AND (origin = 'baseline' OR sha256 IN (SELECT controller_sha256"
-            " FROM runs WHERE id IN (SELECT run_id FROM published_runs)))"
-            if published_only
-            else ""
-        )
+        public = f" AND{_PUBLIC}" if published_only else ""
+        name = _PUBLIC_NAME if published_only else "name"
         rows = self._db.read(
             lambda c: c.execute(
-                f"SELECT sha256, name FROM controllers WHERE sha256 IN ({marks}){public}", wanted
+                f"SELECT sha256, {name} FROM controllers WHERE sha256 IN ({marks}){public}", wanted
             ).fetchall(),
             "reading the controllers' names",
             wait=wait,

@@ -12,13 +12,15 @@ import { workerPicker } from "./workers.js";
 
 // A link with the token in its fragment (arena demo prints one): the fragment never
 // reaches a server or a log; it is kept for this tab and taken out of the address.
-{
+function tokenFromLink() {
   const fromLink = new URLSearchParams(window.location.hash.slice(1)).get("token");
   if (fromLink) {
     saveToken(fromLink);
     window.history.replaceState(null, "", window.location.pathname + window.location.search);
   }
+  return fromLink;
 }
+tokenFromLink();
 
 const main = frame("console");
 // Local runs come from the worker dropdown (the server's own, by default).
@@ -331,7 +333,8 @@ async function quickMatch() {
       matchNote.classList.toggle("site-ok", m.status !== "error");
       matchNote.dataset.status = m.status;
       if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false, storedAs: storedAs(m) });
-      if (m.status !== "pending") review().catch(() => {});
+      // Settled: the review list gains it, and the controllers a held module it played.
+      if (m.status !== "pending") Promise.all([review(), refresh()]).catch(() => {});
     };
     show(match);
     follow(`/api/matches/${match.id}/events`, "match", show, (m) => m.status !== "pending");
@@ -381,6 +384,8 @@ async function startTournament() {
       tournamentNote.classList.toggle("site-error", x.status === "failed");
       tournamentNote.classList.toggle("site-ok", x.status !== "failed");
       tournamentNote.dataset.status = x.status;
+      // Settled: the review list gains it (its publish button).
+      if (x.status !== "running") review().catch(() => {});
       tournamentBox.replaceChildren(
         table(
           [
@@ -412,6 +417,11 @@ guarded(main, async () => {
   tokenInput.value = savedToken();
   await useToken(savedToken());
   main.dataset.state = "ready";
+  // The console's link followed in a tab already here: only the fragment changes.
+  window.addEventListener("hashchange", () => {
+    const token = tokenFromLink();
+    if (token) useToken(token).catch(() => {});
+  });
   // Workers come and go: their list is read again, so a gone worker's runs turn unselectable.
   setInterval(() => { if (savedToken()) worker.refresh().catch(() => {}); }, WORKERS_EVERY_MS);
 });

@@ -63,7 +63,8 @@ function drawStandings(f) {
         { title: "played", cell: (r) => String(r.played), class: "site-num" },
         { title: "pending", cell: (r) => String(r.pending), class: "site-num" },
         { title: "forfeits", cell: (r) => String(r.forfeits), class: "site-num" },
-        ...kinds.map((kind) => ({ title: kind, cell: (r) => String(r.forfeit_kinds?.[kind] ?? 0), class: "site-num site-kind" })),
+        // A kind's own count, said so: "fuel forfeits" beside the total "fuel" used.
+        ...kinds.map((kind) => ({ title: `${kind} forfeits`, cell: (r) => String(r.forfeit_kinds?.[kind] ?? 0), class: "site-num site-kind" })),
         { title: "fuel", cell: (r) => num(r.fuel_total), class: "site-num" },
         { title: "mu", cell: (r) => fixed(r.rating?.mu), class: "site-num" },
         { title: "sigma", cell: (r) => fixed(r.rating?.sigma), class: "site-num" },

@@ -179,13 +179,15 @@ function workerPicker(onChange) {
 }
 
 // static/console.js
-{
+function tokenFromLink() {
   const fromLink = new URLSearchParams(window.location.hash.slice(1)).get("token");
   if (fromLink) {
     saveToken(fromLink);
     window.history.replaceState(null, "", window.location.pathname + window.location.search);
   }
+  return fromLink;
 }
+tokenFromLink();
 var main = frame("console");
 var GROUPS = [
   ["baseline", "committed opponents"],
@@ -493,7 +495,7 @@ async function quickMatch() {
       matchNote.classList.toggle("site-ok", m.status !== "error");
       matchNote.dataset.status = m.status;
       if (m.status === "finished" && viewer === null) viewer = mountMatchViewer(matchViewer, m.id, { keepAddress: false, storedAs: storedAs(m) });
-      if (m.status !== "pending") review().catch(() => {
+      if (m.status !== "pending") Promise.all([review(), refresh()]).catch(() => {
       });
     };
     show(match);
@@ -544,6 +546,8 @@ async function startTournament() {
       tournamentNote.classList.toggle("site-error", x.status === "failed");
       tournamentNote.classList.toggle("site-ok", x.status !== "failed");
       tournamentNote.dataset.status = x.status;
+      if (x.status !== "running") review().catch(() => {
+      });
       tournamentBox.replaceChildren(
         table(
           [
@@ -574,6 +578,11 @@ guarded(main, async () => {
   tokenInput.value = savedToken();
   await useToken(savedToken());
   main.dataset.state = "ready";
+  window.addEventListener("hashchange", () => {
+    const token = tokenFromLink();
+    if (token) useToken(token).catch(() => {
+    });
+  });
   setInterval(() => {
     if (savedToken()) worker.refresh().catch(() => {
     });
