@@ -671,7 +671,8 @@ def test_a_run_under_another_manifest_of_the_version_is_not_found(
     assert edited.version == 1 and edited.manifest_sha256 != first.run.manifest_sha256
     proof = proving.prove(module, edited, store=store, executor=InProcess())
     assert not proof.found and proof.run.manifest_sha256 == edited.manifest_sha256
-    assert all(m.record.result.ticks <= 20 for m in proof.report.matches)
+    ticks = [m.record.result.ticks for m in proof.report.matches if m.record.result]
+    assert len(ticks) == len(proof.report.matches) and max(ticks) <= 20
     # Under its own manifest, each is found again.
     again = proving.prove(module, edited, store=store, executor=Broken())
     assert again.found and again.run.id == proof.run.id
