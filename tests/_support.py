@@ -823,12 +823,13 @@ def small_case() -> arena.Case:
 
 
 def proof_run(
-    store: arena.Store, module: Path, name: str, case: arena.Case
+    store: arena.Store, module: Path, name: str, case: arena.Case, *, again: bool = False
 ) -> arena.store.RunRecord:
-    """``arena prove`` of the module file ``module`` on ``case``, recorded in ``store``."""
+    """``arena prove`` of the module file ``module`` on ``case``, recorded in ``store``
+    (``again``: a run recorded anew, as ``--again``, though the module was proved)."""
     import arena.proving
 
-    return arena.proving.prove(module, case, store=store, name=name, jobs=2).run
+    return arena.proving.prove(module, case, store=store, name=name, jobs=2, again=again).run
 
 
 def local_runs(directory: Path, pages: Sequence[int]) -> list[tuple[Path, int, str]]:

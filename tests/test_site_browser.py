@@ -660,15 +660,16 @@ def test_the_consoles_field_picker_pages_filters_and_keeps_what_is_chosen_across
 def test_a_run_and_its_matches_show_the_modules_first_name_where_the_run_named_it_otherwise(
     tab: Tab, tmp_path: Path, build_c: Builder
 ) -> None:
-    """A module first stored as ``zigbot``, proved as ``zigbot-proved``: the run page, the
-    match page and their viewers show both names, on the public side too (published)."""
+    """A module first stored as ``zigbot`` (by a published run), proved again as
+    ``zigbot-proved``: the run page, the match page and their viewers show both names, on
+    the public side too (both published; an unpublished first name is not told there)."""
     root = tmp_path / "data"
     case = small_case()
     module = tmp_path / "zigbot.wasm"
     module.write_bytes(build_c(Path("baselines") / "template.c"))
     with arena.Store.open(root) as store:
-        store.add_controller(module.read_bytes(), name="zigbot", origin=arena.Origin.UPLOAD)
-        run = proof_run(store, module, "zigbot-proved", case)
+        store.publish_run(proof_run(store, module, "zigbot", case).id)
+        run = proof_run(store, module, "zigbot-proved", case, again=True)
         store.publish_run(run.id)
         first = store.run_matches(run.id)[0]
     assert run.controller_sha256 is not None

@@ -12,13 +12,18 @@ export function workerPicker(onChange) {
   const state = { name: "", own: true, runs: [], reason: null };
   let workers = [];
   let shown = null; // what the selects show now: they are drawn again only when it changes
+  // Reads may overlap (the periodic one, one after a quick match): only the newest answer
+  // is drawn, so an older one (a worker still connected) never undoes a newer (gone).
+  let asked = 0;
 
   async function loadRuns() {
     const name = select.value;
+    const mine = ++asked;
     if (!name) {
       Object.assign(state, { name: "", own: true, runs: [], reason: null });
     } else {
       const listing = await api(`/api/workers/${encodeURIComponent(name)}/runs`, { token: savedToken() });
+      if (mine !== asked) return;
       const entry = workers.find((w) => w.name === name);
       Object.assign(state, { name, own: !!(entry && entry.own), runs: listing.runs, reason: listing.reason });
     }
@@ -36,11 +41,15 @@ export function workerPicker(onChange) {
   async function refresh(redraw = false) {
     if (redraw) shown = null;
     const keep = select.value;
+    const mine = ++asked;
+    let answered;
     try {
-      workers = savedToken() ? await api("/api/workers", { token: savedToken() }) : [];
+      answered = savedToken() ? await api("/api/workers", { token: savedToken() }) : [];
     } catch {
-      workers = [];
+      answered = [];
     }
+    if (mine !== asked) return; // a newer read draws its own answer
+    workers = answered;
     const listed = JSON.stringify(workers.map((w) => [w.name, w.own, w.connected, w.reason]));
     if (listed !== select.dataset.listed) select.replaceChildren(
       ...workers.map((w) => h(
