@@ -278,9 +278,15 @@ def test_new_runs_the_cases_init_command(tmp_path: Path, short_case: MakeCase) -
     project = proving.new_project(tmp_path / "bot", case)
     assert (project.directory / "initialized").read_text() == "ready\n"
     assert "done" in project.init_log
-    failing = short_case(lambda doc: doc.__setitem__("init", "echo broken; exit 3"))
+    failing = short_case(lambda doc: doc.__setitem__("init", "echo broken > half; exit 3"))
     with pytest.raises(arena.ArenaError, match=r"init command .* exited with status 3"):
         proving.new_project(tmp_path / "other", failing)
+    # Nothing half laid out is left: the directory as it was, so the command can run again.
+    assert not (tmp_path / "other").exists()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(arena.ArenaError, match=r"exited with status 3"):
+        proving.new_project(tmp_path / "empty", failing)
+    assert list((tmp_path / "empty").iterdir()) == []
 
 
 # --------------------------------------------------------------------------- end to end

@@ -139,11 +139,13 @@ def new_project(directory: Path, case: Case, *, lang: Lang = DEFAULT_LANG) -> Pr
     created with its parents. The files are copies of the case's workspace
     (symbolic links inside the case are followed). If the case has an
     ``init`` command, it runs once in the new project, within the case's
-    ``max_runtime_hours``; its failure is an ``ArenaError`` with its output.
+    ``max_runtime_hours``; its failure is an ``ArenaError`` with its output, and the
+    directory is left as it was found (absent, or empty), so the command can run again.
     """
     directory = Path(directory)
     sources = _sources(case, Lang(lang))
     _check_target(directory)
+    existed = directory.is_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for name, source in sources.items():
@@ -157,6 +159,20 @@ def new_project(directory: Path, case: Case, *, lang: Lang = DEFAULT_LANG) -> Pr
     if case.init is not None:
         ran = run_commands([("init", case.init)], directory, limit=case.max_runtime_seconds)
         if ran.status is not BuildStatus.OK:
+            _empty(directory, remove=not existed)
             raise ArenaError(f"{directory}: {ran.reason}:\n{ran.log}")
         init_log = ran.log
     return Project(directory, Lang(lang), case.label, tuple(sorted(sources)), init_log)
+
+
+def _empty(directory: Path, *, remove: bool) -> None:
+    """Take back a project whose init failed: ``directory`` removed (``remove``: this call
+    made it) or emptied (it was an empty directory given), whatever the init left there."""
+    if remove:
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    for entry in list(directory.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
