@@ -170,6 +170,10 @@ class HeaderBounds:
 
 def check_header(obj: object, limits: ReplayLimits) -> HeaderBounds:
     """Validate the header; return what its frames are checked against."""
+    if not isinstance(obj, dict):  # the file's first object: not a replay at all
+        raise ReplayError(
+            f"not a Foray replay: its first object is {_kind(obj)}, not the header (a map)"
+        )
     try:
         return _header_fields(obj, limits)
     except _Fault as exc:

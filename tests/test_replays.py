@@ -897,3 +897,14 @@ def test_a_memory_forfeit_is_memory_over_the_cap() -> None:
     assert "l" not in trapped.frames[9]
     again = tampered(trapped, lambda h, f, r: f[9].update(l=[3 * PAGE, 3 * PAGE]))
     assert verify_replay(again).mismatch_tick == 9
+
+
+@pytest.mark.parametrize(("data", "kind"), [(b"abc\n", "int"), (msgpack.packb([1, 2]), "list")])
+def test_a_file_that_is_no_replay_is_told_so(data: bytes, kind: str) -> None:
+    """A text file or any other msgpack: named as not a replay at all, not as a bad field."""
+    with pytest.raises(
+        replays.ReplayError, match=f"not a Foray replay: its first object is {kind}"
+    ):
+        replays.read_replay(data)
+    report = replays.verify_replay(data)
+    assert not report.ok and report.detail and "not a Foray replay" in report.detail

@@ -593,6 +593,9 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
             w = listed.get("lab")
             return w if w is not None and w["connected"] else None
 
+        def lab() -> dict[str, Any]:
+            return {w["name"]: w for w in http.get("api/workers").json()}["lab"]
+
         workers.append(
             _arena("worker", "--server", url, "--name", "lab", data=b, token=worker_token)
         )
@@ -667,6 +670,13 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
         )
         assert digest_of(idle) not in {c["sha256"] for c in http.get("api/controllers").json()}
         assert not (a / "modules" / f"{digest_of(idle)}.wasm").exists()
+
+        # Stopped with Ctrl-C: it says goodbye with a normal close (1000), not an error's.
+        workers[-1].send_signal(signal.SIGINT)
+        out, _ = workers[-1].communicate(timeout=20)
+        assert workers[-1].returncode == 0 and "stopped" in out, out
+        stopped = _until(lambda: not (w := lab())["connected"] and w, "still listed as connected")
+        assert "code 1000" in stopped["reason"], stopped
 
         # A worker token of another name is refused for good (exit 2).
         wrong = _arena("worker", "--server", url, "--name", "other", data=b, token=worker_token)

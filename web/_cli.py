@@ -213,7 +213,13 @@ def register_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         " made by the first push); a field there already plays on",
     )
     s.set_defaults(func=cmd_serve)
-    p = sub.add_parser("push", help="upload a local proof run to a server, which checks it")
+    p = sub.add_parser(
+        "push",
+        help="upload a local proof run to a server, which checks it",
+        description="Upload a local proof run to a server, which plays it again and publishes"
+        " it. $ARENA_TOKEN holds a push (or console) token of that server: made there, over"
+        " its data directory, by arena token create --role push.",
+    )
     p.add_argument("run", type=_positive, help="the run's id in the local store (arena runs)")
     p.add_argument("--server", required=True, help="the server's address, http://host:port")
     p.add_argument("--json", action="store_true", help="print the outcome as JSON")

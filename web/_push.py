@@ -95,7 +95,10 @@ def push(
     """
     token = os.environ.get(TOKEN_ENV)
     if not token:
-        raise arena.ArenaError(f"${TOKEN_ENV} is not set: it must hold the server's token")
+        raise arena.ArenaError(
+            f"${TOKEN_ENV} is not set: it must hold a push (or console) token of the server"
+            " (made there, over its data directory: arena token create --role push)"
+        )
     url = _endpoint(server)
     with arena.Store.open(root) as store:
         data = bundle_of(store, run_id).encode()

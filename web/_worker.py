@@ -144,6 +144,11 @@ def _session(url: str, name: str, token: str, store: arena.Store, every: float) 
             print(f"connection lost: {exc}", flush=True)
         except arena.ArenaError as exc:  # the store busy or damaged: tried again later
             print(f"cannot read the local runs: {shown(str(exc))}", flush=True)
+        except KeyboardInterrupt:
+            # Stopped on purpose: a normal close (the connection's own exit on an exception
+            # would say 1011, an internal error, to the site).
+            ws.close(1000, "the worker stopped")
+            raise
     return welcomed
 
 

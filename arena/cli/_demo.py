@@ -163,7 +163,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the main job: a stored round-robin of the baselines, the template proved,"
         " then the site",
     )
-    d.add_argument("--seed", type=u32, default=0)
+    d.add_argument(
+        "--seed", type=u32, default=0, help="the seed of the baselines' round-robin (default 0)"
+    )
     d.add_argument(
         "--no-serve", action="store_true", help="stop after the matches (do not serve the site)"
     )
