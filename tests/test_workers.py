@@ -594,7 +594,10 @@ def test_a_real_worker_against_a_real_server(tmp_path: Path, idle: bytes, busy: 
             return w if w is not None and w["connected"] else None
 
         def lab() -> dict[str, Any]:
-            return {w["name"]: w for w in http.get("api/workers").json()}["lab"]
+            listed: dict[str, dict[str, Any]] = {
+                w["name"]: w for w in http.get("api/workers").json()
+            }
+            return listed["lab"]
 
         workers.append(
             _arena("worker", "--server", url, "--name", "lab", data=b, token=worker_token)
