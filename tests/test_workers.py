@@ -767,7 +767,7 @@ def test_the_consoles_worker_dropdown_lists_its_runs_and_a_gone_ones_unselectabl
         option = page.locator(f'.site-pick-a option[value="{offered["sha256"]}"]')
         assert option.first.is_disabled()
         assert "gone since" in (option.first.get_attribute("title") or "")
-        assert page.locator(".site-worker option", has_text="lab (gone)").count() == 1
+        expect(page.locator(".site-worker option", has_text="lab (gone)")).to_have_count(1)
 
 
 def _listed(site: web.Site, url: str) -> dict[str, dict[str, Any]]:

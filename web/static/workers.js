@@ -13,17 +13,20 @@ export function workerPicker(onChange) {
   let workers = [];
   let shown = null; // what the selects show now: they are drawn again only when it changes
   // Reads may overlap (the periodic one, one after a quick match): only the newest answer
-  // is drawn, so an older one (a worker still connected) never undoes a newer (gone).
-  let asked = 0;
+  // of each kind is drawn, so an older one (a worker still connected) never undoes a newer
+  // (gone). The list of workers and a worker's runs are counted apart: reading the runs
+  // does not make a list read still under way stale.
+  let askedWorkers = 0;
+  let askedRuns = 0;
 
   async function loadRuns() {
     const name = select.value;
-    const mine = ++asked;
+    const mine = ++askedRuns;
     if (!name) {
       Object.assign(state, { name: "", own: true, runs: [], reason: null });
     } else {
       const listing = await api(`/api/workers/${encodeURIComponent(name)}/runs`, { token: savedToken() });
-      if (mine !== asked) return;
+      if (mine !== askedRuns) return;
       const entry = workers.find((w) => w.name === name);
       Object.assign(state, { name, own: !!(entry && entry.own), runs: listing.runs, reason: listing.reason });
     }
@@ -41,14 +44,14 @@ export function workerPicker(onChange) {
   async function refresh(redraw = false) {
     if (redraw) shown = null;
     const keep = select.value;
-    const mine = ++asked;
+    const mine = ++askedWorkers;
     let answered;
     try {
       answered = savedToken() ? await api("/api/workers", { token: savedToken() }) : [];
     } catch {
       answered = [];
     }
-    if (mine !== asked) return; // a newer read draws its own answer
+    if (mine !== askedWorkers) return; // a newer read draws its own answer
     workers = answered;
     const listed = JSON.stringify(workers.map((w) => [w.name, w.own, w.connected, w.reason]));
     if (listed !== select.dataset.listed) select.replaceChildren(

@@ -108,15 +108,16 @@ function workerPicker(onChange) {
   const state = { name: "", own: true, runs: [], reason: null };
   let workers = [];
   let shown = null;
-  let asked = 0;
+  let askedWorkers = 0;
+  let askedRuns = 0;
   async function loadRuns() {
     const name = select.value;
-    const mine = ++asked;
+    const mine = ++askedRuns;
     if (!name) {
       Object.assign(state, { name: "", own: true, runs: [], reason: null });
     } else {
       const listing = await api(`/api/workers/${encodeURIComponent(name)}/runs`, { token: savedToken() });
-      if (mine !== asked) return;
+      if (mine !== askedRuns) return;
       const entry = workers.find((w) => w.name === name);
       Object.assign(state, { name, own: !!(entry && entry.own), runs: listing.runs, reason: listing.reason });
     }
@@ -132,14 +133,14 @@ function workerPicker(onChange) {
   async function refresh2(redraw = false) {
     if (redraw) shown = null;
     const keep = select.value;
-    const mine = ++asked;
+    const mine = ++askedWorkers;
     let answered;
     try {
       answered = savedToken() ? await api("/api/workers", { token: savedToken() }) : [];
     } catch {
       answered = [];
     }
-    if (mine !== asked) return;
+    if (mine !== askedWorkers) return;
     workers = answered;
     const listed = JSON.stringify(workers.map((w) => [w.name, w.own, w.connected, w.reason]));
     if (listed !== select.dataset.listed) select.replaceChildren(
