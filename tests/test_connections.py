@@ -24,6 +24,7 @@ import time
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -31,7 +32,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from uvicorn.server import ServerState
 from websockets.sync.client import connect as ws_connect
@@ -197,6 +198,19 @@ def test_headers_past_their_bound_in_one_send_are_refused_with_431(
     assert any("headers were too large" in r.getMessage() for r in caplog.records)
 
 
+def _fed(app: ASGIApp, request: bytes) -> tuple[Any, _Recorded]:
+    """uvicorn's guarded protocol over ``app``, on a recording transport, fed ``request`` in one
+    ``data_received``: the protocol and its transport."""
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", proxy_headers=False)
+    config.load()
+    protocol_type = guarded_protocol(web.ConnectionLimits())
+    protocol = protocol_type(config=config, server_state=ServerState(), app_state={})
+    transport = _Recorded()
+    protocol.connection_made(transport)
+    protocol.data_received(request)
+    return protocol, transport
+
+
 async def _answer_to_one_read(request: bytes) -> tuple[bytes, bool, bool]:
     """What uvicorn's guarded protocol writes for ``request`` read in one ``data_received``,
     whether it closed the connection, and whether the app was called."""
@@ -207,13 +221,7 @@ async def _answer_to_one_read(request: bytes) -> tuple[bytes, bool, bool]:
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"ok"})
 
-    config = uvicorn.Config(app, lifespan="off", log_level="warning", proxy_headers=False)
-    config.load()
-    protocol_type = guarded_protocol(web.ConnectionLimits())
-    protocol = protocol_type(config=config, server_state=ServerState(), app_state={})
-    transport = _Recorded()
-    protocol.connection_made(transport)
-    protocol.data_received(request)
+    protocol, transport = _fed(app, request)
     while protocol.cycle is not None and not protocol.cycle.response_complete:
         await asyncio.sleep(0)
     await asyncio.sleep(0)
@@ -364,13 +372,7 @@ async def _writes_of(
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
-    config = uvicorn.Config(app, lifespan="off", log_level="warning", proxy_headers=False)
-    config.load()
-    protocol_type = guarded_protocol(web.ConnectionLimits())
-    protocol = protocol_type(config=config, server_state=ServerState(), app_state={})
-    transport = _Recorded()
-    protocol.connection_made(transport)
-    protocol.data_received(request)
+    protocol, transport = _fed(app, request)
     while not protocol.cycle.response_complete:
         await asyncio.sleep(0)
     protocol.connection_lost(None)

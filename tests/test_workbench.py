@@ -136,10 +136,9 @@ def test_a_tick_shows_a_damaged_colony(capsys: Capture, tmp_path: Path) -> None:
     assert f"; B at ({b['x']}, {b['y']}) hp {b['hp']}/60\n" in text
 
 
-def test_a_forfeit_tick_says_why_nothing_was_applied(
-    capsys: Capture, tmp_path: Path, build_c: Builder, busy: bytes
-) -> None:
-    bad = build_c(BOTS / "faulty.c", "FAULT=2", "FAULT_TICK=4")  # an unknown unit id
+def _faulty_replay(tmp_path: Path, build_c: Builder, busy: bytes, fault: str) -> Path:
+    """The replay of ``faulty.c`` with ``FAULT=fault`` from tick 4 against busy (20 ticks)."""
+    bad = build_c(BOTS / "faulty.c", f"FAULT={fault}", "FAULT_TICK=4")
     result = arena.match.run_match(
         arena.Contestant("faulty", bad),
         arena.Contestant("busy", busy),
@@ -147,6 +146,13 @@ def test_a_forfeit_tick_says_why_nothing_was_applied(
     )
     path = tmp_path / "f.replay"
     path.write_bytes(result.replay)
+    return path
+
+
+def test_a_forfeit_tick_says_why_nothing_was_applied(
+    capsys: Capture, tmp_path: Path, build_c: Builder, busy: bytes
+) -> None:
+    path = _faulty_replay(tmp_path, build_c, busy, "2")  # an unknown unit id at tick 4
     out = cli(capsys, "replay", "show", str(path), "--tick", "4", "--json")
     assert out.code == 0, out.err
     report = out.json()
@@ -169,14 +175,7 @@ def test_a_side_whose_records_were_never_read_is_not_said_to_have_returned_none(
 ) -> None:
     """An out-of-range count (no records read) or a call that never returned: said so, not
     "actions returned (0)" and every unit given NOOP."""
-    bad = build_c(BOTS / "faulty.c", f"FAULT={fault}", "FAULT_TICK=4")
-    result = arena.match.run_match(
-        arena.Contestant("faulty", bad),
-        arena.Contestant("busy", busy),
-        config=sim.Config(max_ticks=20),
-    )
-    path = tmp_path / "f.replay"
-    path.write_bytes(result.replay)
+    path = _faulty_replay(tmp_path, build_c, busy, fault)
     a = cli(capsys, "replay", "show", str(path), "--tick", "4", "--json").json()["sides"][0]
     assert a["forfeit"]["kind"] == kind and a["actions"] == [] and a["no_action"] == []
     assert a["unread"].startswith(f"none recorded: the side forfeited ({kind}): ")
