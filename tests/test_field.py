@@ -327,6 +327,9 @@ def test_arena_field_prints_the_standings_and_withdraws(
     assert ran.code == 0, ran.err
     assert ran.json() == api and ran.json()["matches"]["total"] == 20
     assert cli(capsys, "field", "--case", "foray/1", "--json").json() == api
+    # Among the tournaments it is open, not running on: its standings are arena field's.
+    listed = next(line for line in cli(capsys, "tournaments").out.splitlines() if " field " in line)
+    assert " open " in listed and "(arena field)" in listed and "/s" not in listed, listed
     monkeypatch.setenv("COLUMNS", "80")
     table = cli(capsys, "field")
     assert table.code == 0, table.err

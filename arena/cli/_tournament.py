@@ -306,16 +306,21 @@ def cmd_tournaments(args: argparse.Namespace) -> int:
         return 0
     from rich import box
 
+    # A case version's field (the site's) never finishes: it is open to the next entrant,
+    # its rate means nothing between arrivals, and its standings are arena field's.
+    field = {t["id"] for t in listing if t["format"] == "field" and t["status"] == "running"}
     rows = [
         (
             str(t["id"]),
             shown(t["format"]),
-            t["status"],
+            "open" if t["id"] in field else t["status"],
             f"{t['matches']}/{'?' if t['planned'] is None else t['planned']}",
             t["created_at"][5:16].replace("T", " "),
             duration(t["seconds"]),
-            "" if t["matches_per_second"] is None else f"{t['matches_per_second']:,.1f}/s",
-            shown(t["leader"] or ""),
+            ""
+            if t["matches_per_second"] is None or t["id"] in field
+            else f"{t['matches_per_second']:,.1f}/s",
+            "(arena field)" if t["id"] in field else shown(t["leader"] or ""),
             shown(f"{len(t['field'])}: {', '.join(t['field'])}"),
         )
         for t in listing
