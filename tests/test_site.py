@@ -45,7 +45,7 @@ import replays
 import web
 from tests._support import AUTH, SITE_TOKEN, Builder, cli, controller, proof_run, small_case
 from web import bench
-from web._api import _without_place
+from web._error_answers import _without_place
 
 pytestmark = [pytest.mark.processes]
 

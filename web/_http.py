@@ -29,6 +29,8 @@ from web._token import SIDE_ROLES, Caller, Side
 
 __all__ = [
     "caller_of",
+    "echo",
+    "is_api",
     "json_body_response",
     "json_response",
     "page_args",
@@ -216,6 +218,16 @@ def u32_field(data: dict[str, Any], key: str, default: int = 0) -> int:
     return u32(data.get(key, default), f"field {key!r}")
 
 
+def is_api(path: str) -> bool:
+    """Whether ``path`` is the API's (its routes or its OpenAPI document), not a page's."""
+    return path.startswith("/api/") or path == "/openapi.json"
+
+
+def echo(text: str, most: int) -> str:
+    """The client's ``text`` repeated in an answer: cut to ``most`` characters (then "…")."""
+    return text if len(text) <= most else text[:most] + "…"
+
+
 def int_query(
     request: Request, name: str, default: int | None, low: int, high: float
 ) -> int | None:
@@ -227,8 +239,9 @@ def int_query(
         return default
     if not (text.isascii() and text.isdigit()) or len(text) > 18 or not low <= int(text) <= high:
         bound = f"of at least {low}" if math.isinf(high) else f"from {low} to {int(high)}"
-        shown = text if len(text) <= 40 else text[:40] + "…"  # the client's text, cut
-        raise ApiError(400, f"query {name!r} must be a whole number {bound}, got {shown!r}")
+        raise ApiError(
+            400, f"query {name!r} must be a whole number {bound}, got {echo(text, 40)!r}"
+        )
     return int(text)
 
 
