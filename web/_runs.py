@@ -61,15 +61,13 @@ class Runs(Controllers):
             raise ApiError(404, f"no run {run_id}")  # as if there were none
         data = report.to_json()
         data["published"] = published
-        sha = report.run.controller_sha256
         if not everything:
             # Publicly, only the name the public listing gives the module (none for a hidden
             # one; a published run's, never a local run's or an upload's first name).
-            public = self.store.stored_names([sha], published_only=True).get(sha) if sha else None
-            if public is None or public == report.run.controller:
-                data["controller"].pop("stored_as", None)
-            else:
-                data["controller"]["stored_as"] = public
+            public = arena.stored_as_of(self.store, [report.run], published_only=True)
+            data["controller"].pop("stored_as", None)
+            if report.run.id in public:
+                data["controller"]["stored_as"] = public[report.run.id]
         for row, m in zip(data["matches"], report.matches, strict=True):
             row.update(id=m.record.id, side=m.side, result=match_record_json(m.record))
         return data

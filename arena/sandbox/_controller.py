@@ -421,12 +421,17 @@ class Controller:
         with its budget spent (its reading stops at 0) has exhausted it as well
         (rules §8.6). Charged the whole tick, like every ``fuel`` forfeit.
         """
+        budget = self._charge_whole_tick()
+        return Fault(_FUEL, f"{call or 'tick'} ran out of fuel_per_tick ({budget})")
+
+    def _charge_whole_tick(self) -> int:
+        """A tick that ended in a fault: charged its whole budget (returned), then closed."""
         budget = self._fuel_per_tick
         self.last_fuel = budget
         self.fuel_total += budget
         self.fuel_peak = max(self.fuel_peak, budget)
         self.close()
-        return Fault(_FUEL, f"{call or 'tick'} ran out of fuel_per_tick ({budget})")
+        return budget
 
     def _tick_fault(self, err: int | None, call: str = "") -> Fault:
         """A tick's call trapped, ran out of fuel or was interrupted: charged the whole tick.
@@ -437,12 +442,8 @@ class Controller:
         fault = self._classify(err)
         assert fault is not None
         kind, detail = fault
-        budget = self.limits.fuel_per_tick
         # After a trap the store's fuel reading is unreliable: charge it all.
-        self.last_fuel = budget
-        self.fuel_total += budget
-        self.fuel_peak = max(self.fuel_peak, budget)
-        self.close()
+        budget = self._charge_whole_tick()
         backstop = f"{self.limits.tick_timeout:g} s wall-clock backstop"
         if kind == _FUEL:
             detail = f"{call or 'tick'} ran out of fuel_per_tick ({budget})"
