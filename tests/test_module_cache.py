@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import cast
 
 import pytest
-import wasmtime
 
 import arena
 import arena.sandbox
 from arena.baselines import load_baseline
-from arena.sandbox import _engine
+from arena.sandbox import _engine, _ffi
 from tests._support import EXTRA, Builder, cli
 
 Compiles = list[int]
@@ -134,7 +133,7 @@ def test_concurrent_loads_compile_once(
         try:
             go.wait()
             module = _engine.load_module(blob, sha, arena.sandbox.Limits())
-            assert isinstance(module, wasmtime.Module)
+            assert isinstance(module, _ffi.Module)
         except BaseException as exc:  # reported below
             errors.append(exc)
 
@@ -168,7 +167,7 @@ def test_the_disk_cache_keeps_the_most_recently_used_within_its_bound(
 
 
 def test_the_memory_cache_is_bounded_by_count_and_bytes() -> None:
-    modules = {name: cast(wasmtime.Module, object()) for name in "abcd"}
+    modules = {name: cast(_ffi.Module, object()) for name in "abcd"}
     cache = _engine._MemoryCache(max_modules=3, max_bytes=100)
     for name in "abc":
         cache.put(name, modules[name], 10)

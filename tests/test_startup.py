@@ -121,9 +121,10 @@ MATCH_PATH = {
 NATIVE = {"sim._native._core", "arena.sandbox._native._call", "replays._native._frames"}
 """The native parts, loaded where they were built (setup says when they could not be)."""
 
-THIRD_PARTY = {"lazy_loader", "msgpack", "msgspec", "wasmtime"}
+THIRD_PARTY = {"lazy_loader", "msgpack", "msgspec"}
 """The installed packages it loads (besides the interpreter's site machinery): not
-``typing_extensions``, which msgspec would load where it is installed (``import_msgspec``)."""
+``typing_extensions``, which msgspec would load where it is installed (``import_msgspec``),
+nor wasmtime-py, whose library ``arena.sandbox._ffi`` loads without its Python."""
 
 NEVER = (
     "multiprocessing",

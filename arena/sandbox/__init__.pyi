@@ -6,6 +6,7 @@ from ._controller import (
     floor_calls as floor_calls,
 )
 from ._engine import WASMTIME_VERSION as WASMTIME_VERSION
+from ._ffi import WASMTIME_LIBRARY as WASMTIME_LIBRARY
 from ._limits import (
     BUFFER_BYTES as BUFFER_BYTES,
     MAX_MODULE_BYTES as MAX_MODULE_BYTES,

@@ -14,10 +14,9 @@ import threading
 from collections import OrderedDict
 from typing import Final
 
-import wasmtime
-
 from arena.sandbox import _ffi
 from arena.sandbox._engine import CompileTimeout, engine, epoch_ticks, format_reason, load_module
+from arena.sandbox._ffi import OUT_OF_FUEL, FuncExport, MemoryExport, Trap, WasmtimeError
 from arena.sandbox._limits import MAX_TABLES, TABLE_ELEMENTS, Admission, Fault, Limits
 from arena.sandbox._structure import Structure, read_structure, segments_reason
 from arena.sandbox._toolchains import Imports, imports_reason
@@ -49,21 +48,21 @@ OPTIONAL_SIGNATURES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] =
 MAX_FOREIGN_CHARS: Final = 300
 """Characters of any text that came from wasmtime or the module, kept in a fault or reason."""
 
-# wasmtime's own words for each trap code (its Display text); any other code by name.
+# wasmtime's own words for each trap code by name (its Display text); any other by name.
 _TRAP_TEXT: Final = {
-    wasmtime.TrapCode.STACK_OVERFLOW: "call stack exhausted",
-    wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS: "out of bounds memory access",
-    wasmtime.TrapCode.HEAP_MISALIGNED: "unaligned atomic",
-    wasmtime.TrapCode.TABLE_OUT_OF_BOUNDS: "undefined element: out of bounds table access",
-    wasmtime.TrapCode.INDIRECT_CALL_TO_NULL: "uninitialized element",
-    wasmtime.TrapCode.BAD_SIGNATURE: "indirect call type mismatch",
-    wasmtime.TrapCode.INTEGER_OVERFLOW: "integer overflow",
-    wasmtime.TrapCode.INTEGER_DIVISION_BY_ZERO: "integer divide by zero",
-    wasmtime.TrapCode.BAD_CONVERSION_TO_INTEGER: "invalid conversion to integer",
-    wasmtime.TrapCode.UNREACHABLE: "wasm `unreachable` instruction executed",
-    wasmtime.TrapCode.INTERRUPT: "interrupt",
-    wasmtime.TrapCode.OUT_OF_FUEL: "all fuel consumed by WebAssembly",
-    wasmtime.TrapCode.NULL_REFERENCE: "null reference",
+    "STACK_OVERFLOW": "call stack exhausted",
+    "MEMORY_OUT_OF_BOUNDS": "out of bounds memory access",
+    "HEAP_MISALIGNED": "unaligned atomic",
+    "TABLE_OUT_OF_BOUNDS": "undefined element: out of bounds table access",
+    "INDIRECT_CALL_TO_NULL": "uninitialized element",
+    "BAD_SIGNATURE": "indirect call type mismatch",
+    "INTEGER_OVERFLOW": "integer overflow",
+    "INTEGER_DIVISION_BY_ZERO": "integer divide by zero",
+    "BAD_CONVERSION_TO_INTEGER": "invalid conversion to integer",
+    "UNREACHABLE": "wasm `unreachable` instruction executed",
+    "INTERRUPT": "interrupt",
+    "OUT_OF_FUEL": "all fuel consumed by WebAssembly",
+    "NULL_REFERENCE": "null reference",
 }
 
 
@@ -72,15 +71,16 @@ def bounded(text: str, most: int = MAX_FOREIGN_CHARS) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
-def trap_text(trap: wasmtime.Trap) -> str:
+def trap_text(trap: Trap) -> str:
     """What trapped and where, from the trap code and the innermost frame's offsets only."""
-    code = trap.trap_code
-    text = "wasm trap: " + (
+    name = Trap.name_of(trap.code)
+    what = (
         "a trap without a code"
-        if code is None
-        else _TRAP_TEXT.get(code, code.name.lower().replace("_", " "))
+        if name is None
+        else _TRAP_TEXT.get(name, name.lower().replace("_", " "))
     )
-    frame = _ffi.innermost_frame(trap)
+    text = "wasm trap: " + what
+    frame = trap.frame
     if frame is not None:
         func, offset = frame
         where = "an unknown module offset" if offset is None else f"module offset {offset:#x}"
@@ -88,66 +88,61 @@ def trap_text(trap: wasmtime.Trap) -> str:
     return text
 
 
-def error_text(exc: wasmtime.WasmtimeError) -> str:
+def error_text(exc: WasmtimeError) -> str:
     """An error's text, bounded; if wasm frames are attached, formatting it is not safe."""
-    if _ffi.error_has_frames(exc):
+    if exc.message is None:
         return "an error inside WebAssembly code"
-    return bounded(" ".join(str(exc).split()))
-
-
-def _valtypes(types: list[wasmtime.ValType]) -> tuple[str, ...]:
-    # Never str(t): wasmtime-py's str of a v128 aborts the process.
-    return tuple(_ffi.valtype_name(t) for t in types)
+    return bounded(" ".join(exc.message.split()))
 
 
 def _signature(params: tuple[str, ...], results: tuple[str, ...]) -> str:
     return f"({', '.join(params)}) -> {', '.join(results) or '()'}"
 
 
-def structure_reason(module: wasmtime.Module, limits: Limits) -> str | None:
+def structure_reason(module: _ffi.Module, limits: Limits) -> str | None:
     """Imports, exports and their types, and the declared memory size.
 
     Every missing or mistyped export is named at once, so an author fixes them
     in one build; the memory size is judged once the exports are right.
     """
-    if module.imports:
+    if found := module.imports():
         imports = Imports()
-        for imp in module.imports:
-            imports.add(imp.module, imp.name or "")
+        for module_name, name in found:
+            imports.add(module_name, name)
         return imports_reason(imports)
-    exports = {exp.name: exp.type for exp in module.exports}
+    exports = module.exports()
     missing: list[str] = []
     wrong: list[str] = []
     memory_type = exports.get("memory")
     if memory_type is None:
         missing.append("memory")
-    elif not isinstance(memory_type, wasmtime.MemoryType):
+    elif not isinstance(memory_type, MemoryExport):
         wrong.append("export memory is not a memory")
     optional = {name: sig for name, sig in OPTIONAL_SIGNATURES.items() if name in exports}
     for name, (params, results) in {**EXPORT_SIGNATURES, **optional}.items():
         ty = exports.get(name)
         if ty is None:
             missing.append(name)
-        elif not isinstance(ty, wasmtime.FuncType):
+        elif not isinstance(ty, FuncExport):
             wrong.append(f"export {name} is not a function")
-        elif (got := (_valtypes(ty.params), _valtypes(ty.results))) != (params, results):
+        elif (got := (ty.params, ty.results)) != (params, results):
             wrong.append(
                 f"export {name} has type {_signature(*got)}, expected {_signature(params, results)}"
             )
     if missing or wrong:
         return "; ".join(([f"missing export {', '.join(missing)}"] if missing else []) + wrong)
-    assert isinstance(memory_type, wasmtime.MemoryType)
-    initial = memory_type.limits.min * 65_536
+    assert isinstance(memory_type, MemoryExport)
+    initial = memory_type.minimum_pages * 65_536
     if initial > limits.max_memory_bytes:
         return f"initial memory {initial} bytes is over max_memory_bytes {limits.max_memory_bytes}"
     return None
 
 
-def new_store(limits: Limits) -> wasmtime.Store:
+def new_store(limits: Limits) -> _ffi.Store:
     """A store with the caps of ``limits`` (no fuel set yet)."""
-    store = wasmtime.Store(engine())
-    # The hard limit sits above the cap: wasmtime-py cannot report a refused
-    # grow, so the cap is judged by the memory's size after each call.
+    store = _ffi.Store(engine())
+    # The hard limit sits above the cap: the C API's limiter cannot report a
+    # refused grow, so the cap is judged by the memory's size after each call.
     store.set_limits(
         memory_size=2 * limits.max_memory_bytes,
         table_elements=TABLE_ELEMENTS,
@@ -179,7 +174,7 @@ def _structure(blob: bytes, sha: str) -> Structure | str:
     return found
 
 
-def prepare(blob: bytes, sha: str, limits: Limits) -> wasmtime.Module | Fault:
+def prepare(blob: bytes, sha: str, limits: Limits) -> _ffi.Module | Fault:
     """Checks 1-9 of rules §8.2 and the static part of check 10, in order; no guest code runs.
 
     Returns the compiled module, or the ``Fault`` a match would record: kind
@@ -230,10 +225,12 @@ def check_module(blob: bytes, limits: Limits | None = None) -> Admission:
     store.set_epoch_deadline(epoch_ticks(limits.init_timeout))
     refused: str | None = None
     try:
-        wasmtime.Instance(store, module, [])
-    except wasmtime.Trap as trap:
-        if trap.trap_code != wasmtime.TrapCode.OUT_OF_FUEL:
+        store.instantiate(module)
+    except Trap as trap:
+        if trap.code != OUT_OF_FUEL:
             refused = "instantiation failed: " + trap_text(trap)
-    except wasmtime.WasmtimeError as exc:
+    except WasmtimeError as exc:
         refused = "instantiation failed: " + error_text(exc)
+    finally:
+        store.close()
     return Admission(refused is None, sha, refused)

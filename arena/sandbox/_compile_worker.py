@@ -14,7 +14,10 @@ validator may quote the module);
 A compiler abort on allocation failure shows up as a signal; the host decides.
 
 The engine configuration lives here so the host and the child build their
-engines from the same function: ``Module.deserialize`` requires it.
+engines from the same settings (``engine_settings``): ``Module.deserialize``
+requires it. The child sets them on wasmtime-py's ``Config``, the host through
+the C API's setters of the same names (``_ffi.Engine``); the host imports this
+module for them without loading wasmtime-py.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ import hashlib
 import os
 import re
 import sys
+from typing import TYPE_CHECKING
 
-import wasmtime
+if TYPE_CHECKING:
+    import wasmtime
 
 __all__ = [
     "CONFIG_DESCRIPTION",
@@ -32,6 +37,7 @@ __all__ = [
     "EXIT_INVALID",
     "EXIT_MEMORY",
     "MAX_REASON_BYTES",
+    "engine_settings",
     "innermost_cause",
     "make_config",
 ]
@@ -41,7 +47,7 @@ EXIT_MEMORY = 4
 MAX_REASON_BYTES = 300
 
 # Everything that shapes the generated code; hashed into the disk-cache key.
-CONFIG_DESCRIPTION: dict[str, object] = {
+CONFIG_DESCRIPTION: dict[str, bool | int] = {
     "consume_fuel": True,
     "epoch_interruption": True,
     "cranelift_nan_canonicalization": True,
@@ -73,18 +79,28 @@ _CONFIG_TEXT = repr(sorted(CONFIG_DESCRIPTION.items()))
 CONFIG_HASH: str = hashlib.sha256(_CONFIG_TEXT.encode()).hexdigest()[:16]
 
 
-def make_config(*, parallel_compilation: bool = True) -> wasmtime.Config:
-    """Return a fresh ``Config`` built from ``CONFIG_DESCRIPTION``."""
+def engine_settings(*, parallel_compilation: bool = True) -> dict[str, bool | int]:
+    """The engine's settings: ``CONFIG_DESCRIPTION`` and ``parallel_compilation``, each a
+    wasmtime-py ``Config`` attribute whose setter is the C API's ``wasmtime_config_{name}_set``.
+
+    Call it before the engine is made: it also turns wasmtime's backtrace details off.
+    """
     # wasmtime reads this variable when a Config is made: with it set, a trap's
     # backtrace would parse the module's debug sections. Never, whatever the
     # operator's environment, in the host and the compiler alike.
     os.environ["WASMTIME_BACKTRACE_DETAILS"] = "0"
+    # parallel_compilation is not part of the artifact's compatibility check; off
+    # in the child so the memory bound covers one compiling thread.
+    return {**CONFIG_DESCRIPTION, "parallel_compilation": parallel_compilation}
+
+
+def make_config(*, parallel_compilation: bool = True) -> wasmtime.Config:
+    """A fresh wasmtime-py ``Config`` with ``engine_settings``, for the compiler."""
+    import wasmtime
+
     config = wasmtime.Config()
-    for name, value in CONFIG_DESCRIPTION.items():
+    for name, value in engine_settings(parallel_compilation=parallel_compilation).items():
         setattr(config, name, value)
-    # Not part of the artifact's compatibility check; off in the child so the
-    # memory bound covers one compiling thread.
-    config.parallel_compilation = parallel_compilation
     return config
 
 
@@ -102,6 +118,8 @@ def innermost_cause(text: str) -> str:
 
 def _main(argv: list[str]) -> int:
     import resource
+
+    import wasmtime
 
     memory_bytes = int(argv[1])
     blob = sys.stdin.buffer.read()

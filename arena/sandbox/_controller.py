@@ -11,8 +11,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-import wasmtime
-
 from arena.sandbox import _ffi, _native
 from arena.sandbox._admission import error_text, new_store, prepare, trap_text
 from arena.sandbox._engine import epoch_ticks
@@ -22,8 +20,8 @@ from sim import MAX_NOTE_BYTES, ForfeitKind
 __all__ = ["Controller", "floor_calls"]
 
 _MAX_RECORDS_IN_BUFFER: Final = BUFFER_BYTES // RECORD_BYTES
-_TRAP_OUT_OF_FUEL: Final = wasmtime.TrapCode.OUT_OF_FUEL
-_TRAP_INTERRUPT: Final = wasmtime.TrapCode.INTERRUPT
+_TRAP_OUT_OF_FUEL: Final = _ffi.OUT_OF_FUEL
+_TRAP_INTERRUPT: Final = _ffi.INTERRUPT
 _NEW, _READY, _DEAD = 0, 1, 2
 # The hot path's calls, bound once (a module attribute lookup per call adds up).
 _set_fuel = _ffi.set_fuel
@@ -85,7 +83,7 @@ class Controller:
         self.last_note = None
         self.last_memory = 0
         self._phase = _NEW
-        self._store: wasmtime.Store | None = None
+        self._store: _ffi.Store | None = None
         # Preallocated ctypes arguments for the argtype-free calls below.
         self._ctx = _ffi.Address(0)
         self._tick_budget = _ffi.U64(limits.fuel_per_tick)
@@ -94,10 +92,11 @@ class Controller:
         self._val = self._vals[0]  # shares the array's memory: index it once, not per call
         self._fuel_per_tick = limits.fuel_per_tick
         self._max_memory = limits.max_memory_bytes
-        self._trap = _ffi.TrapPtr()
+        self._trap = _ffi.Address()  # where a call puts the trap it returns
         self._trap_ref = _ffi.ref(self._trap)
         self._fuel_left = _ffi.U64(0)
         self._fuel_ref = _ffi.ref(self._fuel_left)
+        # The instance's exports, and pointers to them, from init on.
         self._memory = _ffi.MemoryHandle()
         self._memory_ref = _ffi.ref(self._memory)
         self._tick_func = _ffi.FuncHandle()
@@ -175,39 +174,39 @@ class Controller:
         started = time.monotonic()
         store = new_store(limits)
         self._store = store
-        self._ctx.value = _ffi.context_of(store)
+        self._ctx.value = store.context
         store.set_fuel(limits.init_fuel)
         store.set_epoch_deadline(epoch_ticks(limits.init_timeout))
         try:
-            instance = wasmtime.Instance(store, module, [])
-        except wasmtime.Trap as trap:
-            code = trap.trap_code
+            instance = store.instantiate(module)
+        except _ffi.Trap as trap:
+            code = trap.code
             if code == _TRAP_INTERRUPT:
                 raise _GuestFault(self._init_timeout()) from None
             # A trap with no wasm frame struck before the start function ran
             # (while segments were written): say so, not "the start function".
-            who = "the start function" if _ffi.innermost_frame(trap) else "instantiation"
+            who = "the start function" if trap.frame is not None else "instantiation"
             if code == _TRAP_OUT_OF_FUEL:
                 raise _GuestFault(Fault(_INIT, f"{who} ran out of init_fuel")) from None
             raise _GuestFault(Fault(_INIT, f"{who} trapped: {trap_text(trap)}")) from None
-        except wasmtime.WasmtimeError as exc:
+        except _ffi.WasmtimeError as exc:
             detail = error_text(exc)
             raise _GuestFault(Fault(_INIT, f"instantiation failed: {detail}")) from None
-        exports = instance.exports(store)
-        memory = exports["memory"]
-        buffer_func = exports["foray_buffer"]
-        init_func = exports["foray_init"]
-        tick_func = exports["foray_tick"]
-        assert isinstance(memory, wasmtime.Memory)
-        assert isinstance(buffer_func, wasmtime.Func)
-        assert isinstance(init_func, wasmtime.Func)
-        assert isinstance(tick_func, wasmtime.Func)
-        _ffi.set_handle(self._memory, _ffi.memory_handle(memory))
-        _ffi.set_handle(self._tick_func, _ffi.func_handle(tick_func))
-        note_func = exports.get("foray_note")
-        if isinstance(note_func, wasmtime.Func):  # its type was checked at admission
-            _ffi.set_handle(self._note_func, _ffi.func_handle(note_func))
-            self._note_ref = _ffi.ref(self._note_func)
+        # Each export's kind and type was checked at admission.
+        memory = instance.memory("memory")
+        buffer_func = instance.func("foray_buffer")
+        init_func = instance.func("foray_init")
+        tick_func = instance.func("foray_tick")
+        assert memory is not None and tick_func is not None
+        assert buffer_func is not None and init_func is not None
+        self._memory = memory
+        self._memory_ref = _ffi.ref(memory)
+        self._tick_func = tick_func
+        self._tick_ref = _ffi.ref(tick_func)
+        note_func = instance.func("foray_note")
+        if note_func is not None:
+            self._note_func = note_func
+            self._note_ref = _ffi.ref(note_func)
         self._check_init_memory("instantiation")
 
         def remaining() -> float:
@@ -242,11 +241,11 @@ class Controller:
             raise _GuestFault(Fault(_INIT, "foray_init ran out of init_fuel"))
         return limits.init_fuel - left
 
-    def _init_call(self, func: wasmtime.Func, arg: int | None, name: str) -> int:
+    def _init_call(self, func: _ffi.FuncHandle, arg: int | None, name: str) -> int:
         vals = self._vals
         if arg is not None:
             vals[0].i32 = arg
-        err = _ffi.call_unchecked(self._ctx, _ffi.func_ref(func), vals, _ffi.ONE, self._trap_ref)
+        err = _ffi.call_unchecked(self._ctx, _ffi.ref(func), vals, _ffi.ONE, self._trap_ref)
         fault = self._classify(err)
         if fault is None:
             return int(vals[0].i32)
@@ -296,18 +295,18 @@ class Controller:
         if err:
             # Not a trap: wasmtime refused the call itself, which is our bug.
             raise _ffi.error_from(err)
-        if not self._trap:
+        pointer = self._trap.value
+        if not pointer:
             return None
-        trap = _ffi.trap_from(self._trap)  # owns the pointer; freed on GC
-        self._trap = _ffi.TrapPtr()
-        self._trap_ref = _ffi.ref(self._trap)
+        trap = _ffi.trap_from(pointer)  # read, then freed
+        self._trap.value = None
         size = self.last_memory = self._memory_size()
         if size > self.limits.max_memory_bytes:
             return _MEMORY, (
                 f"memory is {size} bytes, over max_memory_bytes {self.limits.max_memory_bytes}"
                 f" (the call ended with: {trap_text(trap)})"
             )
-        code = trap.trap_code
+        code = trap.code
         if code == _TRAP_OUT_OF_FUEL:
             return _FUEL, "out of fuel"
         if code == _TRAP_INTERRUPT:
@@ -463,7 +462,9 @@ class Controller:
         self._fast = None  # before what its pointers point into
         self._view = memoryview(b"")
         self._ctx.value = None
-        self._store = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
 
 def floor_calls(

@@ -24,8 +24,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-import wasmtime
-
 from arena._errors import ArenaError
 from arena._files import atomic_write, cache_dir
 from arena.sandbox import _ffi
@@ -34,7 +32,7 @@ from arena.sandbox._compile_worker import (
     EXIT_INVALID,
     EXIT_MEMORY,
     MAX_REASON_BYTES,
-    make_config,
+    engine_settings,
 )
 from arena.sandbox._features import engine_refusal
 from arena.sandbox._limits import MAX_MODULE_BYTES, Limits
@@ -55,16 +53,16 @@ __all__ = [
 ]
 
 
-def _installed_version(package: str) -> str:
+def _wasmtime_version() -> str:
     """The installed version of ``package``, read from its ``.dist-info`` directory's name.
 
     ``importlib.metadata`` costs more to import than a one-off match should
-    spend (docs/benchmarks.md); the directory sits next to the package and is
-    named ``{name}-{version}.dist-info``. Falls back to ``importlib.metadata``.
+    spend (docs/benchmarks.md), and so does wasmtime-py itself (``_ffi``); the
+    directory sits next to the package and is named ``{name}-{version}.dist-info``.
+    Falls back to ``importlib.metadata``.
     """
-    module = sys.modules.get(package) or __import__(package)
-    site = Path(module.__file__ or "").resolve().parent.parent
-    prefix = f"{package}-"
+    site = Path(_ffi.wasmtime_dir()).resolve().parent
+    prefix = "wasmtime-"
     with contextlib.suppress(OSError):
         for entry in os.scandir(site):
             name = entry.name
@@ -72,10 +70,10 @@ def _installed_version(package: str) -> str:
                 return name[len(prefix) : -len(".dist-info")]
     from importlib import metadata
 
-    return metadata.version(package)
+    return metadata.version("wasmtime")
 
 
-WASMTIME_VERSION: Final[str] = _installed_version("wasmtime")
+WASMTIME_VERSION: Final[str] = _wasmtime_version()
 """The installed wasmtime version: fuel costs depend on it, so replays record it."""
 
 MEMORY_CACHE_MODULES: Final = 64
@@ -97,17 +95,15 @@ class _EngineState:
 
     def __init__(self) -> None:
         self.pid = os.getpid()
-        self.engine = wasmtime.Engine(make_config())
+        self.engine = _ffi.Engine(engine_settings())
         self.modules = _MemoryCache(MEMORY_CACHE_MODULES, MEMORY_CACHE_BYTES)
-        engine = self.engine
-        increment = _ffi.engine_increment_epoch
-        engine_ptr = _ffi.engine_pointer(engine)
+        increment = self.engine.increment_epoch
 
         def tick_epoch() -> None:
-            # `engine` stays referenced by this closure, so it outlives the thread.
+            # The engine stays referenced by this closure, so it outlives the thread.
             while True:
                 time.sleep(EPOCH_INTERVAL)
-                increment(engine_ptr)
+                increment()
 
         self.ticker = threading.Thread(target=tick_epoch, name="foray-epoch", daemon=True)
         self.ticker.start()
@@ -128,7 +124,7 @@ def _engine_state() -> _EngineState:
         return _state
 
 
-def engine() -> wasmtime.Engine:
+def engine() -> _ffi.Engine:
     """This process's engine (its epoch ticker running)."""
     return _engine_state().engine
 
@@ -174,16 +170,16 @@ class _MemoryCache:
         self.max_modules = max_modules
         self.max_bytes = max_bytes
         self.bytes = 0
-        self._entries: OrderedDict[str, tuple[wasmtime.Module, int]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[_ffi.Module, int]] = OrderedDict()
 
-    def get(self, sha: str) -> wasmtime.Module | None:
+    def get(self, sha: str) -> _ffi.Module | None:
         entry = self._entries.get(sha)
         if entry is None:
             return None
         self._entries.move_to_end(sha)
         return entry[0]
 
-    def put(self, sha: str, module: wasmtime.Module, size: int) -> None:
+    def put(self, sha: str, module: _ffi.Module, size: int) -> None:
         self.forget(sha)
         self._entries[sha] = (module, size)
         self.bytes += size
@@ -374,7 +370,7 @@ def _compile_out_of_process(blob: bytes, limits: Limits) -> bytes | str:
     raise RuntimeError(f"compile worker failed (exit {proc.returncode}):\n{stderr.strip()}")
 
 
-def load_module(blob: bytes, sha: str, limits: Limits) -> wasmtime.Module | str:
+def load_module(blob: bytes, sha: str, limits: Limits) -> _ffi.Module | str:
     """Compile (or fetch from the caches) ``blob``; a str is the refusal reason."""
     reason = format_reason(blob)
     if reason is not None:
@@ -401,15 +397,15 @@ def load_module(blob: bytes, sha: str, limits: Limits) -> wasmtime.Module | str:
                 return _deserialized(state, sha, compiled)
     try:
         return _deserialized(state, sha, artifact)
-    except wasmtime.WasmtimeError:
+    except _ffi.WasmtimeError:
         # A valid entry wasmtime refuses (made by another build of it with the
         # same version string): drop it and compile afresh.
         cache.drop(sha)
         return load_module(blob, sha, limits)
 
 
-def _deserialized(state: _EngineState, sha: str, artifact: bytes) -> wasmtime.Module:
-    module = wasmtime.Module.deserialize(state.engine, artifact)
+def _deserialized(state: _EngineState, sha: str, artifact: bytes) -> _ffi.Module:
+    module = _ffi.Module.deserialize(state.engine, artifact)
     state.modules.put(sha, module, len(artifact))
     return module
 
