@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import trio
+import trio.testing
 
 import arena
 
@@ -36,6 +37,9 @@ _log = logging.getLogger("web")
 T = TypeVar("T")
 R = TypeVar("R")
 
+
+_QUIET_POLL = 0.01
+"""Seconds between looks at whether any call still runs, while the lanes close."""
 
 NotDone = arena.WorkerDied | arena.WorkersUnavailableError
 """Why a call gave no value: its workers kept dying, or no worker can start."""
@@ -94,6 +98,11 @@ class WorkerLanes:
             self._token.run_sync_soon(self._begin_stop, grace)
         self._thread.join()
 
+    @property
+    def stopping(self) -> bool:
+        """Whether the lanes are closing: nothing new starts in a worker."""
+        return self._stop is not None and self._stop.is_set()
+
     def __enter__(self) -> WorkerLanes:
         self.start()
         return self
@@ -125,7 +134,19 @@ class WorkerLanes:
             self._token = trio.lowlevel.current_trio_token()
             self._ready.set()
             await self._stop.wait()
-            nursery.cancel_scope.deadline = trio.current_time() + self._grace
+            # What runs in a worker may finish within the grace, and nothing new
+            # starts; once nothing runs, the rest (tasks that wait for work, such
+            # as a field's) is cancelled at once instead of at the grace's end.
+            with trio.move_on_after(self._grace):
+                await self._quiet()
+            nursery.cancel_scope.cancel()
+
+    async def _quiet(self) -> None:
+        """Return once no call runs in a worker, and every task has reached its next wait
+        (so a result in hand is being recorded: that is never abandoned)."""
+        while any(limiter.running for limiter in self._limiters.values()):
+            await trio.sleep(_QUIET_POLL)
+        await trio.testing.wait_all_tasks_blocked()
 
     def _begin_stop(self, grace: float) -> None:
         self._grace = grace
@@ -243,7 +264,7 @@ class WorkerLanes:
             return
         try:
             async with self._limiters[lane]:
-                if self._stop is not None and self._stop.is_set():
+                if self.stopping:
                     # Stopping: what runs may finish within the grace; nothing new starts.
                     future.set_exception(LanesClosed("the server stopped before this began"))
                     return
@@ -287,6 +308,9 @@ class _Limiter:
         self._freed = trio.Event()
 
     async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def acquire(self) -> None:
         await self._limiter.acquire()
 
     async def __aexit__(self, *exc: object) -> None:
@@ -298,6 +322,11 @@ class _Limiter:
 
     def statistics(self) -> Any:
         return self._limiter.statistics()
+
+    @property
+    def running(self) -> int:
+        """Calls holding a token: running in a worker."""
+        return int(self._limiter.borrowed_tokens)
 
     async def acquire_behind(self) -> None:
         while True:
@@ -319,10 +348,15 @@ class _LanePlayer:
 
     async def play(self, job: arena.MatchJob) -> arena.JobFailed | arena.MatchResult:
         limiter = self._lanes._limiters[Lane.MATCH]
-        if not self._behind:
-            async with limiter:
-                return await self._lanes._pool.play(job)
-        await limiter.acquire_behind()
+        if self._behind:
+            await limiter.acquire_behind()
+        else:
+            await limiter.acquire()
+        if self._lanes.stopping:
+            # Nothing new starts: the task waits to be cancelled, its match left
+            # to the next start (a tournament stays running).
+            limiter.release()
+            await trio.sleep_forever()
         try:
             return await self._lanes._pool.play(job)
         finally:
