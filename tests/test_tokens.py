@@ -97,12 +97,15 @@ def test_arena_token_prints_a_token_once_and_stores_its_digest(
     assert "lab-1" in listed.out and "worker" in listed.out and token not in listed.out
     twice = cli(capsys, "token", "create", "--role", "push", "--name", "lab-1")
     assert twice.code == 2 and "is held by token" in twice.err
+    assert cli(capsys, "token", "create", "--role", "push", "--name", "a-longer-name").code == 0
+    rows = cli(capsys, "token", "list").out.splitlines()
+    assert len(rows) == 2 and len({row.index("created") for row in rows}) == 1  # lined up
     bad = cli(capsys, "token", "create", "--role", "push", "--name", "a\x07b")
     assert bad.code == 2 and "control character" in bad.err and "\x07" not in bad.err
     role = cli(capsys, "token", "create", "--role", "admin")
     assert role.code == 2 and "invalid choice" in role.err
     with arena.Store.open(tmp_path) as store:
-        (record,) = store.tokens()
+        record = store.tokens()[0]
         assert record.digest == token_digest(token)
     assert token.encode() not in (tmp_path / "arena.sqlite3").read_bytes()
     gone = cli(capsys, "token", "revoke", "lab-1")

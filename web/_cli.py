@@ -128,10 +128,12 @@ def cmd_token(args: argparse.Namespace) -> int:
         return 0
     if not records:
         print("no tokens (arena token create --role console|worker|push)")
-    for r in records:
+    names = [shown(r.name) for r in records]
+    width = max(map(len, names), default=0)  # the columns after the name line up
+    for r, name in zip(records, names, strict=True):
         state = "live" if r.revoked_at is None else f"revoked {r.revoked_at:%Y-%m-%d %H:%M}"
         made = f"{r.created_at:%Y-%m-%d %H:%M}"
-        print(f"{r.id:>4}  {r.role:<8} {shown(r.name)}  created {made}  {state}")
+        print(f"{r.id:>4}  {r.role:<8} {name:<{width}}  created {made}  {state}")
     return 0
 
 
