@@ -588,6 +588,9 @@ def test_the_commands_print_tables(capsys: Capture) -> None:
     assert shown.code == 0 and shown.out == out.out
     ranked = cli(capsys, "tournament", "--format", "round-robin", *args[2:])
     assert ranked.code == 0 and "row vs column" in ranked.out
+    # Two entrants make a grid narrower than its title, which still takes one line.
+    pair = cli(capsys, "tournament", "--format", "round-robin", *args[2:-1])
+    assert pair.code == 0 and "row vs column: wins-losses(-draws)" in pair.out
 
 
 @pytest.mark.parametrize(

@@ -295,7 +295,9 @@ def _matrix(standings: Standings) -> tuple[Table, int]:
     from rich.table import Table
 
     matrix = standings.matrix
-    grid = Table(title="row vs column: wins-losses(-draws)", title_justify="left")
+    title = "row vs column: wins-losses(-draws)"
+    # At least as wide as its title, which would wrap above a narrower grid.
+    grid = Table(title=title, title_justify="left", min_width=len(title))
     grid.add_column("", no_wrap=True)
     cells_by_row = []
     for i, a in enumerate(matrix.names):
@@ -317,7 +319,7 @@ def _matrix(standings: Standings) -> tuple[Table, int]:
         grid.add_row(*cells)
     label = max(len(str(r[0])) for r in cells_by_row)
     # Each column: its cells, a space of padding each side and a rule; the rules at the ends.
-    return grid, label + sum(widths) + 3 * (len(widths) + 1) + 1
+    return grid, max(len(title), label + sum(widths) + 3 * (len(widths) + 1) + 1)
 
 
 def _wld(wins: int, losses: int, draws: int) -> str:
