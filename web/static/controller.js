@@ -9,7 +9,6 @@ import { ratingChart } from "./ratings.js";
 const main = frame("controller");
 const sha256 = window.location.pathname.split("/").pop();
 
-
 /** A match's outcome from the controller's side, in words. */
 function outcomeCell(m) {
   const text = { win: "win", loss: "loss", draw: "draw", error: "not played" }[m.outcome];

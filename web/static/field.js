@@ -16,7 +16,6 @@ const standings = h("section", { class: "site-section site-standings" });
 const withdrawn = h("section", { class: "site-section site-withdrawn" });
 const versus = h("section", { class: "site-section site-head-to-head" });
 
-
 function drawHead(f) {
   const m = f.matches;
   head.replaceChildren(
