@@ -19,6 +19,7 @@ from arena.sandbox import WASMTIME_VERSION, Limits, _ffi
 from arena.sandbox._admission import error_text, new_store, trap_text
 from arena.sandbox._compile_worker import CONFIG_DESCRIPTION, engine_settings
 from arena.sandbox._engine import engine, load_module
+from arena.sandbox._trap_codes import INTERRUPT, OUT_OF_FUEL, TRAP_CODES, trap_name
 
 
 def test_the_library_is_the_one_wasmtime_py_loads() -> None:
@@ -56,13 +57,13 @@ def test_the_extern_kinds_and_union_are_wasmtime_pys() -> None:
 
 
 def test_the_trap_codes_are_wasmtime_pys() -> None:
-    assert dict(enumerate(_ffi.TRAP_CODES)) == {c.value: c.name for c in wasmtime.TrapCode}
+    assert dict(enumerate(TRAP_CODES)) == {c.value: c.name for c in wasmtime.TrapCode}
     assert (
         wasmtime.TrapCode.INTERRUPT.value,
         wasmtime.TrapCode.OUT_OF_FUEL.value,
-    ) == (_ffi.INTERRUPT, _ffi.OUT_OF_FUEL)
-    newer = len(_ffi.TRAP_CODES) + 3
-    assert _ffi.Trap.name_of(newer) == f"CODE_{newer}"
+    ) == (INTERRUPT, OUT_OF_FUEL)
+    newer = len(TRAP_CODES) + 3
+    assert trap_name(newer) == f"CODE_{newer}"
 
 
 def test_each_setting_is_a_wasmtime_py_config_attribute() -> None:
@@ -119,7 +120,7 @@ def test_a_trap_is_read_with_its_code_and_frame() -> None:
     with pytest.raises(_ffi.Trap) as caught:
         store.instantiate(module)
     trap = caught.value
-    assert _ffi.Trap.name_of(trap.code) == "UNREACHABLE"
+    assert trap_name(trap.code) == "UNREACHABLE"
     assert trap.frame is not None and trap.frame[0] == 0
     assert trap_text(trap).startswith(
         "wasm trap: wasm `unreachable` instruction executed (in function 0, at module offset 0x"
@@ -132,7 +133,7 @@ def test_fuel_and_a_refused_instantiation_come_back_as_they_should() -> None:
     store = _store(1_000)
     with pytest.raises(_ffi.Trap) as caught:
         store.instantiate(module)
-    assert caught.value.code == _ffi.OUT_OF_FUEL
+    assert caught.value.code == OUT_OF_FUEL
     store.close()
     # The store allows one memory; a second instance's is refused by the limiter.
     store = _store(0)

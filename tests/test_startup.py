@@ -93,6 +93,7 @@ MATCH_PATH = {
     "arena.sandbox._structural_limits",
     "arena.sandbox._structure",
     "arena.sandbox._toolchains",
+    "arena.sandbox._trap_codes",
     # recording: the store's controllers and matches (``Store`` is one class over every
     # table's mixin, so the other tables' modules load with it)
     "arena.store",

@@ -16,10 +16,11 @@ from typing import Final
 
 from arena.sandbox import _ffi
 from arena.sandbox._engine import CompileTimeout, engine, epoch_ticks, format_reason, load_module
-from arena.sandbox._ffi import OUT_OF_FUEL, FuncExport, MemoryExport, Trap, WasmtimeError
+from arena.sandbox._ffi import FuncExport, MemoryExport, Trap, WasmtimeError
 from arena.sandbox._limits import MAX_TABLES, TABLE_ELEMENTS, Admission, Fault, Limits
 from arena.sandbox._structure import Structure, read_structure, segments_reason
 from arena.sandbox._toolchains import Imports, imports_reason
+from arena.sandbox._trap_codes import OUT_OF_FUEL, trap_words
 from sim import ForfeitKind
 
 __all__ = [
@@ -48,23 +49,6 @@ OPTIONAL_SIGNATURES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] =
 MAX_FOREIGN_CHARS: Final = 300
 """Characters of any text that came from wasmtime or the module, kept in a fault or reason."""
 
-# wasmtime's own words for each trap code by name (its Display text); any other by name.
-_TRAP_TEXT: Final = {
-    "STACK_OVERFLOW": "call stack exhausted",
-    "MEMORY_OUT_OF_BOUNDS": "out of bounds memory access",
-    "HEAP_MISALIGNED": "unaligned atomic",
-    "TABLE_OUT_OF_BOUNDS": "undefined element: out of bounds table access",
-    "INDIRECT_CALL_TO_NULL": "uninitialized element",
-    "BAD_SIGNATURE": "indirect call type mismatch",
-    "INTEGER_OVERFLOW": "integer overflow",
-    "INTEGER_DIVISION_BY_ZERO": "integer divide by zero",
-    "BAD_CONVERSION_TO_INTEGER": "invalid conversion to integer",
-    "UNREACHABLE": "wasm `unreachable` instruction executed",
-    "INTERRUPT": "interrupt",
-    "OUT_OF_FUEL": "all fuel consumed by WebAssembly",
-    "NULL_REFERENCE": "null reference",
-}
-
 
 def bounded(text: str, most: int = MAX_FOREIGN_CHARS) -> str:
     """``text`` cut to ``most`` characters (the cut marked with an ellipsis)."""
@@ -73,13 +57,7 @@ def bounded(text: str, most: int = MAX_FOREIGN_CHARS) -> str:
 
 def trap_text(trap: Trap) -> str:
     """What trapped and where, from the trap code and the innermost frame's offsets only."""
-    name = Trap.name_of(trap.code)
-    what = (
-        "a trap without a code"
-        if name is None
-        else _TRAP_TEXT.get(name, name.lower().replace("_", " "))
-    )
-    text = "wasm trap: " + what
+    text = "wasm trap: " + trap_words(trap.code)
     frame = trap.frame
     if frame is not None:
         func, offset = frame

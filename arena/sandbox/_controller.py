@@ -15,13 +15,12 @@ from arena.sandbox import _ffi, _native
 from arena.sandbox._admission import error_text, new_store, prepare, trap_text
 from arena.sandbox._engine import epoch_ticks
 from arena.sandbox._limits import BUFFER_BYTES, RECORD_BYTES, Fault, Limits
+from arena.sandbox._trap_codes import INTERRUPT, OUT_OF_FUEL
 from sim import MAX_NOTE_BYTES, ForfeitKind
 
 __all__ = ["Controller", "floor_calls"]
 
 _MAX_RECORDS_IN_BUFFER: Final = BUFFER_BYTES // RECORD_BYTES
-_TRAP_OUT_OF_FUEL: Final = _ffi.OUT_OF_FUEL
-_TRAP_INTERRUPT: Final = _ffi.INTERRUPT
 _NEW, _READY, _DEAD = 0, 1, 2
 # The hot path's calls, bound once (a module attribute lookup per call adds up).
 _set_fuel = _ffi.set_fuel
@@ -101,7 +100,6 @@ class Controller:
         self._memory_ref = _ffi.ref(self._memory)
         self._tick_func = _ffi.FuncHandle()
         self._tick_ref = _ffi.ref(self._tick_func)
-        self._note_func = _ffi.FuncHandle()
         self._note_ref: object | None = None  # set when the module exports foray_note
         self._view = memoryview(b"")
         self._buffer_address = 0
@@ -181,12 +179,12 @@ class Controller:
             instance = store.instantiate(module)
         except _ffi.Trap as trap:
             code = trap.code
-            if code == _TRAP_INTERRUPT:
+            if code == INTERRUPT:
                 raise _GuestFault(self._init_timeout()) from None
             # A trap with no wasm frame struck before the start function ran
             # (while segments were written): say so, not "the start function".
             who = "the start function" if trap.frame is not None else "instantiation"
-            if code == _TRAP_OUT_OF_FUEL:
+            if code == OUT_OF_FUEL:
                 raise _GuestFault(Fault(_INIT, f"{who} ran out of init_fuel")) from None
             raise _GuestFault(Fault(_INIT, f"{who} trapped: {trap_text(trap)}")) from None
         except _ffi.WasmtimeError as exc:
@@ -205,8 +203,7 @@ class Controller:
         self._tick_ref = _ffi.ref(tick_func)
         note_func = instance.func("foray_note")
         if note_func is not None:
-            self._note_func = note_func
-            self._note_ref = _ffi.ref(note_func)
+            self._note_ref = _ffi.ref(note_func)  # which keeps the handle
         self._check_init_memory("instantiation")
 
         def remaining() -> float:
@@ -282,7 +279,7 @@ class Controller:
     def _read_fuel(self) -> int:
         err = _ffi.get_fuel(self._ctx, self._fuel_ref)
         if err:
-            raise _ffi.error_from(err)
+            raise _ffi.WasmtimeError.take(err)
         return int(self._fuel_left.value)
 
     def _classify(self, err: int | None) -> tuple[ForfeitKind, str] | None:
@@ -294,11 +291,11 @@ class Controller:
         """
         if err:
             # Not a trap: wasmtime refused the call itself, which is our bug.
-            raise _ffi.error_from(err)
+            raise _ffi.WasmtimeError.take(err)
         pointer = self._trap.value
         if not pointer:
             return None
-        trap = _ffi.trap_from(pointer)  # read, then freed
+        trap = _ffi.Trap.take(pointer)  # read, then freed
         self._trap.value = None
         size = self.last_memory = self._memory_size()
         if size > self.limits.max_memory_bytes:
@@ -307,9 +304,9 @@ class Controller:
                 f" (the call ended with: {trap_text(trap)})"
             )
         code = trap.code
-        if code == _TRAP_OUT_OF_FUEL:
+        if code == OUT_OF_FUEL:
             return _FUEL, "out of fuel"
-        if code == _TRAP_INTERRUPT:
+        if code == INTERRUPT:
             return _TIMEOUT, "wall-clock backstop fired"
         return _TRAP, trap_text(trap)
 

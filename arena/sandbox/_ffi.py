@@ -10,8 +10,9 @@ through wasmtime-py's public API (``_compile_worker.py``), with the same
 settings; what it writes, this module's ``Module.deserialize`` reads.
 
 Every ctypes use of the sandbox is here (a test keeps it so), so a wasmtime
-upgrade has one module to check; ``tests/test_sandbox_ffi.py`` compares each
-layout and code below with wasmtime-py's bindings of the installed version.
+upgrade has one module to check (and ``_trap_codes``, the codes' names);
+``tests/test_sandbox_ffi.py`` compares each layout below, and each trap code,
+with wasmtime-py's bindings of the installed version.
 Objects wasmtime hands over (a module, a store, a trap, an error) are owned
 by the small classes below, which free them; a trap and an error are read
 whole when taken, then freed at once. The controller makes its ctypes objects
@@ -31,12 +32,10 @@ from typing import Any, Final
 import msgspec
 
 from arena.sandbox._limits import BUFFER_BYTES
+from arena.sandbox._trap_codes import trap_name
 
 __all__ = [
-    "INTERRUPT",
     "ONE",
-    "OUT_OF_FUEL",
-    "TRAP_CODES",
     "U64",
     "WASMTIME_LIBRARY",
     "Address",
@@ -56,7 +55,6 @@ __all__ = [
     "WasmtimeError",
     "address_of",
     "call_unchecked",
-    "error_from",
     "function_addresses",
     "get_fuel",
     "memory_data",
@@ -64,7 +62,6 @@ __all__ = [
     "ref",
     "set_epoch_deadline",
     "set_fuel",
-    "trap_from",
     "wasmtime_dir",
 ]
 
@@ -236,67 +233,6 @@ def _text(vec: Any) -> str:
 # ---- guest faults and host errors, read whole when taken ----------------------
 
 
-TRAP_CODES: Final = (
-    "STACK_OVERFLOW",
-    "MEMORY_OUT_OF_BOUNDS",
-    "HEAP_MISALIGNED",
-    "TABLE_OUT_OF_BOUNDS",
-    "INDIRECT_CALL_TO_NULL",
-    "BAD_SIGNATURE",
-    "INTEGER_OVERFLOW",
-    "INTEGER_DIVISION_BY_ZERO",
-    "BAD_CONVERSION_TO_INTEGER",
-    "UNREACHABLE",
-    "INTERRUPT",
-    "OUT_OF_FUEL",
-    "ATOMIC_WAIT_NON_SHARED_MEMORY",
-    "NULL_REFERENCE",
-    "ARRAY_OUT_OF_BOUNDS",
-    "ALLOCATION_TOO_LARGE",
-    "CAST_FAILURE",
-    "CANNOT_ENTER_COMPONENT",
-    "NO_ASYNC_RESULT",
-    "UNHANDLED_TAG",
-    "CONTINUATION_ALREADY_CONSUMED",
-    "DISABLED_OPCODE",
-    "ASYNC_DEADLOCK",
-    "CANNOT_LEAVE_COMPONENT",
-    "CANNOT_BLOCK_SYNC_TASK",
-    "INVALID_CHAR",
-    "DEBUG_ASSERT_STRING_ENCODING_FINISHED",
-    "DEBUG_ASSERT_EQUAL_CODE_UNITS",
-    "DEBUG_ASSERT_POINTER_ALIGNED",
-    "DEBUG_ASSERT_UPPER_BITS_UNSET",
-    "STRING_OUT_OF_BOUNDS",
-    "LIST_OUT_OF_BOUNDS",
-    "INVALID_DISCRIMINANT",
-    "UNALIGNED_POINTER",
-    "TASK_CANCEL_NOT_CANCELLED",
-    "TASK_CANCEL_OR_RETURN_TWICE",
-    "SUBTASK_CANCEL_AFTER_TERMINAL",
-    "TASK_RETURN_INVALID",
-    "WAITABLE_SET_DROP_HAS_WAITERS",
-    "SUBTASK_DROP_NOT_RESOLVED",
-    "THREAD_NEW_INDIRECT_INVALID_TYPE",
-    "THREAD_NEW_INDIRECT_UNINITIALIZED",
-    "BACKPRESSURE_OVERFLOW",
-    "UNSUPPORTED_CALLBACK_CODE",
-    "CANNOT_RESUME_THREAD",
-    "CONCURRENT_FUTURE_STREAM_OP",
-    "REFERENCE_COUNT_OVERFLOW",
-    "STREAM_OP_TOO_BIG",
-    "WAITABLE_SYNC_AND_ASYNC",
-    "UNCAUGHT_EXCEPTION",
-)
-"""``wasmtime_trap_code_t``'s names, each at its value (wasmtime-py's ``TrapCode``, the same):
-a tuple, not an enum, as creating an enum of 50 members costs a one-off match more than
-the rest of this module (docs/benchmarks.md)."""
-INTERRUPT: Final = TRAP_CODES.index("INTERRUPT")
-"""The trap code of a fired epoch deadline: the wall-clock backstop."""
-OUT_OF_FUEL: Final = TRAP_CODES.index("OUT_OF_FUEL")
-"""The trap code of a call that ran out of fuel at a check."""
-
-
 def _innermost(frames: _PointerVec) -> tuple[int, int | None] | None:
     if not frames.size:
         return None
@@ -313,20 +249,12 @@ class Trap(Exception):
     """
 
     def __init__(self, code: int | None, frame: tuple[int, int | None] | None) -> None:
-        super().__init__(self.name_of(code))
+        super().__init__(trap_name(code))
         self.code = code
-        """The trap code (``TRAP_CODES`` names it), or None for a trap without one."""
+        """The trap code (``_trap_codes`` names it), or None for a trap without one."""
         self.frame = frame
         """(function index, module offset) of the frame it struck in; None outside wasm
         code. The offset is None when wasmtime does not know it (a stack overflow)."""
-
-    @staticmethod
-    def name_of(code: int | None) -> str | None:
-        """A trap code's name (``OUT_OF_FUEL``); None for no code, ``CODE_60`` for a code
-        newer than this binding."""
-        if code is None:
-            return None
-        return TRAP_CODES[code] if 0 <= code < len(TRAP_CODES) else f"CODE_{code}"
 
     @classmethod
     def take(cls, pointer: int) -> Trap:
@@ -380,16 +308,6 @@ class WasmtimeError(Exception):
 def _check(error: int | None) -> None:
     if error:
         raise WasmtimeError.take(error)
-
-
-def trap_from(pointer: int) -> Trap:
-    """A trap pointer a call returned, read and freed."""
-    return Trap.take(pointer)
-
-
-def error_from(pointer: int) -> WasmtimeError:
-    """An error pointer a call returned, read and freed."""
-    return WasmtimeError.take(pointer)
 
 
 # ---- the engine, modules, stores, instances ----------------------------------
