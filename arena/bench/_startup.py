@@ -124,7 +124,7 @@ def startup_figures(rounds: int, tree: Tree | None = None) -> dict[str, float]:
         ("floor", floor),
         ("whole / floor", median["whole"] / floor),
         ("wasmtime's library alone (ctypes.CDLL)", median["library"]),
-        ("floor of the library alone", median["library"] + median["work"]),
+        ("floor of the library alone", library_floor),
         ("whole / floor of the library alone", median["whole"] / library_floor),
         ("python -c pass (for scale)", median["python"]),
     ]

@@ -54,11 +54,11 @@ __all__ = [
 
 
 def _wasmtime_version() -> str:
-    """The installed version of ``package``, read from its ``.dist-info`` directory's name.
+    """The installed wasmtime's version, read from its ``.dist-info`` directory's name.
 
     ``importlib.metadata`` costs more to import than a one-off match should
     spend (docs/benchmarks.md), and so does wasmtime-py itself (``_ffi``); the
-    directory sits next to the package and is named ``{name}-{version}.dist-info``.
+    directory sits next to the package and is named ``wasmtime-{version}.dist-info``.
     Falls back to ``importlib.metadata``.
     """
     site = Path(_ffi.wasmtime_dir()).resolve().parent
