@@ -178,23 +178,12 @@ def three_runs(tmp_path: Path) -> list[tuple[Path, int, str]]:
     return local_runs(tmp_path, (3, 4, 5))
 
 
-@pytest.mark.server
-@pytest.mark.processes
-@pytest.mark.slow
-def test_three_pushes_make_a_field_equal_to_a_round_robin_and_a_kill_loses_nothing(
-    tmp_path: Path, three_runs: list[tuple[Path, int, str]]
-) -> None:
-    root = tmp_path / "data"
-    case = arena.default_case()
-    n = len(case.opponents) + 3
-    total = n * (n - 1) * len(case.match.seeds)
-    # The first push's meetings (the baselines' among them) are under way when the server
-    # is killed: the test watches the store itself, so the kill lands within a poll of
-    # the third match recorded, whatever the load (a poll over HTTP could miss the window).
-    first = (n - 2) * (n - 3) * len(case.match.seeds)
+def _killed_after_the_first_push(root: Path, run: tuple[Path, int, str]) -> int:
+    """Serve ``root``, push ``run``, SIGKILL the server once its field recorded three
+    matches; the matches the field then holds."""
     with bench.ServerProcess(root, token=SITE_TOKEN, start_timeout=WAIT) as server:
         url = server.serving()
-        local, run_id, _ = three_runs[0]
+        local, run_id, _ = run
         push_run(local, run_id, url, WAIT)
         deadline = time.monotonic() + WAIT
         with arena.Store.open(root) as store:
@@ -203,7 +192,29 @@ def test_three_pushes_make_a_field_equal_to_a_round_robin_and_a_kill_loses_nothi
                 time.sleep(0.005)
             server.kill()  # SIGKILL, mid-way through the field's meetings
     with arena.Store.open(root) as store:
-        before = store.tournament(store.field_id("foray", 1) or 0).matches
+        return store.tournament(store.field_id("foray", 1) or 0).matches
+
+
+@pytest.mark.server
+@pytest.mark.processes
+@pytest.mark.slow
+def test_three_pushes_make_a_field_equal_to_a_round_robin_and_a_kill_loses_nothing(
+    tmp_path: Path, three_runs: list[tuple[Path, int, str]]
+) -> None:
+    case = arena.default_case()
+    n = len(case.opponents) + 3
+    total = n * (n - 1) * len(case.match.seeds)
+    # The first push's meetings (the baselines' among them) are under way when the server
+    # is killed: the test watches the store itself, so the kill lands within a poll of
+    # the third match recorded (a poll over HTTP could miss the window). On a loaded
+    # machine the test's process may still wake only after the last of them: that kill
+    # tests nothing, so the scene is played again in a fresh data directory.
+    first = (n - 2) * (n - 3) * len(case.match.seeds)
+    for attempt in range(3):
+        root = tmp_path / f"data-{attempt}"
+        before = _killed_after_the_first_push(root, three_runs[0])
+        if before < first:
+            break
     assert 3 <= before < first
 
     # Started again, the server plays the rest; the other two pushes arrive meanwhile.
